@@ -1,0 +1,150 @@
+"""The Dyck experiment (paper 000 sec. 5 / Fig. 3; paper 001 sec. 4 / Fig. 3, Table 2).
+
+Train next-symbol language models on Dyck strings of depth <= 3, test them on unconstrained
+(deeper) strings, and score only the closing brackets, by number of attractors.
+
+The notebook ``notebooks/dyck.ipynb`` passes its parameters to :func:`plan_runs` and
+:func:`run_all`; everything it shows comes from the returned :class:`~urnlib.results.Run` objects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import torch
+
+from urnlib.languages import dyck
+from urnlib.models import build_model, count_parameters
+from urnlib.params import ParameterError, check_choice, check_float, check_int
+from urnlib.results import Run, RunStore
+from urnlib.train import TokenData, TrainConfig, fit, predict, seed_everything
+
+__all__ = ["DyckTask", "DyckData", "make_data", "plan_runs", "run_all", "evaluate_closing", "EXPERIMENT"]
+
+EXPERIMENT = "dyck"
+
+
+@dataclass(frozen=True)
+class DyckTask:
+    """Data settings; defaults are the papers' (paper 000 sec. 5, paper 001 sec. 4)."""
+
+    n_pairs: int = 10  # "strings with a length of exactly 20 characters"
+    train_size: int = 102_400  # "we train on 102,400 ... strings" (200 batches of 512)
+    test_size: int = 5_120  # "... and test on 5120 random strings"
+    train_max_depth: int = 3  # "with maximum depth 3"
+    generator: str = "walk"  # paper 001 sec. 4 random walk; "midpoint" = the authors' code
+    seed: int = 0  # data seed (train and test streams derive from it)
+
+    def __post_init__(self):
+        check_int("n_pairs", self.n_pairs, minimum=1)
+        check_int("train_size", self.train_size, minimum=1)
+        check_int("test_size", self.test_size, minimum=1)
+        check_int("train_max_depth", self.train_max_depth, minimum=1, maximum=self.n_pairs)
+        check_choice("generator", self.generator, list(dyck.GENERATORS))
+        check_int("seed", self.seed, minimum=0)
+
+
+@dataclass
+class DyckData:
+    vocab: dyck.DyckVocab
+    train: TokenData
+    test: TokenData
+    test_strings: list[str]
+    test_attractors: torch.Tensor  # (N, L) attractor count at closing positions, -1 elsewhere
+
+
+@lru_cache(maxsize=4)
+def make_data(task: DyckTask) -> DyckData:
+    """Training strings (depth <= ``train_max_depth``) and unconstrained test strings, seeded."""
+    vocab = dyck.DyckVocab()
+    train = dyck.generate(task.train_size, task.n_pairs, max_depth=task.train_max_depth,
+                          method=task.generator, rng=np.random.default_rng([task.seed, 0]))
+    test = dyck.generate(task.test_size, task.n_pairs, max_depth=None, method=task.generator,
+                         rng=np.random.default_rng([task.seed, 1]))
+    attr = torch.tensor([[-1 if a is None else a for a in dyck.attractors(s)] for s in test])
+    return DyckData(vocab, TokenData(*dyck.encode(train, vocab)), TokenData(*dyck.encode(test, vocab)), test, attr)
+
+
+def evaluate_closing(model: torch.nn.Module, data: DyckData) -> dict[str, Any]:
+    """Closing-bracket accuracy on the test set, overall and by number of attractors.
+
+    Returns:
+        ``closing_accuracy`` and two lists indexed by attractor count:
+        ``attr_correct[a]``, ``attr_total[a]`` (a = 0 .. 2 n_pairs).
+    """
+    logits = predict(model, data.test.inputs)
+    scored, correct = dyck.score_closing(logits, data.test.targets, data.vocab)
+    size = int(data.test_attractors.max()) + 1
+    attr = data.test_attractors[scored]
+    total = torch.bincount(attr, minlength=size)
+    right = torch.bincount(attr, weights=correct[scored].double(), minlength=size)
+    return {
+        "closing_accuracy": float(correct.sum() / scored.sum()),
+        "attr_correct": [int(v) for v in right.tolist()],
+        "attr_total": [int(v) for v in total.tolist()],
+    }
+
+
+def plan_runs(*, units_000: int, truncation_k: int, units_001: list[int], lstm_embedding: int,
+              dropout: float) -> dict[str, dict[str, Any]]:
+    """The models of the chapter, by label: paper 000 Fig. 3 (3-TURN, Full URN, arbitrary) at
+    ``units_000`` units, and paper 001 Fig. 3 (URN and LSTM) at each of ``units_001``."""
+    check_int("units_000", units_000, minimum=2)
+    check_float("dropout", dropout, minimum=0.0, maximum=0.99)
+    if not isinstance(units_001, (list, tuple)) or not units_001:
+        raise ParameterError(f"units_001={units_001!r} must be a non-empty list of unit counts, e.g. [8, 16, 32]")
+    plan = {
+        f"{truncation_k}-TURN": {"kind": "urn", "n": units_000, "k": truncation_k, "dropout": dropout},
+        "Full URN": {"kind": "urn", "n": units_000, "k": None, "dropout": dropout},
+        "Arbitrary": {"kind": "arbitrary", "n": units_000, "dropout": dropout},
+    }
+    for n in units_001:
+        plan[f"URN {n}"] = {"kind": "urn", "n": n, "k": None, "dropout": dropout}
+        plan[f"LSTM {n}"] = {"kind": "lstm", "n": n, "embedding_size": lstm_embedding, "dropout": dropout}
+    vocab_size = len(dyck.DyckVocab())
+    for label, spec in plan.items():  # fail now, before any training, on an impossible model
+        opts = {k: v for k, v in spec.items() if k != "kind"}
+        try:
+            build_model(spec["kind"], vocab_size, **opts)
+        except ParameterError as err:
+            raise ParameterError(f"model {label!r}: {err}") from None
+    return plan
+
+
+def _train_one(spec: dict[str, Any], task: DyckTask, cfg: TrainConfig, label: str):
+    data = make_data(task)
+
+    def train(checkpoint):
+        seed_everything(cfg.seed)
+        opts = {k: v for k, v in spec.items() if k != "kind"}
+        model = build_model(spec["kind"], len(data.vocab), **opts)
+        history, wall = fit(model, data.train, data.test, cfg, evaluate=lambda m: evaluate_closing(m, data),
+                            checkpoint=checkpoint, desc=label)
+        final = dict(history.rows[-1])
+        final["n_params"] = count_parameters(model)
+        return history.rows, final, model.state_dict(), wall
+
+    return train
+
+
+def run_all(plan: dict[str, dict[str, Any]], task: DyckTask, cfg: TrainConfig, store: RunStore, *,
+            retrain: bool = False, on_stale: str = "warn") -> dict[str, Run]:
+    """Load or train every planned model; return the runs by label."""
+    runs = {}
+    for label, spec in plan.items():
+        params = {"task": asdict(task), "model": spec, "train": asdict(cfg)}
+        runs[label] = store.get_or_train(EXPERIMENT, label, params, _train_one(spec, task, cfg, label),
+                                         retrain=retrain, on_stale=on_stale)
+    return runs
+
+
+def rebuild_model(run: Run) -> torch.nn.Module:
+    """The trained model of a stored run, in eval mode."""
+    spec = dict(run.params["model"])
+    kind = spec.pop("kind")
+    model = build_model(kind, len(dyck.DyckVocab()), **spec)
+    model.load_state_dict(run.weights)
+    return model.eval()

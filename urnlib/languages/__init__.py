@@ -1,0 +1,1 @@
+"""Synthetic languages: generators, vocabularies and task-specific scorers."""

@@ -1,0 +1,244 @@
+"""Unitary-evolution RNN (URN / k-TURN) and its unconstrained baseline.
+
+Paper 000 (Bernardy & Lappin 2022) sec. 2 and paper 001 sec. 2.2. Every input symbol x
+is embedded as an orthogonal matrix ``Q(x) = expm(S(x))`` with ``S(x)`` skew-symmetric; the
+cell multiplies the state by it and nothing else (no non-linearity on the recurrent path).
+
+Conventions used throughout urnlib:
+
+* states are *row* vectors, as in the authors' code: ``h_t = h_{t-1} @ Q(x_t)`` (the paper's
+  column form ``h_t = Q^T h_{t-1}`` is the same map); so the embedding of a phrase
+  ``x_0 ... x_i`` is ``Q(x_0) @ Q(x_1) @ ... @ Q(x_i)`` (see :func:`urnlib.analysis.phrase_embedding`);
+* ``h_0 = e_0 = [1, 0, ..., 0]``;
+* a k-truncated generator has non-zero entries only in its first k rows (and, by skew-symmetry,
+  first k columns); its parameters fill the strict upper triangle of those rows row by row,
+  ``l = (n-1) + (n-2) + ... + (n-k)`` of them. ``k=None`` is the full URN (``k = n - 1``).
+
+Dropout (reference-facts, "URN / k-TURN"): rate 0.05 on (1) the skew parameters, (2) the state,
+(3) the output before the readout; one mask per sequence for (2) and (3), reused at every step.
+For (1) we draw **one mask per batch** (per symbol and parameter), not one per sequence: this keeps
+``Q`` computed once per vocabulary symbol per batch (a ``[V, n, n]`` exponential), which is what
+makes training affordable; per-sequence masks would need a ``[B, V, n, n]`` exponential.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from urnlib.params import ParameterError
+
+__all__ = [
+    "skew_size",
+    "skew_indices",
+    "URN",
+    "ArbitraryRNN",
+]
+
+
+def skew_size(n: int, k: int | None) -> int:
+    """Number of free parameters of an n x n k-truncated skew-symmetric matrix.
+
+    ``l = sum_{r=0}^{k-1} (n - 1 - r)``; ``k=None`` means full, ``n(n-1)/2``.
+
+    Args:
+        n: matrix size.
+        k: number of non-zero rows, or ``None`` for the full upper triangle.
+    """
+    k = n - 1 if k is None else k
+    return sum(n - 1 - r for r in range(k))
+
+
+def skew_indices(n: int, k: int | None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Row and column indices of the free entries, strict upper triangle, row by row.
+
+    Args:
+        n: matrix size.
+        k: number of non-zero rows (``None``: all ``n - 1``).
+
+    Returns:
+        ``(rows, cols)``, two long tensors of length :func:`skew_size`.
+    """
+    k = n - 1 if k is None else k
+    rows, cols = torch.triu_indices(n, n, offset=1)
+    keep = rows < k
+    return rows[keep], cols[keep]
+
+
+def _check_urn_shape(n: int, k: int | None) -> None:
+    if not isinstance(n, int) or n < 2 or n % 2:
+        raise ParameterError(
+            f"units n={n!r}: a URN needs an even number of units >= 2 "
+            "(paper 000 sec. 2 considers only even n: rotations act on n/2 planes)"
+        )
+    if k is not None and (not isinstance(k, int) or not 1 <= k <= n - 1):
+        raise ParameterError(
+            f"truncation k={k!r} is not allowed for n={n}: use an integer 1 <= k <= {n - 1}, "
+            "or None for the full (untruncated) URN"
+        )
+
+
+def _dropout_mask(shape, p: float, like: torch.Tensor) -> torch.Tensor:
+    """Inverted-dropout mask: Bernoulli(1-p) / (1-p)."""
+    return torch.empty(shape, dtype=like.dtype, device=like.device).bernoulli_(1 - p) / (1 - p)
+
+
+class _MatrixRNN(nn.Module):
+    """Shared body of the URN and its baseline: h_t = h_{t-1} @ M(x_t), softmax readout.
+
+    Subclasses implement :meth:`matrices`, the ``(V, n, n)`` transition matrices for one batch
+    (with parameter dropout applied when training).
+    """
+
+    def __init__(self, vocab_size: int, n: int, *, dropout: float, state_dropout: bool):
+        super().__init__()
+        if not isinstance(vocab_size, int) or vocab_size < 1:
+            raise ParameterError(f"vocab_size={vocab_size!r}: need a positive integer")
+        if not 0.0 <= dropout < 1.0:
+            raise ParameterError(f"dropout={dropout!r}: need 0 <= dropout < 1")
+        self.vocab_size, self.n = vocab_size, n
+        self.dropout, self.state_dropout = float(dropout), bool(state_dropout)
+        self.register_buffer("h0", torch.eye(n)[0])  # e_0, paper 000 sec. 2
+        self.readout = nn.Linear(n, vocab_size)  # dense layer + softmax (in the loss)
+        nn.init.xavier_uniform_(self.readout.weight)  # reference-facts: Glorot-uniform readout
+        nn.init.zeros_(self.readout.bias)
+
+    _GEMM_COLUMNS = 4096  # use the side-by-side GEMM while V * n is at most this
+
+    def matrices(self) -> torch.Tensor:  # (V, n, n)
+        raise NotImplementedError
+
+    def states(self, tokens: torch.Tensor) -> torch.Tensor:
+        """All states after each input symbol.
+
+        Args:
+            tokens: ``(B, T)`` long tensor of symbol indices.
+
+        Returns:
+            ``(B, T, n)``: ``h_1 ... h_T`` (``h_t`` has read ``tokens[:, :t]``).
+        """
+        B, T = tokens.shape
+        M = self.matrices()  # (V, n, n): once per symbol per batch, never per token
+        h = self.h0.expand(B, self.n)
+        mask = None
+        if self.training and self.state_dropout and self.dropout > 0:
+            mask = _dropout_mask((B, self.n), self.dropout, h)  # one mask per sequence
+        # Two exact ways to apply each sequence's own matrix. Small vocabularies: one GEMM against
+        # all V matrices side by side, then pick each row's symbol (dense BLAS beats B tiny
+        # matrix-vector products ~10x on CPU). Large vocabularies: gather (B, n, n) and bmm.
+        side_by_side = self.vocab_size * self.n <= self._GEMM_COLUMNS
+        if side_by_side:
+            M_cat = M.transpose(0, 1).reshape(self.n, -1)  # (n, V*n): [M_0 | M_1 | ...]
+            rows = torch.arange(B, device=tokens.device)
+        out = []
+        for t in range(T):
+            if mask is not None:
+                h = h * mask
+            if side_by_side:
+                h = (h @ M_cat).view(B, -1, self.n)[rows, tokens[:, t]]  # (B, n)
+            else:
+                h = torch.bmm(h.unsqueeze(1), M[tokens[:, t]]).squeeze(1)  # (B, n)
+            out.append(h)
+        return torch.stack(out, dim=1)  # (B, T, n)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Next-symbol logits ``(B, T, V)`` for input symbols ``(B, T)``."""
+        H = self.states(tokens)
+        if self.training and self.dropout > 0:
+            H = H * _dropout_mask((H.shape[0], 1, self.n), self.dropout, H)  # per sequence
+        return self.readout(H)
+
+
+class URN(_MatrixRNN):
+    """k-truncated unitary-evolution RNN language model (k-TURN; Full URN when ``k=None``).
+
+    ``Q(x) = expm(S(x))``, ``S = U - U^T`` with ``U`` holding the symbol's ``l`` parameters in
+    the first ``k`` rows of its strict upper triangle. Parameter count (paper 001 Tables 1-2):
+    ``V * l + (n + 1) * V``; with ``k=None``, ``V n(n-1)/2 + (n+1) V``.
+
+    Args:
+        vocab_size: V, number of input/output symbols.
+        n: number of units (even).
+        k: truncation (``None``: full).
+        dropout: rate on parameters, state and output (paper 000 sec. 5: 0.05).
+        state_dropout: apply dropout to the state (reference-facts: off for cross-serial).
+        init_scale: embedding parameters ~ U(-init_scale, init_scale) (reference-facts: 0.05).
+    """
+
+    def __init__(
+        self,
+        vocab_size: int,
+        n: int,
+        k: int | None = None,
+        *,
+        dropout: float = 0.05,
+        state_dropout: bool = True,
+        init_scale: float = 0.05,
+    ):
+        _check_urn_shape(n, k)
+        super().__init__(vocab_size, n, dropout=dropout, state_dropout=state_dropout)
+        self.k = k
+        rows, cols = skew_indices(n, k)
+        self.register_buffer("_rows", rows, persistent=False)
+        self.register_buffer("_cols", cols, persistent=False)
+        self.embedding = nn.Parameter(torch.empty(vocab_size, len(rows)))  # (V, l)
+        nn.init.uniform_(self.embedding, -init_scale, init_scale)
+
+    def generators(self, params: torch.Tensor | None = None) -> torch.Tensor:
+        """Skew-symmetric generators ``S`` of shape ``(V, n, n)`` from ``(V, l)`` parameters."""
+        U = self.embedding if params is None else params
+        A = U.new_zeros(U.shape[0], self.n, self.n)
+        A[:, self._rows, self._cols] = U
+        return A - A.transpose(1, 2)
+
+    def matrices(self) -> torch.Tensor:
+        U = self.embedding
+        if self.training and self.dropout > 0:
+            U = U * _dropout_mask(U.shape, self.dropout, U)  # one mask per batch
+        return torch.linalg.matrix_exp(self.generators(U))  # (V, n, n), orthogonal
+
+
+class ArbitraryRNN(_MatrixRNN):
+    """The "arbitrary embeddings" baseline of paper 000 sec. 5: same cell, any n x n matrix.
+
+    ``h_t = h_{t-1} @ W(x_t)`` with ``W(x) = I + A(x)`` unconstrained. ``A`` starts at
+    ``expm(S_0) - I`` for a skew ``S_0`` drawn like the URN's, so the baseline starts exactly where
+    a URN would; dropout acts on ``A`` (the departure from the identity), mirroring the URN's dropout
+    on ``S``. Parameter count ``V n^2 + (n + 1) V``.
+
+    Args:
+        vocab_size: V.
+        n: number of units.
+        dropout, state_dropout, init_scale: as :class:`URN`.
+    """
+
+    def __init__(
+        self,
+        vocab_size: int,
+        n: int,
+        *,
+        dropout: float = 0.05,
+        state_dropout: bool = True,
+        init_scale: float = 0.05,
+    ):
+        if not isinstance(n, int) or n < 1:
+            raise ParameterError(f"units n={n!r}: need a positive integer")
+        super().__init__(vocab_size, n, dropout=dropout, state_dropout=state_dropout)
+        with torch.no_grad():
+            rows, cols = skew_indices(n, None)
+            A = torch.zeros(vocab_size, n, n)
+            A[:, rows, cols] = torch.empty(vocab_size, len(rows)).uniform_(-init_scale, init_scale)
+            start = torch.linalg.matrix_exp(A - A.transpose(1, 2)) - torch.eye(n)
+        self.delta = nn.Parameter(start)  # (V, n, n)
+
+    def matrices(self) -> torch.Tensor:
+        A = self.delta
+        if self.training and self.dropout > 0:
+            A = A * _dropout_mask(A.shape, self.dropout, A)
+        return torch.eye(self.n, dtype=A.dtype, device=A.device) + A
+
+
+def urn_parameter_count(vocab_size: int, n: int, k: int | None = None) -> int:
+    """Closed form ``V * l + (n + 1) * V`` (paper 001 Tables 1-2 with ``k=None``)."""
+    return vocab_size * skew_size(n, k) + (n + 1) * vocab_size
+
