@@ -4,11 +4,12 @@ A run is keyed by a hash of its parameters (model, data, training; JSON-canonica
 ``<root>/<experiment>/<name>-<key>/`` holds
 
 * ``record.json``: parameters, per-epoch history, final metrics, package versions, git commit (and
-  whether the tree was dirty), a fingerprint of the library code that trains, wall time, date, machine;
+  whether the tree was dirty), a fingerprint of the library code that trains (every urnlib module the
+  experiment's module imports, transitively), wall time, date, machine;
 * ``weights.pt``: the model's ``state_dict`` (small: the papers' models have < 200k parameters).
 
 :meth:`RunStore.get_or_train` loads a stored run whose parameters match, or trains and stores it.
-A stored run whose training-code fingerprint differs from the current code is *stale*: it is still
+A stored run whose training-code fingerprint differs from the current code's is *stale*: it is still
 loaded (unless ``on_stale`` says otherwise) but flagged, and :func:`provenance_table` shows it, so a
 book never mixes old results with new code silently.
 """
@@ -16,6 +17,7 @@ book never mixes old results with new code silently.
 from __future__ import annotations
 
 import datetime as _dt
+import ast
 import hashlib
 import json
 import os
@@ -32,11 +34,12 @@ import torch
 import urnlib
 from urnlib.params import ParameterError, check_choice
 
-__all__ = ["Run", "RunStore", "params_key", "code_fingerprint", "git_state", "provenance_table", "StaleRunWarning"]
+__all__ = ["Run", "RunStore", "params_key", "code_fingerprint", "training_modules", "git_state", "provenance_table", "StaleRunWarning"]
 
 PACKAGE_ROOT = Path(urnlib.__file__).resolve().parent
-#: library files whose change changes what training produces (analysis and plotting code excluded)
-TRAINING_CODE = ("models", "languages", "train.py", "experiments")
+#: urnlib modules that cannot change what training produces: storage, reporting, progress bars, runner
+NOT_TRAINING = frozenset({"urnlib", "urnlib.results", "urnlib.claims", "urnlib.progress", "urnlib.cli",
+                          "urnlib.analysis", "urnlib.metrics", "urnlib.plots", "urnlib.reports"})
 
 
 class StaleRunWarning(UserWarning):
@@ -49,15 +52,50 @@ def params_key(params: dict[str, Any]) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:12]
 
 
-def code_fingerprint(parts: tuple[str, ...] = TRAINING_CODE) -> str:
-    """SHA-256 (12 hex) over the source of the library modules that training depends on."""
+def _module_file(module: str) -> Path | None:
+    rel = Path(*module.split(".")[1:])
+    for candidate in (PACKAGE_ROOT / rel / "__init__.py", (PACKAGE_ROOT / rel).with_suffix(".py")):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def training_modules(module: str) -> list[str]:
+    """The urnlib modules ``module`` imports, transitively (read from the source, nothing is run),
+    less :data:`NOT_TRAINING` and anything under it; ``module`` itself included."""
+    seen: set[str] = set()
+    todo = [module]
+    while todo:
+        name = todo.pop()
+        if name in seen or any(name == x or name.startswith(x + ".") for x in NOT_TRAINING - {"urnlib"}):
+            continue
+        path = _module_file(name)
+        if path is None:
+            continue
+        seen.add(name)
+        if path.name == "__init__.py" or "." in name:  # parents' __init__ run on import too
+            parent = name.rsplit(".", 1)[0]
+            if parent != "urnlib":
+                todo.append(parent)
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                todo += [a.name for a in node.names if a.name.startswith("urnlib.")]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("urnlib"):
+                todo.append(node.module)
+                todo += [f"{node.module}.{a.name}" for a in node.names]  # submodules named in the import
+    return sorted(seen)
+
+
+def code_fingerprint(module: str) -> str:
+    """SHA-256 (12 hex) of the source of every module :func:`training_modules` finds for ``module``.
+
+    A stored run keeps the fingerprint of its experiment module; when any code it trains with changes,
+    the fingerprint changes and the run is reported stale.
+    """
     h = hashlib.sha256()
-    for part in parts:
-        path = PACKAGE_ROOT / part
-        files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
-        for f in files:
-            h.update(str(f.relative_to(PACKAGE_ROOT)).encode())
-            h.update(f.read_bytes())
+    for name in training_modules(module):
+        h.update(name.encode())
+        h.update(_module_file(name).read_bytes())
     return h.hexdigest()[:12]
 
 
@@ -109,7 +147,8 @@ class Run:
 
     @property
     def stale(self) -> bool:
-        return self.record.get("code_fingerprint") != code_fingerprint()
+        """True when the code that trains this experiment changed after the run was made."""
+        return self.record.get("code_fingerprint") != code_fingerprint(self.record["code_module"])
 
     def column(self, key: str) -> list:
         return [row[key] for row in self.history]
@@ -120,11 +159,14 @@ class RunStore:
 
     Args:
         root: folder of the store (created on first save).
+        code_module: the module that trains these runs, e.g. ``"urnlib.experiments.dyck"``; the code it
+            imports is fingerprinted to tell stale runs.
         checkpoints: folder for per-epoch checkpoints of unfinished runs (default ``root/.checkpoints``).
     """
 
-    def __init__(self, root: str | os.PathLike, checkpoints: str | os.PathLike | None = None):
+    def __init__(self, root: str | os.PathLike, code_module: str, checkpoints: str | os.PathLike | None = None):
         self.root = Path(root)
+        self.code_module = code_module
         self.checkpoints = Path(checkpoints) if checkpoints is not None else self.root / ".checkpoints"
 
     def folder(self, experiment: str, name: str, params: dict[str, Any]) -> Path:
@@ -155,7 +197,8 @@ class RunStore:
             "final": final,
             "versions": _versions(),
             "git": git_state(),
-            "code_fingerprint": code_fingerprint(),
+            "code_module": self.code_module,
+            "code_fingerprint": code_fingerprint(self.code_module),
             "wall_time_s": round(wall_time, 2),
             "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             "machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
@@ -192,7 +235,7 @@ class RunStore:
         if run is not None and run.stale:
             msg = (f"stored run {name!r} ({run.path}) was trained by commit "
                    f"{(run.record['git'].get('commit') or 'unknown')[:10]} with different training code "
-                   f"(fingerprint {run.record.get('code_fingerprint')} != {code_fingerprint()})")
+                   f"(fingerprint {run.record.get('code_fingerprint')} != {code_fingerprint(self.code_module)})")
             if on_stale == "error":
                 raise ParameterError(msg + "; re-run with retrain=True (make reproduce) or on_stale='warn'")
             if on_stale == "retrain":

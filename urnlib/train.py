@@ -24,9 +24,9 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 from torch import nn
-from tqdm.auto import tqdm
 
 from urnlib.params import ParameterError, check_float, check_int
+from urnlib.progress import progress
 
 __all__ = ["IGNORE", "TokenData", "TrainConfig", "History", "fit", "evaluate_loss", "predict", "seed_everything"]
 
@@ -84,10 +84,6 @@ class History:
 def seed_everything(seed: int) -> None:
     """Seed torch's global generator (initialisers, dropout masks)."""
     torch.manual_seed(seed)
-
-
-def _progress_disabled() -> bool:
-    return bool(os.environ.get("CI")) or bool(os.environ.get("URNLIB_QUIET"))
 
 
 def _token_loss(logits: torch.Tensor, targets: torch.Tensor, reduction: str) -> torch.Tensor:
@@ -155,8 +151,7 @@ def fit(
         torch.set_rng_state(state["rng"])
         start_epoch, wall = state["epoch"] + 1, state["wall"]
     n_batches = math.ceil(len(train) / config.batch_size)
-    bar = tqdm(range(start_epoch, config.epochs), desc=desc, initial=start_epoch, total=config.epochs,
-               disable=_progress_disabled(), leave=False)
+    bar = progress(range(start_epoch, config.epochs), desc=desc, initial=start_epoch, total=config.epochs)
     for epoch in bar:
         t0 = time.perf_counter()
         model.train()

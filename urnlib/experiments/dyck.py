@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -130,9 +131,18 @@ def _train_one(spec: dict[str, Any], task: DyckTask, cfg: TrainConfig, label: st
     return train
 
 
-def run_all(plan: dict[str, dict[str, Any]], task: DyckTask, cfg: TrainConfig, store: RunStore, *,
+def run_all(plan: dict[str, dict[str, Any]], task: DyckTask, cfg: TrainConfig, store_dir: str | Path, *,
             retrain: bool = False, on_stale: str = "warn") -> dict[str, Run]:
-    """Load or train every planned model; return the runs by label."""
+    """Load or train every planned model; return the runs by label.
+
+    Args:
+        plan: from :func:`plan_runs`.
+        task, cfg: data and optimisation settings.
+        store_dir: folder of the run store (``notebooks/results`` for the committed paper-scale runs).
+        retrain: train even when a stored run matches.
+        on_stale: see :meth:`urnlib.results.RunStore.get_or_train`.
+    """
+    store = RunStore(store_dir, code_module=__name__)
     runs = {}
     for label, spec in plan.items():
         params = {"task": asdict(task), "model": spec, "train": asdict(cfg)}
