@@ -89,29 +89,48 @@ def evaluate_closing(model: torch.nn.Module, data: DyckData) -> dict[str, Any]:
     }
 
 
-def plan_runs(*, units_000: int, truncation_k: int, units_001: list[int], lstm_embedding: int,
-              dropout: float) -> dict[str, dict[str, Any]]:
-    """The models of the chapter, by label: paper 000 Fig. 3 (3-TURN, Full URN, arbitrary) at
-    ``units_000`` units, and paper 001 Fig. 3 (URN and LSTM) at each of ``units_001``."""
+#: model kinds of the paper 001 comparison, and the label prefix of their runs
+COMPARISON_KINDS = {"urn": "URN", "lstm": "LSTM", "arbitrary": "Arbitrary"}
+
+
+def plan_runs(*, units_000: int, truncation_k: int, units_001: list[int], models_001: list[str],
+              lstm_embedding: int, dropout: float) -> dict[str, dict[str, Any]]:
+    """The models of the chapter, by label.
+
+    Paper 000 Fig. 3: ``"{k}-TURN"``, ``"Full URN"`` and ``"Arbitrary"`` at ``units_000`` units. Paper 001
+    Fig. 3: each kind of ``models_001`` (paper: URN and LSTM) at each size of ``units_001``, labelled
+    e.g. ``"URN 16"``. Every model is built once here, so an impossible one (odd n for a URN, k >= n, ...)
+    fails before any training.
+    """
     check_int("units_000", units_000, minimum=2)
     check_float("dropout", dropout, minimum=0.0, maximum=0.99)
     if not isinstance(units_001, (list, tuple)) or not units_001:
         raise ParameterError(f"units_001={units_001!r} must be a non-empty list of unit counts, e.g. [8, 16, 32]")
+    if not isinstance(models_001, (list, tuple)) or not models_001:
+        raise ParameterError(f"models_001={models_001!r} must be a non-empty list drawn from {list(COMPARISON_KINDS)}")
+    for kind in models_001:
+        check_choice("models_001", kind, list(COMPARISON_KINDS))
     plan = {
         f"{truncation_k}-TURN": {"kind": "urn", "n": units_000, "k": truncation_k, "dropout": dropout},
         "Full URN": {"kind": "urn", "n": units_000, "k": None, "dropout": dropout},
         "Arbitrary": {"kind": "arbitrary", "n": units_000, "dropout": dropout},
     }
+    specs = {
+        "urn": lambda n: {"kind": "urn", "n": n, "k": None, "dropout": dropout},
+        "lstm": lambda n: {"kind": "lstm", "n": n, "embedding_size": lstm_embedding, "dropout": dropout},
+        "arbitrary": lambda n: {"kind": "arbitrary", "n": n, "dropout": dropout},
+    }
     for n in units_001:
-        plan[f"URN {n}"] = {"kind": "urn", "n": n, "k": None, "dropout": dropout}
-        plan[f"LSTM {n}"] = {"kind": "lstm", "n": n, "embedding_size": lstm_embedding, "dropout": dropout}
+        for kind in models_001:
+            plan[f"{COMPARISON_KINDS[kind]} {n}"] = specs[kind](n)
     vocab_size = len(dyck.DyckVocab())
     for label, spec in plan.items():  # fail now, before any training, on an impossible model
         opts = {k: v for k, v in spec.items() if k != "kind"}
         try:
             build_model(spec["kind"], vocab_size, **opts)
         except ParameterError as err:
-            raise ParameterError(f"model {label!r}: {err}") from None
+            source = "units_001, models_001" if label[-1].isdigit() else "units_000, truncation_k"
+            raise ParameterError(f"model {label!r} (parameters {source}): {err}") from None
     return plan
 
 
