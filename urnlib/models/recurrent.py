@@ -83,8 +83,8 @@ class PaperLSTM(nn.Module):
         drop = self.training and self.dropout > 0
         if drop:
             keep = 1 - self.dropout
-            x = x * (torch.empty(B, 1, self.embedding_size).bernoulli_(keep) / keep)
-            h_mask = torch.empty(B, n).bernoulli_(keep) / keep
+            x = x * (torch.empty(B, 1, self.embedding_size, device=x.device).bernoulli_(keep) / keep)
+            h_mask = torch.empty(B, n, device=x.device).bernoulli_(keep) / keep
         W_h, W_x = self.gates.weight[:, :n], self.gates.weight[:, n:]
         gx = x @ W_x.T + self.gates.bias  # (B, T, 4n): the input half of W v_t, for all t at once
         act = torch.tanh if self.candidate == "tanh" else torch.sigmoid
