@@ -4,7 +4,7 @@ A run is keyed by a hash of its parameters (model, data, training; JSON-canonica
 ``<root>/<experiment>/<name>-<key>/`` holds
 
 * ``record.json``: parameters, per-epoch history, final metrics, package versions, git commit (and
-  whether the tree was dirty), a fingerprint of the library code that trains (every urnlib module the
+  whether the training code differed from it), a fingerprint of the library code that trains (every urnlib module the
   experiment's module imports, transitively), wall time, date, machine;
 * ``weights.pt``: the model's ``state_dict`` (small: the papers' models have < 200k parameters).
 
@@ -99,8 +99,11 @@ def code_fingerprint(module: str) -> str:
     return h.hexdigest()[:12]
 
 
-def git_state() -> dict[str, Any]:
-    """``{"commit": sha or None, "dirty": bool or None}`` of the checkout holding urnlib."""
+def git_state(paths: list[Path] | None = None) -> dict[str, Any]:
+    """``{"commit": sha or None, "dirty": bool or None}`` of the checkout holding urnlib.
+
+    ``dirty`` says whether any of ``paths`` (default: the whole package) differs from that commit.
+    """
     def git(*args):
         return subprocess.run(["git", *args], cwd=PACKAGE_ROOT, capture_output=True, text=True, timeout=10)
 
@@ -108,7 +111,7 @@ def git_state() -> dict[str, Any]:
         head = git("rev-parse", "HEAD")
         if head.returncode:
             return {"commit": None, "dirty": None}
-        dirty = git("status", "--porcelain", "--", str(PACKAGE_ROOT))
+        dirty = git("status", "--porcelain", "--", *[str(p) for p in (paths or [PACKAGE_ROOT])])
         return {"commit": head.stdout.strip(), "dirty": bool(dirty.stdout.strip())}
     except (OSError, subprocess.SubprocessError):
         return {"commit": None, "dirty": None}
@@ -196,7 +199,7 @@ class RunStore:
             "history": history,
             "final": final,
             "versions": _versions(),
-            "git": git_state(),
+            "git": git_state([_module_file(m) for m in training_modules(self.code_module)]),
             "code_module": self.code_module,
             "code_fingerprint": code_fingerprint(self.code_module),
             "wall_time_s": round(wall_time, 2),

@@ -1,0 +1,75 @@
+"""The chapters agree with the book's table of contents, and the whole book builds at tiny scale.
+
+The slow test is what `make book SCALE=tiny` does, in a temporary copy of book/: every chapter notebook
+runs with papermill, then Jupyter Book builds with warnings as errors (-W -n --keep-going).
+"""
+
+import shutil
+import subprocess
+import sys
+
+import papermill
+import pytest
+import yaml
+
+from urnlib.cli import BOOK, CHAPTERS, NOTEBOOKS
+
+SCALES = ["tiny", "paper"]
+# What urnlib.cli passes to every notebook. It also passes retrain=True with --retrain; a notebook that
+# trains nothing (claims) need not declare it (papermill then only warns that it is unused).
+INJECTED = {"scale", "claims_dir"}
+
+
+def test_toc_lists_the_chapters_in_order():
+    toc = yaml.safe_load((BOOK / "_toc.yml").read_text())
+    assert [entry["file"] for entry in toc["chapters"]] == [f"chapters/{name}" for name in CHAPTERS]
+    assert CHAPTERS[-1] == "claims"
+
+
+def test_every_notebook_is_a_chapter():
+    stray = sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb") if p.stem not in CHAPTERS)
+    assert stray == [], f"add {stray} to urnlib.cli.CHAPTERS and book/_toc.yml"
+
+
+def test_every_chapter_has_its_notebook():
+    missing = [name for name in CHAPTERS if not (NOTEBOOKS / f"{name}.ipynb").exists()]
+    assert missing == [], f"chapter notebooks missing from notebooks/: {missing}"
+
+
+@pytest.mark.parametrize("name", [n for n in CHAPTERS if (NOTEBOOKS / f"{n}.ipynb").exists()])
+def test_parameter_files_name_only_notebook_parameters(name):
+    declared = set(papermill.inspect_notebook(str(NOTEBOOKS / f"{name}.ipynb")))
+    assert INJECTED <= declared, f"the parameters cell of {name}.ipynb must declare {sorted(INJECTED - declared)}"
+    for scale in SCALES:
+        path = NOTEBOOKS / "params" / f"{name}.{scale}.yaml"
+        assert path.exists(), f"{path} is missing"
+        given = set(yaml.safe_load(path.read_text()) or {})
+        assert given <= declared, f"{path.name} sets {sorted(given - declared)}, not parameters of {name}.ipynb"
+        overridden = given & INJECTED
+        assert not overridden, f"{path.name} sets {sorted(overridden)}; the runner sets those"
+
+
+@pytest.mark.slow
+def test_notebooks_run_at_tiny_scale_and_the_book_builds(tmp_path):
+    book = tmp_path / "book"
+    shutil.copytree(BOOK, book, ignore=shutil.ignore_patterns("_build", "*.ipynb", "_claims"))
+
+    def cli(*args):
+        proc = subprocess.run([sys.executable, "-m", "urnlib.cli", *args], capture_output=True, text=True)
+        assert proc.returncode == 0, f"urnlib.cli {' '.join(args)} failed:\n{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}"
+        return proc.stdout
+
+    cli("notebooks", "--scale", "tiny", "--out", str(book / "chapters"))
+    for name in CHAPTERS:
+        assert (book / "chapters" / f"{name}.ipynb").exists()
+    cli("book", "--book-dir", str(book))
+    html = book / "_build" / "html"
+    assert (html / "index.html").exists()
+    for name in CHAPTERS:
+        assert (html / "chapters" / f"{name}.html").exists()
+    dyck = (html / "chapters" / "dyck.html").read_text()
+    # Three figures (attractor accuracy, signature dials, paper 001 Fig. 3) and the claims table with verdicts.
+    assert dyck.count("<img") >= 3, "a figure of the Dyck chapter did not render"
+    assert "verdict" in dyck and ("reproduced" in dyck or "not testable here" in dyck)
+    claims = (html / "chapters" / "claims.html").read_text()
+    assert "paper 000 Fig. 3" in claims, "the summary page does not list the Dyck chapter's claims"

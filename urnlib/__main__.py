@@ -1,0 +1,5 @@
+"""``python -m urnlib ...`` is ``python -m urnlib.cli ...``."""
+
+from urnlib.cli import main
+
+raise SystemExit(main())

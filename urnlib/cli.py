@@ -1,0 +1,226 @@
+"""Run the chapter notebooks with papermill and build the book.
+
+    python -m urnlib.cli notebooks --scale tiny [--only dyck ...] [--retrain] [--out DIR]
+    python -m urnlib.cli book [--book-dir DIR]
+
+``notebooks`` executes every chapter notebook ``notebooks/<name>.ipynb`` (in the order of
+``CHAPTERS``) with the parameters of ``notebooks/params/<name>.<scale>.yaml`` into
+``book/chapters/<name>.ipynb``. Like pymc-examples' runner it runs every notebook even when one
+fails and reports all failures together at the end. ``book`` builds the executed notebooks into
+static HTML with Jupyter Book 1.x, warnings as errors; the book never executes a notebook itself.
+
+Besides the parameters file, every notebook receives (so its parameters cell must declare them):
+``scale`` (the scale name), ``claims_dir`` (absolute path of ``<out>/_claims``, where chapters
+write their claims and the ``claims`` chapter reads them), and ``retrain=True`` with ``--retrain``.
+
+This runner is for a source checkout (``make venv`` installs the package editable): it finds
+``notebooks/`` and ``book/`` from the package location, ``REPO = Path(__file__).resolve().parents[1]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+NOTEBOOKS = REPO / "notebooks"
+BOOK = REPO / "book"
+
+# Chapters in book order (must match book/_toc.yml). "claims" stays last: it summarises the claims
+# the other chapters wrote into claims_dir.
+CHAPTERS = ["dyck", "claims"]
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def scales_in(params_dir: Path, name: str = "*") -> list[str]:
+    """Scales that have a parameters file ``<name>.<scale>.yaml`` in ``params_dir`` (any notebook for "*")."""
+    return sorted({p.stem.rsplit(".", 1)[1] for p in params_dir.glob(f"{name}.*.yaml") if "." in p.stem})
+
+
+def plan(scale: str, only: list[str] | None, notebooks_dir: Path) -> list[tuple[str, Path, Path]]:
+    """Check everything before running anything; return ``(name, notebook, params file)`` per run.
+
+    Raises:
+        SystemExit: with a message naming what is wrong and what is available.
+    """
+    params_dir = notebooks_dir / "params"
+    unknown = sorted(set(only or []) - set(CHAPTERS))
+    if unknown:
+        raise SystemExit(f"error: unknown chapter(s) {', '.join(unknown)}; chapters are: {', '.join(CHAPTERS)}")
+    scales = scales_in(params_dir)
+    if scale not in scales:
+        raise SystemExit(
+            f"error: unknown scale {scale!r}; scales found in {params_dir}: {', '.join(scales) or '(none)'}"
+        )
+    runs, errors = [], []
+    for name in CHAPTERS:
+        if only and name not in only:
+            continue
+        notebook = notebooks_dir / f"{name}.ipynb"
+        if not notebook.exists():
+            if only:
+                errors.append(f"{notebook} does not exist")
+            else:
+                print(f"skipping {name}: {notebook} does not exist yet")
+            continue
+        params = params_dir / f"{name}.{scale}.yaml"
+        if not params.exists():
+            errors.append(
+                f"no parameters for {name} at scale {scale!r} ({params} is missing); "
+                f"scales available for {name}: {', '.join(scales_in(params_dir, name)) or '(none)'}"
+            )
+            continue
+        runs.append((name, notebook, params))
+    if errors:
+        raise SystemExit("error: " + "\nerror: ".join(errors))
+    if not runs:
+        raise SystemExit(f"error: no chapter notebook to run in {notebooks_dir}")
+    return runs
+
+
+def execute(notebook: Path, output: Path, parameters: dict, cwd: Path) -> None:
+    """Execute one notebook with papermill; raises papermill's PapermillExecutionError if a cell fails.
+
+    Training progress bars go to this terminal (``URNLIB_PROGRESS=terminal``, see urnlib.progress), not
+    into the notebook; the cell papermill injects with the parameters is folded in the book (hide-input).
+    """
+    import papermill
+
+    os.environ.setdefault("URNLIB_PROGRESS", "terminal")  # the kernel inherits this process's environment
+    try:
+        _papermill(papermill, notebook, output, parameters, cwd)
+    finally:
+        if output.exists():
+            _fold_injected_parameters(output)
+
+
+def _fold_injected_parameters(path: Path) -> None:
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        tags = cell.metadata.setdefault("tags", [])
+        if "injected-parameters" in tags and "hide-input" not in tags:
+            tags.append("hide-input")
+    nbformat.write(nb, path)
+
+
+def _papermill(papermill, notebook: Path, output: Path, parameters: dict, cwd: Path) -> None:
+    papermill.execute_notebook(
+        str(notebook),
+        str(output),
+        parameters=parameters,
+        kernel_name="python3",
+        cwd=str(cwd),
+        progress_bar=not _in_ci(),
+        log_output=False,
+        request_save_on_cell_execute=True,
+    )
+
+
+def run_notebooks(args: argparse.Namespace) -> int:
+    notebooks_dir = Path(args.notebooks_dir).resolve()
+    out = Path(args.out).resolve()
+    runs = plan(args.scale, args.only, notebooks_dir)
+    claims_dir = out / "_claims"
+    claims_dir.mkdir(parents=True, exist_ok=True)
+    failures = []
+    for name, notebook, params_file in runs:
+        parameters = yaml.safe_load(params_file.read_text()) or {}
+        if not isinstance(parameters, dict):
+            raise SystemExit(f"error: {params_file} must hold a mapping of parameter names to values")
+        parameters |= {"scale": args.scale, "claims_dir": str(claims_dir)}
+        if args.retrain:
+            parameters["retrain"] = True
+        output = out / f"{name}.ipynb"
+        print(f"== {name} (scale {args.scale}{', retrain' if args.retrain else ''}) -> {output}", flush=True)
+        start = time.perf_counter()
+        try:
+            execute(notebook, output, parameters, notebooks_dir)
+        except Exception as exc:  # noqa: BLE001 - collect every failure, report them together
+            ename = getattr(exc, "ename", type(exc).__name__)
+            evalue = getattr(exc, "evalue", str(exc))
+            failures.append((name, ename, evalue, output))
+            status = "FAILED"
+        else:
+            status = "ok"
+        print(f"== {name}: {status} in {time.perf_counter() - start:.1f} s", flush=True)
+    print(f"\n{len(runs)} notebook(s) run at scale {args.scale}, {len(failures)} failed")
+    for name, ename, evalue, output in failures:
+        print(f"FAILED {name}: {ename}: {evalue}\n       (see {output})")
+    return 1 if failures else 0
+
+
+def _toc_files(toc: dict | list) -> list[str]:
+    """Every ``root``/``file`` entry of a _toc.yml, recursively."""
+    found, items = [], [toc]
+    while items:
+        item = items.pop()
+        if isinstance(item, dict):
+            found += [item[k] for k in ("root", "file") if k in item]
+            items += list(item.values())
+        elif isinstance(item, list):
+            items += item
+    return found
+
+
+def build_book(args: argparse.Namespace) -> int:
+    book_dir = Path(args.book_dir).resolve()
+    toc = yaml.safe_load((book_dir / "_toc.yml").read_text())
+    missing = [f for f in _toc_files(toc) if not any((book_dir / f).with_suffix(s).exists() for s in (".md", ".ipynb"))]
+    if missing:
+        raise SystemExit(
+            f"error: {book_dir}/_toc.yml lists pages that do not exist: {', '.join(missing)}\n"
+            "       (executed notebooks come from `python -m urnlib.cli notebooks --scale SCALE`)"
+        )
+    jupyter_book = Path(sys.executable).with_name("jupyter-book")
+    exe = str(jupyter_book) if jupyter_book.exists() else shutil.which("jupyter-book")
+    if exe is None:
+        raise SystemExit("error: jupyter-book not found; install the 'book' extra: pip install -e '.[book]'")
+    # --all: rebuild every page, so warnings of unchanged pages are reported (and fail the build) too.
+    cmd = [exe, "build", str(book_dir), "-W", "-n", "--keep-going", "--all"]
+    print("+", " ".join(cmd), flush=True)
+    status = subprocess.call(cmd)
+    if status != 0:
+        return status
+    index = book_dir / "_build" / "html" / "index.html"
+    if not index.exists():
+        print(f"error: the build finished but {index} does not exist", file=sys.stderr)
+        return 1
+    print(f"book: {index}")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m urnlib.cli", description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    nb = sub.add_parser("notebooks", help="execute the chapter notebooks with papermill")
+    nb.add_argument("--scale", required=True, help="parameter set: notebooks/params/<chapter>.<scale>.yaml")
+    nb.add_argument("--only", nargs="+", action="extend", metavar="NAME", help=f"run only these chapters {CHAPTERS}")
+    nb.add_argument("--retrain", action="store_true", help="pass retrain=True: ignore stored runs and train again")
+    nb.add_argument("--out", default=str(BOOK / "chapters"), help="where executed notebooks go (default: book/chapters)")
+    nb.add_argument("--notebooks-dir", default=str(NOTEBOOKS), help="source notebooks and params/ (default: notebooks)")
+    nb.set_defaults(func=run_notebooks)
+    bk = sub.add_parser("book", help="build the HTML book with jupyter-book, warnings as errors")
+    bk.add_argument("--book-dir", default=str(BOOK), help="the book's source (default: book)")
+    bk.set_defaults(func=build_book)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

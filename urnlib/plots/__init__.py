@@ -1,0 +1,1 @@
+"""Plotting helpers for urnlib (matplotlib only)."""

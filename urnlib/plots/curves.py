@@ -1,0 +1,128 @@
+"""Line figures of the papers: one function per kind of figure. They take numbers, not models.
+
+Colours follow the model family (URNs blue, LSTMs red, the unconstrained baseline grey) and
+the line style the size, so that a model keeps its look across all panels of a chapter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+__all__ = ["style_for", "accuracy_by_count_figure", "curves_panel", "panel_grid"]
+
+_FAMILY_COLOURS = {
+    "turn": ["#6a3d9a"],
+    "urn": ["#6baed6", "#2171b5", "#08306b", "#041a3d"],
+    "lstm": ["#fcae91", "#fb6a4a", "#cb181d", "#67000d"],
+    "arbitrary": ["#636363"],
+}
+
+
+def style_for(label: str, index_in_family: int = 0) -> dict:
+    """Matplotlib style of a model label such as ``"3-TURN"``, ``"URN 16"``, ``"LSTM 8"``."""
+    low = label.lower()
+    family = ("turn" if "turn" in low else "lstm" if "lstm" in low else
+              "arbitrary" if "arbitrary" in low else "urn")
+    colours = _FAMILY_COLOURS[family]
+    colour = colours[min(index_in_family, len(colours) - 1)]
+    marker = {"turn": "o", "urn": "s", "lstm": "^", "arbitrary": "x"}[family]
+    dash = "--" if family == "lstm" else ":" if family == "arbitrary" else "-"
+    return {"color": colour, "marker": marker, "linestyle": dash}
+
+
+def _styles(labels: Sequence[str]) -> dict[str, dict]:
+    seen: dict[str, int] = {}
+    out = {}
+    for label in labels:
+        family = label.split()[0]
+        out[label] = style_for(label, seen.get(family, 0) if len(labels) > 1 else 0)
+        seen[family] = seen.get(family, 0) + 1
+    return out
+
+
+def accuracy_by_count_figure(
+    series: Mapping[str, Mapping[str, np.ndarray]],
+    *,
+    xlabel: str = "number of attractors",
+    ylabel: str = "accuracy",
+    baseline: float | None = None,
+    baseline_label: str = "majority class",
+    title: str | None = None,
+    error: bool = False,
+    ax: Axes | None = None,
+) -> Figure:
+    """Accuracy (or error rate) per bucket with Wilson 95% error bars, one line per model.
+
+    Paper 000 Fig. 2-3 (accuracy by attractors), paper 001 Fig. 3b (error rate by attractors).
+
+    Args:
+        series: label -> output of :func:`urnlib.metrics.accuracy_by_count`.
+        baseline: horizontal reference line (e.g. 0.2, the 5-way majority class).
+        error: plot ``1 - accuracy`` (error rate) instead of accuracy.
+        ax: draw into this axes (else a new figure).
+    """
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
+    fig = ax.figure
+    styles = _styles(list(series))
+    offsets = np.linspace(-0.12, 0.12, max(len(series), 1))
+    for off, (label, s) in zip(offsets, series.items()):
+        x = np.asarray(s["count"]) + off
+        y, lo, hi = s["accuracy"], s["low"], s["high"]
+        if error:
+            y, lo, hi = 1 - y, 1 - hi, 1 - lo
+        ax.errorbar(x, y, yerr=[y - lo, hi - y], label=label, capsize=2, markersize=4, linewidth=1.2,
+                    **styles[label])
+    if baseline is not None:
+        ax.axhline(baseline, color="black", linewidth=0.8, linestyle="-.", label=baseline_label)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize="small")
+    if title:
+        ax.set_title(title)
+    return fig
+
+
+def curves_panel(
+    ax: Axes,
+    series: Mapping[str, tuple[Sequence[float], Sequence[float]]],
+    *,
+    xlabel: str,
+    ylabel: str,
+    title: str | None = None,
+    logy: bool = False,
+    invert_x: bool = False,
+    markers: bool = False,
+) -> Axes:
+    """One panel of curves, e.g. test loss per epoch (paper 001 Fig. 2a/3a), maximum error rate
+    per epoch (Fig. 3c) or error rate against training loss (Fig. 2c/3d)."""
+    styles = _styles(list(series))
+    for label, (x, y) in series.items():
+        st = dict(styles[label])
+        if not markers:
+            st.pop("marker")
+        ax.plot(x, y, label=label, linewidth=1.3, markersize=3, **st)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if logy:
+        ax.set_yscale("log")
+    if invert_x:
+        ax.invert_xaxis()
+    ax.grid(alpha=0.3)
+    if title:
+        ax.set_title(title, fontsize="medium")
+    return ax
+
+
+def panel_grid(rows: int = 2, cols: int = 2, width: float = 10.0, height: float = 7.5) -> tuple[Figure, np.ndarray]:
+    """A figure of ``rows x cols`` panels labelled (a), (b), ... like the papers' multi-panel figures."""
+    fig, axes = plt.subplots(rows, cols, figsize=(width, height), layout="constrained")
+    for letter, ax in zip("abcdefgh", np.ravel(axes)):
+        ax.text(-0.12, 1.04, f"({letter})", transform=ax.transAxes, fontweight="bold")
+    return fig, axes

@@ -1,0 +1,1 @@
+"""Chapter reports: stored runs -> the figures, tables and claims a chapter shows."""

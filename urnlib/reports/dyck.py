@@ -1,0 +1,307 @@
+"""Figures, tables and claims of the Dyck chapter, drawn from stored runs.
+
+Paper 000: Fig. 3 (accuracy by attractors), validation losses, Table 3 (plane similarity),
+Table 4 (effects and signatures). Paper 001: Fig. 3a-d and Table 2. The paper's numbers are
+constants here, each with its source; ours always come from the runs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import torch
+
+from urnlib import analysis
+from urnlib.claims import Claim, claim
+from urnlib.experiments.dyck import rebuild_model
+from urnlib.models import build_model, count_parameters
+from urnlib.languages.dyck import PAIRS, DyckVocab
+from urnlib.metrics import accuracy_by_count, max_error_rate
+from urnlib.plots.curves import accuracy_by_count_figure, curves_panel, panel_grid
+from urnlib.results import Run
+
+CHAPTER = "dyck"
+
+#: paper 000 sec. 5: validation losses of the Full URN and the arbitrary-embedding RNN
+PAPER_VAL_LOSS = {"Full URN": 1.47213, "Arbitrary": 1.52914}
+#: paper 000 Table 4: average effect of each bracket and matching pair (3-TURN, 50 units)
+PAPER_TABLE4 = {"(": 14.79, "<": 14.34, "{": 13.98, "[": 14.25, "+": 14.20, ")": 14.85, ">": 14.42,
+                "}": 14.07, "]": 14.34, "-": 14.26, "()": 0.06, "<>": 0.06, "{}": 0.07, "[]": 0.06, "+-": 0.06}
+#: paper 000 Table 3: plane similarity for ( and [ (rows: planes of "(", columns: planes of "[")
+PAPER_TABLE3 = np.array([[0.33, 0.35, 1.35], [0.46, 1.73, 0.20], [1.09, 0.20, 0.34]])
+#: paper 001 Table 2: parameter counts of the Dyck models (V = 12, LSTM embedding 12)
+PAPER_TABLE2 = {("LSTM", 32): 6300, ("LSTM", 16): 2204, ("LSTM", 8): 924,
+                ("URN", 32): 6348, ("URN", 16): 1644, ("URN", 8): 444}
+MAJORITY_ACCURACY = 0.2  # five closing brackets
+
+
+def data_summary(task) -> pd.DataFrame:
+    """Strings per maximum depth in the training and test sets, and scored closing brackets per
+    attractor count in the test set (what the buckets of the figures rest on)."""
+    from urnlib.experiments.dyck import make_data
+    from urnlib.languages.dyck import depth
+
+    data = make_data(task)
+    vocab = data.vocab
+    train_strings = ["".join(vocab.symbols[i] for i in row) for row in data.train.targets.tolist()]
+    train_depth = np.bincount([depth(s) for s in train_strings], minlength=task.n_pairs + 1)
+    test_depth = np.bincount([depth(s) for s in data.test_strings], minlength=task.n_pairs + 1)
+    attr = data.test_attractors[data.test_attractors >= 0]
+    attr_counts = np.bincount(attr.numpy(), minlength=task.n_pairs + 1)[: task.n_pairs + 1]
+    return pd.DataFrame({"training strings": train_depth, "test strings": test_depth,
+                         "test closing brackets": attr_counts},
+                        index=pd.Index(range(task.n_pairs + 1), name="depth / attractors")).iloc[1:].T
+
+
+def paper_table3() -> pd.DataFrame:
+    """Paper 000 Table 3 as printed (its dial headers did not survive text extraction)."""
+    return pd.DataFrame(PAPER_TABLE3, index=[f"( plane {i + 1}" for i in range(3)],
+                        columns=[f"[ plane {j + 1}" for j in range(3)])
+
+
+def attractor_accuracy(run: Run, epoch: int = -1, min_total: int = 1) -> dict[str, np.ndarray]:
+    """Accuracy by number of attractors (with Wilson intervals) at one epoch (default: the last)."""
+    row = run.history[epoch]
+    return accuracy_by_count(row["attr_correct"], row["attr_total"], min_total)
+
+
+def max_error_per_epoch(run: Run, min_total: int = 1) -> np.ndarray:
+    """Paper 001 Fig. 3c: the largest error rate over attractor counts, at every epoch."""
+    return np.array([max_error_rate(r["attr_correct"], r["attr_total"], min_total) for r in run.history])
+
+
+def figure_accuracy_by_attractors(runs: dict[str, Run], labels: list[str], min_total: int = 1):
+    """Paper 000 Fig. 3: closing-bracket accuracy by attractors, 50-unit models."""
+    series = {label: attractor_accuracy(runs[label], min_total=min_total) for label in labels}
+    return accuracy_by_count_figure(series, baseline=MAJORITY_ACCURACY, baseline_label="majority class (20%)",
+                                    title="Accuracy of closing-bracket prediction by number of attractors")
+
+
+def validation_loss_table(runs: dict[str, Run], labels: list[str]) -> pd.DataFrame:
+    """Final test ("validation") loss per model, next to paper 000's where it reports one."""
+    return pd.DataFrame({
+        "model": labels,
+        "paper 000": [PAPER_VAL_LOSS.get(lab, np.nan) for lab in labels],
+        "ours (final epoch)": [runs[lab].final["test_loss"] for lab in labels],
+        "ours (best epoch)": [min(runs[lab].column("test_loss")) for lab in labels],
+    })
+
+
+def embeddings(run: Run) -> dict[str, np.ndarray]:
+    """Each bracket's transition matrix of a trained model (no dropout), float64."""
+    model = rebuild_model(run)
+    with torch.no_grad():
+        M = model.matrices().double().numpy()
+    vocab = DyckVocab()
+    return {s: M[i] for i, s in enumerate(vocab.symbols) if s not in (vocab.PAD, vocab.START)}
+
+
+def table4(run: Run) -> tuple[pd.DataFrame, list]:
+    """Paper 000 Table 4: effect and signature of every bracket and every matching pair (opener then closer).
+
+    Returns:
+        the table, and rows ``(label, effect, angles)`` for :func:`urnlib.plots.dials.signature_table_figure`.
+    """
+    Q = embeddings(run)
+    labels = [o for o, _ in PAIRS] + [c for _, c in PAIRS] + [o + c for o, c in PAIRS]
+    rows, dial_rows = [], []
+    for label in labels:
+        M = analysis.phrase_embedding(Q, label)
+        angles = analysis.signature(M, tol=1e-3)
+        eff = analysis.effect(M)
+        rows.append({"symbol": label, "effect (paper)": PAPER_TABLE4[label], "effect (ours)": eff,
+                     "signature (degrees)": ", ".join(f"{np.degrees(a):.0f}" for a in angles) or "-"})
+        dial_rows.append((label, eff, list(angles)))
+    return pd.DataFrame(rows), dial_rows
+
+
+def table3(run: Run, a: str = "(", b: str = "[") -> pd.DataFrame:
+    """Paper 000 Table 3: similarity of every rotation plane of ``a`` with every one of ``b``."""
+    Q = embeddings(run)
+    ang_a, ang_b, table = analysis.plane_similarity_table(Q[a], Q[b], tol=1e-3)
+    return pd.DataFrame(table, index=[f"{a} {np.degrees(x):.0f}°" for x in ang_a],
+                        columns=[f"{b} {np.degrees(x):.0f}°" for x in ang_b])
+
+
+def comparison_labels(runs: dict[str, Run], units: list[int]) -> list[str]:
+    """Labels of the paper 001 comparison present in ``runs``, family by family (URN, LSTM, Arbitrary)."""
+    return [f"{fam} {n}" for fam in ("URN", "LSTM", "Arbitrary") for n in units if f"{fam} {n}" in runs]
+
+
+def figure_paper001(runs: dict[str, Run], units: list[int], min_total: int = 1):
+    """Paper 001 Fig. 3a-d for the compared models (paper: URN and LSTM) at each size."""
+    labels = comparison_labels(runs, units)
+    fig, axes = panel_grid(2, 2)
+    a, b, c, d = axes.ravel()
+    curves_panel(a, {lab: (runs[lab].column("epoch"), runs[lab].column("test_loss")) for lab in labels},
+                 xlabel="epoch", ylabel="test cross-entropy (nats/symbol)", title="test loss per epoch")
+    curves_panel(b, {lab: (s["count"], 1 - s["accuracy"]) for lab in labels
+                     for s in [attractor_accuracy(runs[lab], min_total=min_total)]},
+                 xlabel="number of attractors", ylabel="error rate", title="error rate by attractors (last epoch)",
+                 markers=True)
+    b.axhline(1 - MAJORITY_ACCURACY, color="black", linewidth=0.8, linestyle="-.")
+    curves_panel(c, {lab: (runs[lab].column("epoch"), max_error_per_epoch(runs[lab], min_total)) for lab in labels},
+                 xlabel="epoch", ylabel="maximum error rate over attractor counts", title="maximum error rate per epoch")
+    curves_panel(d, {lab: (runs[lab].column("train_loss"), max_error_per_epoch(runs[lab], min_total)) for lab in labels},
+                 xlabel="training loss (nats/symbol)", ylabel="maximum error rate", title="maximum error rate against training loss",
+                 invert_x=True)
+    handles, names = a.get_legend_handles_labels()
+    fig.legend(handles, names, loc="outside lower center", ncol=min(len(labels), 6))
+    return fig
+
+
+def table2(lstm_embedding: int = 12, dropout: float = 0.05) -> pd.DataFrame:
+    """Paper 001 Table 2: parameter counts at the paper's sizes, counted on freshly built modules
+    (the chapter's configuration: V = 12, LSTM embedding ``lstm_embedding``) next to the paper's."""
+    V = len(DyckVocab())
+    rows = []
+    for n in (32, 16, 8):
+        lstm = build_model("lstm", V, n=n, embedding_size=lstm_embedding, dropout=dropout)
+        urn = build_model("urn", V, n=n, dropout=dropout)
+        rows.append({"units": n, "LSTM (paper)": PAPER_TABLE2[("LSTM", n)], "LSTM (ours)": count_parameters(lstm),
+                     "URN (paper)": PAPER_TABLE2[("URN", n)], "URN (ours)": count_parameters(urn)})
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------- claims
+def _buckets(run: Run, min_total: int) -> tuple[np.ndarray, np.ndarray]:
+    s = attractor_accuracy(run, min_total=min_total)
+    return s["count"], s["accuracy"]
+
+
+def _rise(losses) -> float:
+    """Largest rise of a curve above its running minimum."""
+    x = np.asarray(losses)
+    return float(np.max(x - np.minimum.accumulate(x)))
+
+
+def _error_at_matched_loss(u: Run, l: Run, min_total: int, points: int = 25) -> float | None:
+    """Fraction of common training-loss levels where ``u`` has a lower max error rate than ``l``."""
+    curves = []
+    for run in (u, l):
+        x = np.asarray(run.column("train_loss"))
+        y = max_error_per_epoch(run, min_total)
+        order = np.argsort(x)
+        curves.append((x[order], y[order]))
+    lo = max(curves[0][0].min(), curves[1][0].min())
+    hi = min(curves[0][0].max(), curves[1][0].max())
+    if hi <= lo:
+        return None
+    grid = np.linspace(lo, hi, points)
+    yu, yl = (np.interp(grid, x, y) for x, y in curves)
+    return float(np.mean(yu < yl))
+
+
+def claims(runs: dict[str, Run], *, turn: str, units: list[int], lstm_embedding: int = 12,
+           min_total: int = 30) -> list[Claim]:
+    """Every claim of the chapter with its verdict, measured on ``runs``.
+
+    Args:
+        turn: label of the truncated model (e.g. "3-TURN").
+        units: sizes of the paper 001 comparison.
+        min_total: attractor buckets with fewer scored predictions are left out of the rules.
+    """
+    out: list[Claim] = []
+    add = out.append
+    fmt = lambda xs: ", ".join(f"{x:.3f}" for x in xs)  # noqa: E731
+
+    for lab in (turn, "Full URN"):
+        k, acc = _buckets(runs[lab], min_total)
+        low, high = acc[k <= 2].mean(), acc[k >= 3].min()
+        add(claim(CHAPTER, "paper 000 Fig. 3", f"{lab}: accuracy does not fall as attractors grow",
+                  "near perfect, not declining", f"mean acc. at 0-2 attractors {low:.3f}; worst at >= 3: {high:.3f}",
+                  f"worst accuracy over buckets >= 3 attractors >= mean over 0-2 minus 0.02 (buckets with >= {min_total} predictions)",
+                  bool(high >= low - 0.02)))
+        add(claim(CHAPTER, "paper 000 Fig. 3", f"{lab}: near-perfect accuracy at every attractor count",
+                  "near perfect", f"lowest bucket accuracy {acc.min():.3f}", "every bucket >= 0.95",
+                  bool(acc.min() >= 0.95)))
+    k, acc = _buckets(runs["Arbitrary"], min_total)
+    slope = float(np.polyfit(k, acc, 1)[0]) if len(k) > 1 else float("nan")
+    add(claim(CHAPTER, "paper 000 Fig. 3", "arbitrary-embedding RNN: accuracy declines steadily with attractors",
+              "steadily decreasing", f"least-squares slope {slope:+.4f} per attractor; accuracies {fmt(acc)}",
+              "slope of accuracy vs attractors < 0", bool(slope < 0)))
+    add(claim(CHAPTER, "paper 000 Fig. 3", "arbitrary-embedding RNN stays well above the 20% majority baseline up to 9 attractors",
+              "above 20%", f"lowest bucket accuracy {acc.min():.3f}", "every bucket > 0.2", bool(acc.min() > 0.2)))
+    full, arb = runs["Full URN"].final["test_loss"], runs["Arbitrary"].final["test_loss"]
+    add(claim(CHAPTER, "paper 000 sec. 5", "Full URN reaches a lower validation loss than the arbitrary-embedding RNN",
+              "1.47213 vs 1.52914", f"{full:.5f} vs {arb:.5f}", "Full URN loss < arbitrary loss", bool(full < arb)))
+
+    t4, _ = table4(runs[turn])
+    single = t4["effect (ours)"][:10].to_numpy()
+    pairs = t4["effect (ours)"][10:].to_numpy()
+    add(claim(CHAPTER, "paper 000 Table 4", "matching pairs have an effect near 0, single brackets a large one",
+              "pairs 0.06-0.07; single 13.98-14.85", f"pairs {pairs.min():.3f}-{pairs.max():.3f}; single {single.min():.2f}-{single.max():.2f}",
+              "every pair effect < 0.1 and every single effect > 10x the largest pair effect",
+              bool(pairs.max() < 0.1 and single.min() > 10 * pairs.max()),
+              partly=bool(single.min() > 10 * pairs.max())))
+    spread = (single.max() - single.min()) / single.mean()
+    add(claim(CHAPTER, "paper 000 Table 4", "all single brackets have strikingly similar effects",
+              "13.98-14.85 (spread 6%)", f"spread {100 * spread:.1f}% of the mean", "(max - min) / mean < 0.1",
+              bool(spread < 0.1)))
+    t3 = table3(runs[turn]).to_numpy()
+    n_planes = min(t3.shape)
+    diag = np.array([t3[i, i] for i in range(n_planes)])
+    off = t3[~np.eye(*t3.shape, dtype=bool)]
+    add(claim(CHAPTER, "paper 000 Table 3", "planes rotated by similar angles share coordinates (high similarity); "
+              "planes rotated by different angles are closer to orthogonal",
+              "matched-angle similarities up to 1.73; others 0.2-1.35",
+              f"matched-angle (diagonal) mean {diag.mean():.2f}, max {diag.max():.2f}; others mean {off.mean():.2f}",
+              "mean similarity of matched-angle planes > mean of the other pairs", bool(diag.mean() > off.mean())))
+
+    t2 = table2(lstm_embedding)
+    equal = bool((t2["LSTM (paper)"] == t2["LSTM (ours)"]).all() and (t2["URN (paper)"] == t2["URN (ours)"]).all())
+    add(claim(CHAPTER, "paper 001 Table 2", "parameter counts of the Dyck models (V = 12)",
+              "LSTM 6300/2204/924, URN 6348/1644/444 (32/16/8 units)",
+              "LSTM " + "/".join(str(v) for v in t2["LSTM (ours)"]) + ", URN " + "/".join(str(v) for v in t2["URN (ours)"]),
+              f"equal, counted on the modules (LSTM embedding {lstm_embedding})", equal))
+    units = [n for n in units if f"URN {n}" in runs and f"LSTM {n}" in runs]  # the URN-vs-LSTM claims need both
+    if not units:
+        return out
+    lstm_better = [runs[f"LSTM {n}"].final["test_loss"] < runs[f"URN {n}"].final["test_loss"] for n in units]
+    add(claim(CHAPTER, "paper 001 Fig. 3a", "LSTMs reach a lower test loss than URNs of the same size",
+              "LSTM better guesses", "; ".join(f"{n}: LSTM {runs[f'LSTM {n}'].final['test_loss']:.3f} vs URN {runs[f'URN {n}'].final['test_loss']:.3f}" for n in units),
+              "final LSTM loss < final URN loss at every size", all(lstm_better), partly=any(lstm_better)))
+    rises = {n: (_rise(runs[f"URN {n}"].column("test_loss")), _rise(runs[f"LSTM {n}"].column("test_loss"))) for n in units}
+    smoother = [u <= l for u, l in rises.values()]
+    add(claim(CHAPTER, "paper 001 Fig. 3a", "URN training is monotonous; the LSTM can get worse for a few epochs",
+              "URN uniformly monotonous", "; ".join(f"{n}: URN {u:.3f}, LSTM {l:.3f}" for n, (u, l) in rises.items()),
+              "largest rise of the test loss above its running minimum: URN <= LSTM at every size",
+              all(smoother), partly=any(smoother)))
+    if 8 in units:
+        tl = runs["LSTM 8"].column("test_loss")
+        add(claim(CHAPTER, "paper 001 Fig. 3a", "the 8-unit LSTM overfits: its test loss rises after epoch 30",
+                  "rises after epoch 30", f"best {min(tl):.3f} at epoch {int(np.argmin(tl)) + 1}, final {tl[-1]:.3f}",
+                  "final loss > best loss + 0.01 and best epoch < last", bool(tl[-1] > min(tl) + 0.01)))
+    for n in units:
+        k, acc = _buckets(runs[f"URN {n}"], min_total)
+        add(claim(CHAPTER, "paper 001 Fig. 3b", f"URN {n}: weakest at few attractors, better at many",
+                  "errors concentrated at low attractor counts",
+                  f"error at 0-1 attractors {1 - acc[k <= 1].mean():.3f}, at the largest bucket ({k.max()}) {1 - acc[-1]:.3f}",
+                  "error at the largest bucket < mean error at 0-1 attractors", bool(1 - acc[-1] < 1 - acc[k <= 1].mean())))
+    worst = {}
+    for n in units:
+        k, acc = _buckets(runs[f"LSTM {n}"], min_total)
+        worst[n] = int(k[np.argmin(acc)])
+    add(claim(CHAPTER, "paper 001 Fig. 3b", "LSTMs do worst at a moderate number of attractors (3 to 4)",
+              "worst at 3-4 attractors", "; ".join(f"LSTM {n}: worst at {w}" for n, w in worst.items()),
+              "the worst bucket is 2 to 5 attractors for every size", all(2 <= w <= 5 for w in worst.values()),
+              partly=any(2 <= w <= 5 for w in worst.values())))
+    share = {n: float(np.mean(max_error_per_epoch(runs[f"URN {n}"], min_total) < max_error_per_epoch(runs[f"LSTM {n}"], min_total)))
+             for n in units}
+    add(claim(CHAPTER, "paper 001 Fig. 3c", "a URN has a lower maximum error rate than the LSTM of the same size throughout training",
+              "consistently lower", "; ".join(f"{n}: lower at {100 * s:.0f}% of epochs" for n, s in share.items()),
+              "lower at >= 90% of epochs, every size", all(s >= 0.9 for s in share.values()),
+              partly=any(s >= 0.9 for s in share.values())))
+    first = {n: max_error_per_epoch(runs[f"URN {n}"], min_total)[0] for n in units}
+    add(claim(CHAPTER, "paper 001 Fig. 3c", "URNs beat the majority baseline (80% error) within the first epoch",
+              "within the first epoch", "; ".join(f"URN {n}: {e:.3f}" for n, e in first.items()),
+              "max error rate after epoch 1 < 0.8 at every size", all(e < 0.8 for e in first.values())))
+    matched = {n: _error_at_matched_loss(runs[f"URN {n}"], runs[f"LSTM {n}"], min_total) for n in units}
+    valid = {n: m for n, m in matched.items() if m is not None}
+    add(claim(CHAPTER, "paper 001 Fig. 3d", "at equal training loss, URNs have a lower maximum error rate than LSTMs",
+              "URN better across the board",
+              "; ".join(f"{n}: URN lower at {100 * m:.0f}% of common loss levels" if m is not None else f"{n}: no common loss range"
+                        for n, m in matched.items()),
+              "URN lower at >= 80% of the shared training-loss range, every size",
+              (all(m >= 0.8 for m in valid.values()) if valid else None), partly=any(m >= 0.8 for m in valid.values())))
+    return out
