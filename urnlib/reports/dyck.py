@@ -17,6 +17,7 @@ from urnlib.experiments.dyck import rebuild_model
 from urnlib.models import build_model, count_parameters
 from urnlib.languages.dyck import PAIRS, DyckVocab
 from urnlib.metrics import accuracy_by_count, max_error_rate
+from urnlib.reports.common import largest_rise, share_lower_at_matched_x
 from urnlib.plots.curves import accuracy_by_count_figure, curves_panel, panel_grid
 from urnlib.results import Run
 
@@ -169,29 +170,6 @@ def _buckets(run: Run, min_total: int) -> tuple[np.ndarray, np.ndarray]:
     return s["count"], s["accuracy"]
 
 
-def _rise(losses) -> float:
-    """Largest rise of a curve above its running minimum."""
-    x = np.asarray(losses)
-    return float(np.max(x - np.minimum.accumulate(x)))
-
-
-def _error_at_matched_loss(u: Run, l: Run, min_total: int, points: int = 25) -> float | None:
-    """Fraction of common training-loss levels where ``u`` has a lower max error rate than ``l``."""
-    curves = []
-    for run in (u, l):
-        x = np.asarray(run.column("train_loss"))
-        y = max_error_per_epoch(run, min_total)
-        order = np.argsort(x)
-        curves.append((x[order], y[order]))
-    lo = max(curves[0][0].min(), curves[1][0].min())
-    hi = min(curves[0][0].max(), curves[1][0].max())
-    if hi <= lo:
-        return None
-    grid = np.linspace(lo, hi, points)
-    yu, yl = (np.interp(grid, x, y) for x, y in curves)
-    return float(np.mean(yu < yl))
-
-
 def claims(runs: dict[str, Run], *, turn: str, units: list[int], lstm_embedding: int = 12,
            min_total: int = 30) -> list[Claim]:
     """Every claim of the chapter with its verdict, measured on ``runs``.
@@ -261,7 +239,7 @@ def claims(runs: dict[str, Run], *, turn: str, units: list[int], lstm_embedding:
     add(claim(CHAPTER, "paper 001 Fig. 3a", "LSTMs reach a lower test loss than URNs of the same size",
               "LSTM better guesses", "; ".join(f"{n}: LSTM {runs[f'LSTM {n}'].final['test_loss']:.3f} vs URN {runs[f'URN {n}'].final['test_loss']:.3f}" for n in units),
               "final LSTM loss < final URN loss at every size", all(lstm_better), partly=any(lstm_better)))
-    rises = {n: (_rise(runs[f"URN {n}"].column("test_loss")), _rise(runs[f"LSTM {n}"].column("test_loss"))) for n in units}
+    rises = {n: (largest_rise(runs[f"URN {n}"].column("test_loss")), largest_rise(runs[f"LSTM {n}"].column("test_loss"))) for n in units}
     smoother = [u <= l for u, l in rises.values()]
     add(claim(CHAPTER, "paper 001 Fig. 3a", "URN training is monotonous; the LSTM can get worse for a few epochs",
               "URN uniformly monotonous", "; ".join(f"{n}: URN {u:.3f}, LSTM {l:.3f}" for n, (u, l) in rises.items()),
@@ -296,7 +274,9 @@ def claims(runs: dict[str, Run], *, turn: str, units: list[int], lstm_embedding:
     add(claim(CHAPTER, "paper 001 Fig. 3c", "URNs beat the majority baseline (80% error) within the first epoch",
               "within the first epoch", "; ".join(f"URN {n}: {e:.3f}" for n, e in first.items()),
               "max error rate after epoch 1 < 0.8 at every size", all(e < 0.8 for e in first.values())))
-    matched = {n: _error_at_matched_loss(runs[f"URN {n}"], runs[f"LSTM {n}"], min_total) for n in units}
+    matched = {n: share_lower_at_matched_x(runs[f"URN {n}"].column("train_loss"), max_error_per_epoch(runs[f"URN {n}"], min_total),
+                                         runs[f"LSTM {n}"].column("train_loss"), max_error_per_epoch(runs[f"LSTM {n}"], min_total))
+               for n in units}
     valid = {n: m for n, m in matched.items() if m is not None}
     add(claim(CHAPTER, "paper 001 Fig. 3d", "at equal training loss, URNs have a lower maximum error rate than LSTMs",
               "URN better across the board",

@@ -1,0 +1,36 @@
+"""Curve comparisons shared by the chapters' claims."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["largest_rise", "share_lower_at_matched_x"]
+
+
+def largest_rise(values) -> float:
+    """Largest rise of a curve above its running minimum (0 for a curve that never goes back up)."""
+    x = np.asarray(values, dtype=float)
+    return float(np.max(x - np.minimum.accumulate(x)))
+
+
+def share_lower_at_matched_x(x1, y1, x2, y2, points: int = 25) -> float | None:
+    """Fraction of the x-levels both curves reach at which curve 1 is below curve 2.
+
+    Used to compare error rates "at a given training loss" (paper 001 Fig. 2c and 3d): each curve is
+    sorted by x and linearly interpolated on ``points`` levels of the shared x-range.
+
+    Returns:
+        the fraction, or ``None`` when the two x-ranges do not overlap.
+    """
+    curves = []
+    for x, y in ((x1, y1), (x2, y2)):
+        x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+        order = np.argsort(x)
+        curves.append((x[order], y[order]))
+    lo = max(curves[0][0].min(), curves[1][0].min())
+    hi = min(curves[0][0].max(), curves[1][0].max())
+    if hi <= lo:
+        return None
+    grid = np.linspace(lo, hi, points)
+    first, second = (np.interp(grid, x, y) for x, y in curves)
+    return float(np.mean(first < second))
