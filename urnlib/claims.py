@@ -11,7 +11,7 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-__all__ = ["Claim", "claim", "claims_frame", "claims_table", "save_claims", "load_claims", "VERDICTS"]
+__all__ = ["Claim", "claim", "claims_frame", "claims_table", "verdict_summary", "save_claims", "load_claims", "VERDICTS"]
 
 VERDICTS = ("reproduced", "partly reproduced", "not reproduced", "not testable here")
 _COLOURS = {"reproduced": "#d9f2d9", "partly reproduced": "#fff2cc", "not reproduced": "#f8d7da",
@@ -61,6 +61,17 @@ def claims_table(claims: list[Claim], with_chapter: bool = False):
     return (df.style.hide(axis="index")
             .map(lambda v: f"background-color: {_COLOURS.get(v, 'white')}", subset=["verdict"])
             .set_properties(**{"text-align": "left", "vertical-align": "top"}))
+
+
+def verdict_summary(claims: list[Claim]) -> str:
+    """One Markdown paragraph: how many claims hold, and which do not (for the top of a chapter)."""
+    counts = {v: sum(c.verdict == v for c in claims) for v in VERDICTS}
+    head = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+    misses = [c for c in claims if c.verdict in ("not reproduced", "partly reproduced")]
+    lines = [f"**{len(claims)} claims: {head}.**"]
+    if misses:
+        lines.append(" Not (fully) reproduced: " + "; ".join(f"{c.statement} ({c.source})" for c in misses) + ".")
+    return "".join(lines)
 
 
 def save_claims(claims: list[Claim], directory: str | Path, chapter: str) -> Path:

@@ -1,0 +1,54 @@
+"""A bad papermill parameter stops notebooks/cross_serial.ipynb at once, in the first code cell after the
+parameters, with a ParameterError naming the parameter: nothing is trained, stored or claimed."""
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+papermill = pytest.importorskip("papermill")
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+NOTEBOOK = NOTEBOOKS / "cross_serial.ipynb"
+TINY = NOTEBOOKS / "params" / "cross_serial.tiny.yaml"
+
+CASES = [
+    pytest.param({"train_k": 1}, ["train_k=1", ">= 2"], id="train_k_below_2"),
+    pytest.param({"test_k": 2}, ["test_k=2", "C_2", "empty", "test_k >= 3"], id="test_k_empty_language"),
+    pytest.param({"train_k": 12}, ["train_k=12", "test_k=10", "train_k <= test_k"], id="train_k_above_test_k"),
+    pytest.param({"models": ["gru"]}, ["models", "gru", "urn", "lstm"], id="models"),
+    pytest.param({"scale": "huge"}, ["scale", "huge", "tiny", "paper"], id="scale"),
+]
+
+
+def _has_error(cell) -> bool:
+    return any(o.get("output_type") == "error" for o in cell.get("outputs", []))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("bad, words", CASES)
+def test_bad_parameter_stops_in_the_check_cell(bad, words, tmp_path):
+    params = yaml.safe_load(TINY.read_text())
+    params.update(scale="tiny", claims_dir=str(tmp_path / "claims"), store=str(tmp_path / "runs"))
+    params.update(bad)
+    out = tmp_path / "cross_serial.out.ipynb"
+    with pytest.raises(papermill.PapermillExecutionError) as info:
+        papermill.execute_notebook(str(NOTEBOOK), str(out), parameters=params, kernel_name="python3",
+                                   cwd=str(NOTEBOOKS), progress_bar=False)
+    err = info.value
+    assert err.ename == "ParameterError"
+    for word in words:
+        assert word in err.evalue, f"{word!r} not in {err.evalue!r}"
+
+    cells = json.loads(out.read_text())["cells"]
+    tags = [c["metadata"].get("tags", []) for c in cells]
+    injected = next(i for i, t in enumerate(tags) if "injected-parameters" in t)
+    assert "parameters" in tags[injected - 1]
+    code_after = [i for i, c in enumerate(cells) if c["cell_type"] == "code" and i > injected]
+    failing = [i for i, c in enumerate(cells) if _has_error(c)]
+    assert failing == [code_after[0]]  # the first code cell after the parameters, and only it
+    for i in code_after[1:]:  # nothing after it ran
+        assert cells[i].get("execution_count") is None and not cells[i].get("outputs")
+    assert not (tmp_path / "runs").exists()
+    assert not (tmp_path / "claims").exists()
