@@ -262,3 +262,14 @@ def test_error_by_length_table(tiny):
     assert list(df.columns) == present
     for s in present:
         assert df.loc["URN 4", s] == pytest.approx(row["length_wrong"][s] / row["length_total"][s])
+
+
+def test_unseen_length_claims_are_not_testable_without_unseen_lengths(tmp_path):
+    task = experiment.CrossSerialTask(train_k=10, test_k=10, train_size=256, test_size=128)
+    runs = experiment.run_all(TINY_PLAN, task, TrainConfig(epochs=1, batch_size=128, lr=0.01, seed=0), tmp_path)
+    claims = report.claims(runs, units=[4], train_k=task.train_k)
+    unseen = [c for c in claims if "unseen" in c.statement]
+    assert [c.source for c in unseen] == ["paper 001 sec. 3.1, Fig. 2d"]
+    assert all(c.verdict in VERDICTS for c in claims)
+    assert not any("nan" in c.ours for c in claims)
+    assert all(c.verdict == "not testable here" for c in unseen)

@@ -19,6 +19,7 @@ CASES = [
     pytest.param({"train_k": 12}, ["train_k=12", "test_k=10", "train_k <= test_k"], id="train_k_above_test_k"),
     pytest.param({"models": ["gru"]}, ["models", "gru", "urn", "lstm"], id="models"),
     pytest.param({"scale": "huge"}, ["scale", "huge", "tiny", "paper"], id="scale"),
+    pytest.param({"on_stale": "ignore"}, ["on_stale", "ignore", "warn", "retrain", "error"], id="on_stale"),
 ]
 
 

@@ -133,13 +133,19 @@ def claims(runs: dict[str, Run], *, units: list[int], train_k: int, lstm_embeddi
                   "< 0.4 at training loss 1", f"lowest error at training loss >= 1: {min(at_one):.3f}" if at_one else "training loss never >= 1 after epoch 1",
                   "some epoch with training loss >= 1.0 has error < 0.4 (loss in nats per symbol)",
                   bool(at_one and min(at_one) < 0.4) if at_one else None))
-    drops = {lab: float(np.max(-np.diff(runs[lab].column("error_rate")), initial=0.0)) for lab in labels_of(runs, pairs)}
+    drops = {lab: max(0.0, float(np.max(-np.diff(runs[lab].column("error_rate")), initial=0.0))) + 0.0
+             for lab in labels_of(runs, pairs)}
     smoother = [drops[f"URN {n}"] < drops[f"LSTM {n}"] for n in pairs]
     add(claim(CHAPTER, "paper 001 Fig. 2c", "URNs' error rate falls smoothly; LSTMs' drops sharply",
               "URN smoother", "; ".join(f"{lab}: {d:.2f}" for lab, d in drops.items()),
               "largest one-epoch fall of the error rate: URN < LSTM at every size", all(smoother), partly=any(smoother)))
     unseen = {lab: float(error_by_length(runs[lab])[lambda s: s.index >= train_k].mean()) for lab in labels_of(runs, pairs)}
     seen = {lab: float(error_by_length(runs[lab])[lambda s: s.index < train_k].mean()) for lab in labels_of(runs, pairs)}
+    if any(np.isnan(v) for v in unseen.values()):  # the test language has no length beyond the training one
+        add(claim(CHAPTER, "paper 001 sec. 3.1, Fig. 2d", "behaviour on lengths unseen in training",
+                  "errors on unseen lengths; LSTM better there", "no unseen length in the test set",
+                  f"needs test_k > train_k (here {train_k})", None))
+        return out
     worse = [unseen[lab] > seen[lab] for lab in unseen]
     add(claim(CHAPTER, "paper 001 sec. 3.1", "both architectures fit the training lengths but err on longer, unseen strings",
               "errors on unseen lengths", "; ".join(f"{lab}: seen {seen[lab]:.2f}, unseen {unseen[lab]:.2f}" for lab in unseen),
