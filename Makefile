@@ -7,9 +7,12 @@ PY := $(VENV)/bin/python
 # so it is installed first and then satisfies pyproject's torch>=2.13,<2.14.
 TORCH := torch==2.13.0
 STAMP := $(VENV)/.installed
+# MathJax served from the book itself, so formulas render offline (npm registry, by package name).
+MATHJAX := mathjax@3.2.2
+MATHJAX_JS := book/_static/mathjax/tex-chtml.js
 
 .DEFAULT_GOAL := help
-.PHONY: help venv book reproduce test clean
+.PHONY: help venv book reproduce test clean mathjax
 
 help:
 	@echo "make book              build the HTML book (book/_build/html) at SCALE=$(SCALE), using stored runs"
@@ -28,11 +31,19 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e ".[book,dev]"
 	touch $@
 
-book: $(STAMP)
+mathjax: $(MATHJAX_JS)
+
+$(MATHJAX_JS):
+	mkdir -p .cache/npm book/_static/mathjax
+	cd .cache/npm && npm pack --silent $(MATHJAX) >/dev/null
+	tar xzf .cache/npm/mathjax-*.tgz -C book/_static/mathjax --strip-components=2 package/es5
+	test -f $@
+
+book: $(STAMP) $(MATHJAX_JS)
 	$(PY) -m urnlib.cli notebooks --scale $(SCALE)
 	$(PY) -m urnlib.cli book
 
-reproduce: $(STAMP)
+reproduce: $(STAMP) $(MATHJAX_JS)
 	$(PY) -m urnlib.cli notebooks --scale $(SCALE) --retrain
 	$(PY) -m urnlib.cli book
 
@@ -40,4 +51,4 @@ test: $(STAMP)
 	$(PY) -m pytest -q
 
 clean:
-	rm -rf book/_build book/chapters/*.ipynb book/chapters/_claims .cache
+	rm -rf book/_build book/chapters/*.ipynb book/chapters/_claims book/_static/mathjax .cache
