@@ -172,6 +172,11 @@ class RunStore:
         self.code_module = code_module
         self.checkpoints = Path(checkpoints) if checkpoints is not None else self.root / ".checkpoints"
 
+    def provenance(self) -> dict[str, Any]:
+        """The commit (and whether the training code differs from it) and the training-code fingerprint, now."""
+        return {"git": git_state([_module_file(m) for m in training_modules(self.code_module)]),
+                "code_fingerprint": code_fingerprint(self.code_module)}
+
     def folder(self, experiment: str, name: str, params: dict[str, Any]) -> Path:
         return self.root / experiment / f"{name}-{params_key(params)}"
 
@@ -187,8 +192,12 @@ class RunStore:
         return Run(record, folder, weights)
 
     def save(self, experiment: str, name: str, params: dict[str, Any], *, history, final, weights,
-             wall_time: float) -> Run:
-        """Write a finished run's record and weights; return it."""
+             wall_time: float, start: dict[str, Any] | None = None) -> Run:
+        """Write a finished run's record and weights; return it.
+
+        ``start`` is :meth:`provenance` taken when training began (default: now).
+        """
+        start = start or self.provenance()
         folder = self.folder(experiment, name, params)
         folder.mkdir(parents=True, exist_ok=True)
         record = {
@@ -199,9 +208,8 @@ class RunStore:
             "history": history,
             "final": final,
             "versions": _versions(),
-            "git": git_state([_module_file(m) for m in training_modules(self.code_module)]),
             "code_module": self.code_module,
-            "code_fingerprint": code_fingerprint(self.code_module),
+            **start,
             "wall_time_s": round(wall_time, 2),
             "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             "machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
@@ -248,8 +256,10 @@ class RunStore:
         if run is not None:
             return run
         ckpt = self.checkpoints / f"{experiment}-{name}-{params_key(params)}.pt".replace(" ", "_")
+        start = self.provenance()  # the code as training starts (it may change while a run trains)
         history, final, weights, wall = train(ckpt)
-        run = self.save(experiment, name, params, history=history, final=final, weights=weights, wall_time=wall)
+        run = self.save(experiment, name, params, history=history, final=final, weights=weights, wall_time=wall,
+                        start=start)
         ckpt.unlink(missing_ok=True)
         return run
 
