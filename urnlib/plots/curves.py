@@ -16,18 +16,22 @@ from matplotlib.figure import Figure
 __all__ = ["style_for", "accuracy_by_count_figure", "curves_panel", "panel_grid"]
 
 _FAMILY_COLOURS = {
-    "turn": ["#6a3d9a"],
+    "turn": ["#6a3d9a", "#b15928", "#33a02c"],
     "urn": ["#6baed6", "#2171b5", "#08306b", "#041a3d"],
     "lstm": ["#fcae91", "#fb6a4a", "#cb181d", "#67000d"],
     "arbitrary": ["#636363"],
 }
 
 
+def _family(label: str) -> str:
+    low = label.lower()
+    return ("turn" if "turn" in low else "lstm" if "lstm" in low else
+            "arbitrary" if "arbitrary" in low else "urn")
+
+
 def style_for(label: str, index_in_family: int = 0) -> dict:
     """Matplotlib style of a model label such as ``"3-TURN"``, ``"URN 16"``, ``"LSTM 8"``."""
-    low = label.lower()
-    family = ("turn" if "turn" in low else "lstm" if "lstm" in low else
-              "arbitrary" if "arbitrary" in low else "urn")
+    family = _family(label)
     colours = _FAMILY_COLOURS[family]
     colour = colours[min(index_in_family, len(colours) - 1)]
     marker = {"turn": "o", "urn": "s", "lstm": "^", "arbitrary": "x"}[family]
@@ -39,8 +43,8 @@ def _styles(labels: Sequence[str]) -> dict[str, dict]:
     seen: dict[str, int] = {}
     out = {}
     for label in labels:
-        family = label.split()[0]
-        out[label] = style_for(label, seen.get(family, 0) if len(labels) > 1 else 0)
+        family = _family(label)
+        out[label] = style_for(label, seen.get(family, 0))
         seen[family] = seen.get(family, 0) + 1
     return out
 

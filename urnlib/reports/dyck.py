@@ -78,6 +78,25 @@ def figure_accuracy_by_attractors(runs: dict[str, Run], labels: list[str], min_t
                                     title="Accuracy of closing-bracket prediction by number of attractors")
 
 
+def figure_ablations(runs: dict[str, Run], ablations: dict[str, Run], turn: str, min_total: int = 1):
+    """The chapter's k-TURN next to its two variants (authors' code learning rate; no state dropout)."""
+    series = {f"{turn} (papers' setting)": attractor_accuracy(runs[turn], min_total=min_total)}
+    series |= {label: attractor_accuracy(run, min_total=min_total) for label, run in ablations.items()}
+    return accuracy_by_count_figure(series, baseline=MAJORITY_ACCURACY, baseline_label="majority class (20%)",
+                                    title=f"{turn} and two variants: accuracy by number of attractors")
+
+
+def ablation_table(runs: dict[str, Run], ablations: dict[str, Run], turn: str, min_total: int = 30) -> pd.DataFrame:
+    """Final test loss, closing-bracket accuracy and worst attractor bucket of the k-TURN and its variants."""
+    rows = []
+    for label, run in {f"{turn} (papers' setting)": runs[turn], **ablations}.items():
+        s = attractor_accuracy(run, min_total=min_total)
+        rows.append({"model": label, "test loss": run.final["test_loss"], "closing accuracy": run.final["closing_accuracy"],
+                     "worst bucket accuracy": float(s["accuracy"].min()),
+                     "at attractors": int(s["count"][np.argmin(s["accuracy"])])})
+    return pd.DataFrame(rows)
+
+
 def validation_loss_table(runs: dict[str, Run], labels: list[str]) -> pd.DataFrame:
     """Final test ("validation") loss per model, next to paper 000's where it reports one."""
     return pd.DataFrame({
