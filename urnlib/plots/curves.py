@@ -80,7 +80,8 @@ def accuracy_by_count_figure(
         y, lo, hi = s["accuracy"], s["low"], s["high"]
         if error:
             y, lo, hi = 1 - y, 1 - hi, 1 - lo
-        ax.errorbar(x, y, yerr=[y - lo, hi - y], label=label, capsize=2, markersize=4, linewidth=1.2,
+        yerr = np.clip([y - lo, hi - y], 0, None)  # rounding: Wilson bounds can sit 1e-16 inside p at 0 or 1
+        ax.errorbar(x, y, yerr=yerr, label=label, capsize=2, markersize=4, linewidth=1.2,
                     **styles[label])
     if baseline is not None:
         ax.axhline(baseline, color="black", linewidth=0.8, linestyle="-.", label=baseline_label)

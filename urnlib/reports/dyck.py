@@ -86,14 +86,22 @@ def figure_ablations(runs: dict[str, Run], ablations: dict[str, Run], turn: str,
                                     title=f"{turn} and two variants: accuracy by number of attractors")
 
 
+def _effects(run: Run) -> dict[str, float]:
+    t4, _ = table4(run)
+    return {"mean single-bracket effect": float(t4["effect (ours)"][:10].mean()),
+            "mean matching-pair effect": float(t4["effect (ours)"][10:].mean())}
+
+
 def ablation_table(runs: dict[str, Run], ablations: dict[str, Run], turn: str, min_total: int = 30) -> pd.DataFrame:
-    """Final test loss, closing-bracket accuracy and worst attractor bucket of the k-TURN and its variants."""
+    """Final test loss, closing-bracket accuracy, worst attractor bucket and mean effects (Table 4) of the
+    k-TURN and its variants."""
     rows = []
     for label, run in {f"{turn} (papers' setting)": runs[turn], **ablations}.items():
         s = attractor_accuracy(run, min_total=min_total)
         rows.append({"model": label, "test loss": run.final["test_loss"], "closing accuracy": run.final["closing_accuracy"],
                      "worst bucket accuracy": float(s["accuracy"].min()),
-                     "at attractors": int(s["count"][np.argmin(s["accuracy"])])})
+                     "at attractors": int(s["count"][np.argmin(s["accuracy"])]),
+                     **_effects(run)})
     return pd.DataFrame(rows)
 
 
