@@ -1,0 +1,62 @@
+"""A bad papermill parameter stops a chapter notebook at once, in the first code cell after the
+parameters, with a ParameterError naming the parameter and what is allowed: nothing is trained,
+stored or claimed (DESIGN.md: check every parameter before any work)."""
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+papermill = pytest.importorskip("papermill")
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+
+CASES = [
+    # dyck.ipynb
+    pytest.param("dyck", {"scale": "huge"}, ["scale", "huge", "tiny", "paper"], id="dyck-scale"),
+    pytest.param("dyck", {"models_001": ["gru"]}, ["models_001", "gru"], id="dyck-models_001"),
+    pytest.param("dyck", {"truncation_k": 12, "units_000": 12}, ["truncation_k", "k=12", "n=12"], id="dyck-k_too_large"),
+    pytest.param("dyck", {"units_000": 13}, ["units_000", "n=13"], id="dyck-odd_units"),
+    pytest.param("dyck", {"epochs": 0}, ["epochs"], id="dyck-epochs"),
+    pytest.param("dyck", {"generator": "zigzag"}, ["generator", "zigzag", "walk", "midpoint"], id="dyck-generator"),
+    # cross_serial.ipynb
+    pytest.param("cross_serial", {"train_k": 1}, ["train_k=1", ">= 2"], id="cs-train_k_below_2"),
+    pytest.param("cross_serial", {"test_k": 2}, ["test_k=2", "C_2", "empty", "test_k >= 3"], id="cs-test_k_empty_language"),
+    pytest.param("cross_serial", {"train_k": 12}, ["train_k=12", "test_k=10", "train_k <= test_k"], id="cs-train_k_above_test_k"),
+    pytest.param("cross_serial", {"models": ["gru"]}, ["models", "gru", "urn", "lstm"], id="cs-models"),
+    pytest.param("cross_serial", {"scale": "huge"}, ["scale", "huge", "tiny", "paper"], id="cs-scale"),
+    pytest.param("cross_serial", {"on_stale": "ignore"}, ["on_stale", "ignore", "warn", "retrain", "error"], id="cs-on_stale"),
+]
+
+
+def _has_error(cell) -> bool:
+    return any(o.get("output_type") == "error" for o in cell.get("outputs", []))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("chapter, bad, words", CASES)
+def test_bad_parameter_stops_in_the_check_cell(chapter, bad, words, tmp_path):
+    params = yaml.safe_load((NOTEBOOKS / "params" / f"{chapter}.tiny.yaml").read_text())
+    params.update(scale="tiny", claims_dir=str(tmp_path / "claims"), store=str(tmp_path / "runs"))
+    params.update(bad)
+    out = tmp_path / f"{chapter}.out.ipynb"
+    with pytest.raises(papermill.PapermillExecutionError) as info:
+        papermill.execute_notebook(str(NOTEBOOKS / f"{chapter}.ipynb"), str(out), parameters=params,
+                                   kernel_name="python3", cwd=str(NOTEBOOKS), progress_bar=False)
+    err = info.value
+    assert err.ename == "ParameterError"
+    for word in words:
+        assert word in err.evalue, f"{word!r} not in {err.evalue!r}"
+
+    cells = json.loads(out.read_text())["cells"]
+    tags = [c["metadata"].get("tags", []) for c in cells]
+    injected = next(i for i, t in enumerate(tags) if "injected-parameters" in t)
+    assert "parameters" in tags[injected - 1]
+    code_after = [i for i, c in enumerate(cells) if c["cell_type"] == "code" and i > injected]
+    failing = [i for i, c in enumerate(cells) if _has_error(c)]
+    assert failing == [code_after[0]]  # the first code cell after the parameters, and only it
+    for i in code_after[1:]:  # nothing after it ran
+        assert cells[i].get("execution_count") is None and not cells[i].get("outputs")
+    assert not (tmp_path / "runs").exists()
+    assert not (tmp_path / "claims").exists()
