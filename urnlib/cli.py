@@ -98,7 +98,16 @@ def execute(notebook: Path, output: Path, parameters: dict, cwd: Path) -> None:
 
     os.environ.setdefault("URNLIB_PROGRESS", "terminal")  # the kernel inherits this process's environment
     try:
-        _papermill(papermill, notebook, output, parameters, cwd)
+        papermill.execute_notebook(
+            str(notebook),
+            str(output),
+            parameters=parameters,
+            kernel_name="python3",
+            cwd=str(cwd),
+            progress_bar=not _in_ci(),
+            log_output=False,
+            request_save_on_cell_execute=True,
+        )
     finally:
         if output.exists():
             _fold_injected_parameters(output)
@@ -113,19 +122,6 @@ def _fold_injected_parameters(path: Path) -> None:
         if "injected-parameters" in tags and "hide-input" not in tags:
             tags.append("hide-input")
     nbformat.write(nb, path)
-
-
-def _papermill(papermill, notebook: Path, output: Path, parameters: dict, cwd: Path) -> None:
-    papermill.execute_notebook(
-        str(notebook),
-        str(output),
-        parameters=parameters,
-        kernel_name="python3",
-        cwd=str(cwd),
-        progress_bar=not _in_ci(),
-        log_output=False,
-        request_save_on_cell_execute=True,
-    )
 
 
 def run_notebooks(args: argparse.Namespace) -> int:

@@ -17,8 +17,8 @@ from urnlib.experiments.dyck import rebuild_model
 from urnlib.models import build_model, count_parameters
 from urnlib.languages.dyck import PAIRS, DyckVocab
 from urnlib.metrics import accuracy_by_count, max_error_rate
-from urnlib.reports.common import largest_rise, share_lower_at_matched_x
 from urnlib.plots.curves import accuracy_by_count_figure, curves_panel, panel_grid
+from urnlib.reports.common import largest_rise, share_lower_at_matched_x
 from urnlib.results import Run
 
 CHAPTER = "dyck"
