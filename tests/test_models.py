@@ -18,7 +18,6 @@ from urnlib.models import (
     skew_size,
     urn_parameter_count,
 )
-from urnlib.models.unitary import _MatrixRNN
 from urnlib.params import ParameterError
 
 # Tiny matrices: one thread is ~100x faster than two when the cores are busy (thread contention).
@@ -188,46 +187,6 @@ def test_parameter_counts_match_paper_001_tables(V, e, n, lstm, urn):
 
 def test_arbitrary_parameter_count():
     assert count_parameters(build_model("arbitrary", 12, n=8)) == 12 * 64 + 9 * 12
-
-
-# --------------------------------------------------------------------------- #
-# the two code paths of _MatrixRNN.states
-# --------------------------------------------------------------------------- #
-@pytest.mark.parametrize("cls", [URN, ArbitraryRNN])
-def test_gemm_and_bmm_paths_agree(cls, monkeypatch):
-    V, n = 5, 6
-    torch.manual_seed(0)
-    model = cls(V, n, dropout=0.0, init_scale=0.5).double()
-    tokens = torch.randint(V, (7, 9), generator=torch.Generator().manual_seed(1))
-    assert V * n <= _MatrixRNN._GEMM_COLUMNS  # default: side-by-side GEMM
-
-    bmm_calls = []
-    real_bmm = torch.bmm
-
-    def counting_bmm(*args, **kwargs):
-        bmm_calls.append(1)
-        return real_bmm(*args, **kwargs)
-
-    monkeypatch.setattr(torch, "bmm", counting_bmm)
-
-    def run():
-        model.zero_grad()
-        H = model.states(tokens)
-        weights = torch.linspace(-1, 1, H.numel(), dtype=torch.float64).view_as(H)
-        (H * weights).sum().backward()
-        # the readout does not act on the states: only the matrix parameters get gradients
-        return H.detach().clone(), [p.grad.clone() for p in model.parameters() if p.grad is not None]
-
-    H_gemm, g_gemm = run()
-    assert not bmm_calls
-    monkeypatch.setattr(_MatrixRNN, "_GEMM_COLUMNS", 0)
-    H_bmm, g_bmm = run()
-    assert len(bmm_calls) == tokens.shape[1]  # the other path really ran, one bmm per step
-    assert torch.allclose(H_gemm, H_bmm, rtol=0, atol=1e-10)
-    assert len(g_gemm) == len(g_bmm) == 1
-    for a, b in zip(g_gemm, g_bmm):
-        assert torch.allclose(a, b, rtol=0, atol=1e-10)
-    assert any(float(g.abs().max()) > 1e-3 for g in g_gemm)  # gradients are not all zero
 
 
 # --------------------------------------------------------------------------- #

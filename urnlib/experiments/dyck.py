@@ -9,7 +9,7 @@ The notebook ``notebooks/dyck.ipynb`` passes its parameters to :func:`plan_runs`
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 import torch
 
+from urnlib.experiments.common import check_plan, load_or_train, rebuild_model as _rebuild
 from urnlib.languages import dyck
-from urnlib.models import build_model, count_parameters
 from urnlib.params import ParameterError, check_choice, check_float, check_int
-from urnlib.results import Run, RunStore
-from urnlib.train import TokenData, TrainConfig, fit, predict, seed_everything
+from urnlib.results import Run
+from urnlib.train import TokenData, TrainConfig, predict
 
 __all__ = ["DyckTask", "DyckData", "make_data", "plan_runs", "run_all", "evaluate_closing", "EXPERIMENT"]
 
@@ -123,31 +123,9 @@ def plan_runs(*, units_000: int, truncation_k: int, units_001: list[int], models
     for n in units_001:
         for kind in models_001:
             plan[f"{COMPARISON_KINDS[kind]} {n}"] = specs[kind](n)
-    vocab_size = len(dyck.DyckVocab())
-    for label, spec in plan.items():  # fail now, before any training, on an impossible model
-        opts = {k: v for k, v in spec.items() if k != "kind"}
-        try:
-            build_model(spec["kind"], vocab_size, **opts)
-        except ParameterError as err:
-            source = "units_001, models_001" if label[-1].isdigit() else "units_000, truncation_k"
-            raise ParameterError(f"model {label!r} (parameters {source}): {err}") from None
+    check_plan(plan, len(dyck.DyckVocab()),
+               lambda label: "units_001, models_001" if label[-1].isdigit() else "units_000, truncation_k")
     return plan
-
-
-def _train_one(spec: dict[str, Any], task: DyckTask, cfg: TrainConfig, label: str):
-    data = make_data(task)
-
-    def train(checkpoint):
-        seed_everything(cfg.seed)
-        opts = {k: v for k, v in spec.items() if k != "kind"}
-        model = build_model(spec["kind"], len(data.vocab), **opts)
-        history, wall = fit(model, data.train, data.test, cfg, evaluate=lambda m: evaluate_closing(m, data),
-                            checkpoint=checkpoint, desc=label)
-        final = dict(history.rows[-1])
-        final["n_params"] = count_parameters(model)
-        return history.rows, final, model.state_dict(), wall
-
-    return train
 
 
 def run_all(plan: dict[str, dict[str, Any]], task: DyckTask, cfg: TrainConfig, store_dir: str | Path, *,
@@ -161,19 +139,15 @@ def run_all(plan: dict[str, dict[str, Any]], task: DyckTask, cfg: TrainConfig, s
         retrain: train even when a stored run matches.
         on_stale: see :meth:`urnlib.results.RunStore.get_or_train`.
     """
-    store = RunStore(store_dir, code_module=__name__)
-    runs = {}
-    for label, spec in plan.items():
-        params = {"task": asdict(task), "model": spec, "train": asdict(cfg)}
-        runs[label] = store.get_or_train(EXPERIMENT, label, params, _train_one(spec, task, cfg, label),
-                                         retrain=retrain, on_stale=on_stale)
-    return runs
+    data = lambda: make_data(task)  # noqa: E731 - cached; built only if something trains
+    return load_or_train(
+        EXPERIMENT, __name__, plan, task, cfg, store_dir, vocab_size=len(dyck.DyckVocab()),
+        train_data=lambda: (data().train, data().test),
+        evaluate=lambda model: evaluate_closing(model, data()),
+        retrain=retrain, on_stale=on_stale,
+    )
 
 
 def rebuild_model(run: Run) -> torch.nn.Module:
     """The trained model of a stored run, in eval mode."""
-    spec = dict(run.params["model"])
-    kind = spec.pop("kind")
-    model = build_model(kind, len(dyck.DyckVocab()), **spec)
-    model.load_state_dict(run.weights)
-    return model.eval()
+    return _rebuild(run, len(dyck.DyckVocab()))

@@ -19,6 +19,11 @@ Dropout (reference-facts, "URN / k-TURN"): rate 0.05 on (1) the skew parameters,
 For (1) we draw **one mask per batch** (per symbol and parameter), not one per sequence: this keeps
 ``Q`` computed once per vocabulary symbol per batch (a ``[V, n, n]`` exponential), which is what
 makes training affordable; per-sequence masks would need a ``[B, V, n, n]`` exponential.
+
+Speed (measured in ``benchmarks/urn_speed.py``, shown on the book's Performance page): the recurrence
+runs grouped by symbol with a hand-written backward (:mod:`urnlib.models.scan`); a k-TURN with
+``4k <= n`` exponentiates through the rank-2k form (:func:`expm_truncated`); long sequences can be read
+by a parallel prefix product (:meth:`_MatrixRNN.states_parallel`).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from urnlib.models.scan import matrix_scan, prefix_states
 from urnlib.params import ParameterError
 
 __all__ = [
@@ -33,6 +39,7 @@ __all__ = [
     "skew_indices",
     "URN",
     "ArbitraryRNN",
+    "expm_truncated",
 ]
 
 
@@ -103,8 +110,6 @@ class _MatrixRNN(nn.Module):
         nn.init.xavier_uniform_(self.readout.weight)  # reference-facts: Glorot-uniform readout
         nn.init.zeros_(self.readout.bias)
 
-    _GEMM_COLUMNS = 4096  # use the side-by-side GEMM while V * n is at most this
-
     def matrices(self) -> torch.Tensor:  # (V, n, n)
         raise NotImplementedError
 
@@ -117,29 +122,23 @@ class _MatrixRNN(nn.Module):
         Returns:
             ``(B, T, n)``: ``h_1 ... h_T`` (``h_t`` has read ``tokens[:, :t]``).
         """
-        B, T = tokens.shape
         M = self.matrices()  # (V, n, n): once per symbol per batch, never per token
-        h = self.h0.expand(B, self.n)
         mask = None
         if self.training and self.state_dropout and self.dropout > 0:
-            mask = _dropout_mask((B, self.n), self.dropout, h)  # one mask per sequence
-        # Two exact ways to apply each sequence's own matrix. Small vocabularies: one GEMM against
-        # all V matrices side by side, then pick each row's symbol (dense BLAS beats B tiny
-        # matrix-vector products ~10x on CPU). Large vocabularies: gather (B, n, n) and bmm.
-        side_by_side = self.vocab_size * self.n <= self._GEMM_COLUMNS
-        if side_by_side:
-            M_cat = M.transpose(0, 1).reshape(self.n, -1)  # (n, V*n): [M_0 | M_1 | ...]
-            rows = torch.arange(B, device=tokens.device)
-        out = []
-        for t in range(T):
-            if mask is not None:
-                h = h * mask
-            if side_by_side:
-                h = (h @ M_cat).view(B, -1, self.n)[rows, tokens[:, t]]  # (B, n)
-            else:
-                h = torch.bmm(h.unsqueeze(1), M[tokens[:, t]]).squeeze(1)  # (B, n)
-            out.append(h)
-        return torch.stack(out, dim=1)  # (B, T, n)
+            mask = _dropout_mask((tokens.shape[0], self.n), self.dropout, M)  # one mask per sequence
+        return matrix_scan(M, self.h0, tokens, mask)  # grouped by symbol per step (models/scan.py)
+
+    @torch.no_grad()
+    def states_parallel(self, tokens: torch.Tensor, chunk: int | None = None) -> torch.Tensor:
+        """The same states as :meth:`states` (evaluation mode), by a chunked parallel prefix product.
+
+        For long sequences (10^4 symbols and more): the state after ``x_1 ... x_t`` is
+        ``h_0 Q(x_1) ... Q(x_t)``, a product, so it can be computed in ``O(chunk + log(T / chunk))``
+        sequential steps instead of ``T`` (see :func:`urnlib.models.scan.prefix_states`).
+        """
+        if self.training:
+            raise ParameterError("states_parallel is an evaluation path: call model.eval() first")
+        return prefix_states(self.matrices(), self.h0, tokens, chunk=chunk)
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         """Next-symbol logits ``(B, T, V)`` for input symbols ``(B, T)``."""
@@ -195,7 +194,49 @@ class URN(_MatrixRNN):
         U = self.embedding
         if self.training and self.dropout > 0:
             U = U * _dropout_mask(U.shape, self.dropout, U)  # one mask per batch
+        if self.k is not None and 4 * self.k <= self.n:  # rank 2k <= n/2: the low-rank form is cheaper
+            return expm_truncated(self.truncated_rows(U))
         return torch.linalg.matrix_exp(self.generators(U))  # (V, n, n), orthogonal
+
+    def truncated_rows(self, params: torch.Tensor | None = None) -> torch.Tensor:
+        """The first ``k`` rows of the generators' upper part ``U`` (``S = U - U^T``): ``(V, k, n)``."""
+        if self.k is None:
+            raise ParameterError("truncated_rows needs a k-truncated URN (k is None: full URN)")
+        P = self.embedding if params is None else params
+        rows = P.new_zeros(P.shape[0], self.k, self.n)
+        rows[:, self._rows, self._cols] = P
+        return rows
+
+
+def expm_truncated(rows: torch.Tensor) -> torch.Tensor:
+    """``expm(S)`` for k-truncated skew generators, through their rank-2k structure.
+
+    With ``U`` zero outside its first ``k`` rows ``R_k`` (``(k, n)``) and ``E = I[:, :k]``,
+    ``S = U - U^T = L R^T`` with ``L = [E, -R_k^T]`` and ``R^T = [R_k; E^T]`` (both ``n x 2k``). Then
+    ``S^j = L (R^T L)^{j-1} R^T`` and
+
+        ``expm(S) = I + L phi(R^T L) R^T``,   ``phi(K) = sum_j K^j / (j+1)!``,
+
+    where ``phi(K)`` is the top-right block of ``expm([[K, I], [0, 0]])``, a ``4k x 4k`` exponential.
+    Cost per symbol: one ``4k x 4k`` exponential and an ``n x 2k x n`` product, instead of an
+    ``n x n`` exponential; the result is the same orthogonal matrix up to rounding.
+
+    Args:
+        rows: ``(V, k, n)``, the first ``k`` rows of each generator's upper part.
+
+    Returns:
+        ``(V, n, n)``.
+    """
+    V, k, n = rows.shape
+    E = torch.eye(n, k, dtype=rows.dtype, device=rows.device).expand(V, n, k)
+    L = torch.cat([E, -rows.transpose(1, 2)], dim=2)  # (V, n, 2k)
+    Rt = torch.cat([rows, E.transpose(1, 2)], dim=1)  # (V, 2k, n)
+    K = Rt @ L  # (V, 2k, 2k)
+    block = K.new_zeros(V, 4 * k, 4 * k)
+    block[:, : 2 * k, : 2 * k] = K
+    block[:, : 2 * k, 2 * k :] = torch.eye(2 * k, dtype=K.dtype, device=K.device)
+    phi = torch.linalg.matrix_exp(block)[:, : 2 * k, 2 * k :]
+    return torch.eye(n, dtype=rows.dtype, device=rows.device) + L @ phi @ Rt
 
 
 class ArbitraryRNN(_MatrixRNN):

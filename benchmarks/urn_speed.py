@@ -1,0 +1,368 @@
+"""URN training speed and memory, and compositional (parallel prefix) evaluation, measured in one run.
+
+    .venv/bin/python benchmarks/urn_speed.py            # everything (about 10 minutes on 2 cores)
+    .venv/bin/python benchmarks/urn_speed.py --quick    # n = 16, 50 only, fewer rounds (a smoke test)
+
+Training step = what ``urnlib.train.fit`` does per minibatch (forward, cross-entropy, backward, Adam)
+on the Dyck chapter's paper configuration: batches of 512 strings of 20 symbols, V = 12, 200 batches per
+epoch (102,400 strings). Seconds per epoch are the median per-batch time over several interleaved rounds
+times 200 (said so in the table). Compared, at each n:
+
+* ``URN (urnlib)``: 3-TURN and Full URN as the chapters train them (Q once per symbol per batch,
+  recurrence grouped by symbol with a hand-written backward: ``urnlib/models/scan.py``);
+* ``URN, Q per token``: the authors' design, a ``(B, n, n)`` exponential at every time step (one
+  batch only, after no warm-up: it is slow; extrapolated to the epoch, and said so);
+* ``URN, autograd loop``: the previous urnlib formulation (Q once per symbol, one GEMM against all V
+  matrices side by side per step, autograd through the loop), kept here for the record;
+* ``nn.LSTM``: ``torch.nn.LSTM`` with the same hidden size, embedding 12, linear readout;
+* the *floor*: the matrix-vector products the recurrence needs (forward ``h W``, backward ``g W^T`` and
+  ``h^T g``: ``6 n^2`` flops per token), (a) at this machine's measured GEMM peak and (b) timed as
+  the same recurrence with one shared matrix (three ``(B, n) x (n, n)`` GEMMs per step, no symbol
+  selection at all).
+
+Peak memory: each (model, n) runs two training steps in a fresh subprocess; reported is the rise of
+the process's peak resident memory over its resident memory before the first step.
+
+Compositional evaluation: states of a URN (n = 50, k = 3) on 4 random sequences of length 10^2 .. 10^5,
+by the plain loop (a gather and a bmm per step), by the grouped scan (``states``), and by the chunked
+parallel prefix product (``states_parallel``), with their largest disagreement.
+
+Writes ``book/performance/urn_speed.md`` (included by the book's Performance page) and
+``benchmarks/results/urn_speed.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from urnlib.languages import dyck
+from urnlib.models import URN, build_model
+from urnlib.models.scan import matrix_scan_reference
+from urnlib.models.unitary import _dropout_mask
+
+RESULTS = Path(__file__).resolve().parent / "results"  # the full report (JSON)
+BOOK_TABLE = Path(__file__).resolve().parents[1] / "book" / "performance" / "urn_speed.md"  # shown by the book
+BATCHES_PER_EPOCH = 200  # 102,400 strings / 512
+V = len(dyck.DyckVocab())
+
+
+# --------------------------------------------------------------------------- #
+# the formulations compared
+# --------------------------------------------------------------------------- #
+class PerTokenURN(URN):
+    """The authors' design: Q(x_t) = expm(S(x_t)) computed for every sequence at every step (with a
+    per-sequence parameter-dropout mask, the reason that design needs it)."""
+
+    def states(self, tokens):
+        B, T = tokens.shape
+        h = self.h0.expand(B, self.n)
+        pmask = _dropout_mask((B, self.embedding.shape[1]), self.dropout, h) if self.training else None
+        smask = _dropout_mask((B, self.n), self.dropout, h) if self.training else None
+        out = []
+        for t in range(T):
+            P = self.embedding[tokens[:, t]]
+            if pmask is not None:
+                P, h = P * pmask, h * smask
+            Q = torch.linalg.matrix_exp(self.generators(P))  # (B, n, n)
+            h = torch.bmm(h.unsqueeze(1), Q).squeeze(1)
+            out.append(h)
+        return torch.stack(out, 1)
+
+
+class AutogradLoopURN(URN):
+    """The previous urnlib formulation: one GEMM against all V matrices side by side, then each row
+    picks its symbol's block; autograd records every step."""
+
+    def states(self, tokens):
+        B, T = tokens.shape
+        M = self.matrices()
+        h = self.h0.expand(B, self.n)
+        mask = _dropout_mask((B, self.n), self.dropout, M) if self.training else None
+        M_cat = M.transpose(0, 1).reshape(self.n, -1)
+        rows = torch.arange(B)
+        out = []
+        for t in range(T):
+            if mask is not None:
+                h = h * mask
+            h = (h @ M_cat).view(B, -1, self.n)[rows, tokens[:, t]]
+            out.append(h)
+        return torch.stack(out, 1)
+
+
+class TorchLSTM(nn.Module):
+    def __init__(self, n: int):
+        super().__init__()
+        self.embed = nn.Embedding(V, 12)
+        self.lstm = nn.LSTM(12, n, batch_first=True)
+        self.readout = nn.Linear(n, V)
+
+    def forward(self, x):
+        return self.readout(self.lstm(self.embed(x))[0])
+
+
+def make(label: str, n: int) -> nn.Module:
+    k = 3
+    return {
+        "3-TURN (urnlib)": lambda: URN(V, n, k),
+        "Full URN (urnlib)": lambda: URN(V, n, None),
+        "3-TURN, Q per token": lambda: PerTokenURN(V, n, k),
+        "Full URN, autograd loop": lambda: AutogradLoopURN(V, n, None),
+        "nn.LSTM": lambda: TorchLSTM(n),
+        "LSTM (paper cell)": lambda: build_model("lstm", V, n=n, embedding_size=12),
+    }[label]()
+
+
+FAST = ["3-TURN (urnlib)", "Full URN (urnlib)", "Full URN, autograd loop", "nn.LSTM", "LSTM (paper cell)"]
+SLOW = ["3-TURN, Q per token"]
+
+
+def dyck_batch():
+    x, y = dyck.encode(dyck.generate(512, 10, max_depth=3, rng=0), dyck.DyckVocab())
+    return x, y
+
+
+def training_step(model: nn.Module, x, y):
+    opt = torch.optim.Adam(model.parameters(), lr=0.01)
+
+    def step():
+        loss = F.cross_entropy(model(x).reshape(-1, V), y.reshape(-1))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+    return step
+
+
+def timed(fn, reps: int) -> float:
+    t0 = time.perf_counter()
+    for _ in range(reps):
+        fn()
+    return (time.perf_counter() - t0) / reps
+
+
+# --------------------------------------------------------------------------- #
+# floors
+# --------------------------------------------------------------------------- #
+def gemm_peak_flops() -> float:
+    a, b = torch.randn(2048, 2048), torch.randn(2048, 2048)
+    a @ b
+    return 2 * 2048**3 / min(timed(lambda: a @ b, 5) for _ in range(3))
+
+
+def shared_matrix_recurrence(n: int, B: int, T: int):
+    """T steps of h W forward, g W^T and h^T g backward, one shared matrix: (B, n) x (n, n) GEMMs."""
+    W, h, o, g, dW = torch.randn(n, n), torch.randn(B, n), torch.empty(B, n), torch.empty(B, n), torch.zeros(n, n)
+
+    def run():
+        for _ in range(T):
+            torch.mm(h, W, out=o)
+        for _ in range(T):
+            torch.mm(o, W.t(), out=g)
+            dW.addmm_(h.t(), g)
+
+    return run
+
+
+def recurrence_only(n: int, x):
+    """Forward + backward of the URN's states alone (matrices given), as urnlib computes them."""
+    model = URN(V, n, None)
+    M = model.matrices().detach().requires_grad_()
+    mask = _dropout_mask((x.shape[0], n), 0.05, M)
+    from urnlib.models.scan import matrix_scan
+
+    def run():
+        H = matrix_scan(M, model.h0, x, mask)
+        H.backward(torch.ones_like(H))
+
+    return run
+
+
+# --------------------------------------------------------------------------- #
+# memory, in a subprocess
+# --------------------------------------------------------------------------- #
+def _status_kb(field: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise RuntimeError(f"{field} not in /proc/self/status")
+
+
+def memory_child(label: str, n: int, threads: int) -> None:
+    """Peak resident memory of two training steps, above what the process held before them.
+
+    ``VmHWM`` (the peak resident set) is reset through ``/proc/self/clear_refs`` just before the steps;
+    ``getrusage``'s ``ru_maxrss`` would not do: it survives ``exec`` and starts at the parent's size.
+    """
+    torch.set_num_threads(threads)
+    torch.manual_seed(0)
+    x, y = dyck_batch()
+    step = training_step(make(label, n), x, y)
+    Path("/proc/self/clear_refs").write_text("5")  # reset VmHWM to the current resident set
+    before = _status_kb("VmHWM")
+    step()
+    step()
+    print(json.dumps({"peak_rise_mb": (_status_kb("VmHWM") - before) / 1024}))
+
+
+def peak_memory_mb(label: str, n: int, threads: int) -> float:
+    out = subprocess.run([sys.executable, __file__, "--memory-of", label, str(n), "--threads", str(threads)],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])["peak_rise_mb"]
+
+
+# --------------------------------------------------------------------------- #
+# compositional evaluation
+# --------------------------------------------------------------------------- #
+def prefix_rows(lengths: list[int], batch: int = 4) -> list[dict]:
+    torch.manual_seed(0)
+    model = URN(V, 50, 3).eval()
+    M = model.matrices().detach()
+    rows = []
+    for T in lengths:
+        tokens = torch.randint(V, (batch, T))
+        with torch.no_grad():
+            t0 = time.perf_counter()
+            plain = matrix_scan_reference(M, model.h0, tokens)
+            t_plain = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            grouped = model.states(tokens)
+            t_grouped = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            parallel = model.states_parallel(tokens)
+            t_parallel = time.perf_counter() - t0
+        rows.append({
+            "length": T, "plain loop s": t_plain, "grouped scan s": t_grouped, "parallel prefix s": t_parallel,
+            "plain / parallel": t_plain / t_parallel, "grouped / parallel": t_grouped / t_parallel,
+            "max |parallel - plain|": float((parallel - plain).abs().max()),
+            "max |grouped - plain|": float((grouped - plain).abs().max()),
+        })
+        print(f"  prefix T={T}: plain {t_plain:.3f}s grouped {t_grouped:.3f}s parallel {t_parallel:.3f}s", flush=True)
+    return rows
+
+
+# --------------------------------------------------------------------------- #
+def machine() -> dict:
+    cpu = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {"cpu": cpu, "threads": torch.get_num_threads(), "torch": torch.__version__,
+            "python": platform.python_version(), "date": datetime.date.today().isoformat()}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--sizes", type=int, nargs="+", default=[8, 16, 32, 50, 128])
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--lengths", type=int, nargs="+", default=[100, 1_000, 10_000, 100_000])
+    ap.add_argument("--quick", action="store_true", help="n = 16, 50; 2 rounds; lengths up to 10^4; no files")
+    ap.add_argument("--memory-of", nargs=2, metavar=("LABEL", "N"), help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.memory_of:
+        memory_child(args.memory_of[0], int(args.memory_of[1]), args.threads)
+        return
+    if args.quick:
+        args.sizes, args.rounds, args.lengths = [16, 50], 2, [100, 1_000, 10_000]
+    torch.set_num_threads(args.threads)
+    info = machine()
+    print(f"{info['cpu']}, {args.threads} threads, torch {info['torch']}", flush=True)
+    peak = gemm_peak_flops()
+    x, y = dyck_batch()
+    B, T = x.shape
+    speed = []
+    for n in args.sizes:
+        torch.manual_seed(0)
+        steps = {label: training_step(make(label, n), x, y) for label in FAST}
+        extra = {"floor: shared-matrix recurrence": shared_matrix_recurrence(n, B, T),
+                 "recurrence only (urnlib)": recurrence_only(n, x)}
+        for fn in [*steps.values(), *extra.values()]:
+            fn()  # warm-up
+        times: dict[str, list[float]] = {label: [] for label in [*steps, *extra]}
+        for _ in range(args.rounds):  # interleaved, so drifts of a shared machine hit all alike
+            for label, fn in [*steps.items(), *extra.items()]:
+                times[label].append(timed(fn, 3))
+        med = {label: statistics.median(v) for label, v in times.items()}
+        torch.manual_seed(0)
+        slow_step = training_step(make(SLOW[0], n), x, y)
+        med[SLOW[0]] = timed(slow_step, 1)
+        floor_peak = 6 * n * n * B * T / peak
+        lstm = med["nn.LSTM"]
+        for label in [*FAST, *SLOW]:
+            speed.append({
+                "n": n, "model": label, "s/epoch": med[label] * BATCHES_PER_EPOCH,
+                "measured on": "1 batch" if label in SLOW else f"median of {args.rounds} x 3 batches",
+                "ratio to nn.LSTM": med[label] / lstm,
+                "peak memory MB": peak_memory_mb(label, n, args.threads) if not args.quick else None,
+            })
+        speed.append({"n": n, "model": "recurrence only (urnlib)", "s/epoch": med["recurrence only (urnlib)"] * BATCHES_PER_EPOCH,
+                      "measured on": f"median of {args.rounds} x 3 batches",
+                      "x floor (a)": med["recurrence only (urnlib)"] / floor_peak,
+                      "x floor (b)": med["recurrence only (urnlib)"] / med["floor: shared-matrix recurrence"]})
+        speed.append({"n": n, "model": "floor (a): 6n^2 flops/token at GEMM peak", "s/epoch": floor_peak * BATCHES_PER_EPOCH,
+                      "measured on": f"peak {peak / 1e9:.0f} GFLOP/s"})
+        speed.append({"n": n, "model": "floor (b): shared-matrix recurrence", "s/epoch": med["floor: shared-matrix recurrence"] * BATCHES_PER_EPOCH,
+                      "measured on": f"median of {args.rounds} x 3 batches"})
+        for row in speed:
+            if row["n"] == n and "x floor" not in row and row["model"] in FAST:
+                row["x floor (a)"] = med[row["model"]] / floor_peak
+                row["x floor (b)"] = med[row["model"]] / med["floor: shared-matrix recurrence"]
+        print(f"n={n}: " + ", ".join(f"{k} {v * BATCHES_PER_EPOCH:.2f}s" for k, v in med.items()), flush=True)
+    prefix = prefix_rows(args.lengths)
+    report = {"machine": info, "gemm_peak_gflops": peak / 1e9, "batch": B, "length": T,
+              "batches_per_epoch": BATCHES_PER_EPOCH, "speed": speed, "prefix": prefix}
+    md = to_markdown(report)
+    print(md)
+    if not args.quick:
+        RESULTS.mkdir(exist_ok=True)
+        (RESULTS / "urn_speed.json").write_text(json.dumps(report, indent=1))
+        BOOK_TABLE.parent.mkdir(exist_ok=True)
+        BOOK_TABLE.write_text(md)
+        print(f"wrote {BOOK_TABLE} and {RESULTS / 'urn_speed.json'}")
+
+
+def _fmt(v) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return f"{v:.3g}" if abs(v) < 1e-2 else f"{v:.2f}"
+    return str(v)
+
+
+def _table(rows: list[dict], cols: list[str]) -> str:
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    lines += ["| " + " | ".join(_fmt(r.get(c)) for c in cols) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def to_markdown(report: dict) -> str:
+    m = report["machine"]
+    head = (f"Measured {m['date']} on {m['cpu']}, {m['threads']} threads, torch {m['torch']}, Python {m['python']}; "
+            f"GEMM peak {report['gemm_peak_gflops']:.0f} GFLOP/s. Training step: batch {report['batch']}, "
+            f"{report['length']} symbols, V = {V}; seconds per epoch = time per batch x "
+            f"{report['batches_per_epoch']}.\n")
+    cols = ["n", "model", "s/epoch", "ratio to nn.LSTM", "x floor (a)", "x floor (b)", "peak memory MB", "measured on"]
+    pcols = ["length", "plain loop s", "grouped scan s", "parallel prefix s", "plain / parallel",
+             "grouped / parallel", "max |parallel - plain|"]
+    return (head + "\n### Training\n\n" + _table(report["speed"], cols)
+            + "\n\n### Compositional evaluation (URN n = 50, k = 3, 4 sequences)\n\n" + _table(report["prefix"], pcols) + "\n")
+
+
+if __name__ == "__main__":
+    main()
