@@ -49,7 +49,7 @@ from torch import nn
 
 from urnlib.languages import dyck
 from urnlib.models import URN, build_model
-from urnlib.models.scan import matrix_scan_reference
+from urnlib.models.scan import matrix_scan, matrix_scan_reference
 from urnlib.models.unitary import _dropout_mask
 
 RESULTS = Path(__file__).resolve().parent / "results"  # the full report (JSON)
@@ -180,7 +180,6 @@ def recurrence_only(n: int, x):
     model = URN(V, n, None)
     M = model.matrices().detach().requires_grad_()
     mask = _dropout_mask((x.shape[0], n), 0.05, M)
-    from urnlib.models.scan import matrix_scan
 
     def run():
         H = matrix_scan(M, model.h0, x, mask)
