@@ -83,5 +83,9 @@ def test_notebooks_run_at_tiny_scale_and_the_book_builds(tmp_path):
     matrix = (html / "chapters" / "matrix_embeddings.html").read_text()
     assert matrix.count("<img") >= 1 and "correct (paper)" in matrix and "Kneser-Ney" in matrix
     assert "paper 003 sec. 4.2" in claims, "the summary page does not list the matrix-embedding chapter's claims"
+    primer = (html / "chapters" / "primer.html").read_text()
+    # Bengio et al.'s table with the lecture's numbers, the dendrogram, the a^n b^n plots, the claims
+    assert primer.count("<img") >= 4 and "lecture row" in primer and "Kneser-Ney back-off" in primer
+    assert "lecture 004, Weiss et al. (2018)" in claims, "the summary page does not list the primer's claims"
     performance = (html / "performance.html").read_text()
     assert "ratio to nn.LSTM" in performance and "parallel prefix" in performance, "benchmark tables missing"

@@ -21,6 +21,13 @@ CASES = [
     pytest.param("dyck", {"units_000": 13}, ["units_000", "n=13"], id="dyck-odd_units"),
     pytest.param("dyck", {"epochs": 0}, ["epochs"], id="dyck-epochs"),
     pytest.param("dyck", {"generator": "zigzag"}, ["generator", "zigzag", "walk", "midpoint"], id="dyck-generator"),
+    # primer.ipynb
+    pytest.param("primer", {"lm_models": ["mlp 5 50 60"]}, ["mlp 5 50 60", "nnlm N H M", "srn"], id="pr-lm_model"),
+    pytest.param("primer", {"lm_models": ["nnlm 9 50 30 direct"], "warmup": 4}, ["warmup=4", "8 tokens"], id="pr-warmup"),
+    pytest.param("primer", {"anbn_models": ["urn 5"]}, ["urn 5", "even"], id="pr-urn_odd"),
+    pytest.param("primer", {"anbn_max_test_n": 2}, ["max_test_n=2", ">= 4"], id="pr-test_below_train"),
+    pytest.param("primer", {"elman_settings": ["20 32"]}, ["20 32", "EPOCHS BATCH LR"], id="pr-elman_setting"),
+    pytest.param("primer", {"ngram_orders": [7]}, ["ngram_orders", "1 to 5"], id="pr-ngram_order"),
     # agreement.ipynb
     pytest.param("agreement", {"sources": ["/nowhere/agr_50_mostcommon_10K.tsv.gz"]},
                  ["agr_50_mostcommon_10K", "'synthetic'", "'offline'", "agreement-data"], id="agr-missing_file"),

