@@ -87,5 +87,8 @@ def test_notebooks_run_at_tiny_scale_and_the_book_builds(tmp_path):
     # Bengio et al.'s table with the lecture's numbers, the dendrogram, the a^n b^n plots, the claims
     assert primer.count("<img") >= 4 and "lecture row" in primer and "Kneser-Ney back-off" in primer
     assert "lecture 004, Weiss et al. (2018)" in claims, "the summary page does not list the primer's claims"
+    tpru = (html / "chapters" / "tpru.html").read_text()
+    assert tpru.count("<img") >= 2 and "paper 002 Table 2" in tpru
+    assert "paper 002 Table 2" in claims, "the summary page does not list the TPRU chapter's claims"
     performance = (html / "performance.html").read_text()
     assert "ratio to nn.LSTM" in performance and "parallel prefix" in performance, "benchmark tables missing"

@@ -37,6 +37,16 @@ CASES = [
     pytest.param("agreement", {"truncation_k": 8}, ["truncation_k", "k=8", "n=8"], id="agr-k_too_large"),
     pytest.param("agreement", {"synthetic_max_attractors": 30}, ["max_attractors", "30"], id="agr-too_many_attractors"),
     pytest.param("agreement", {"models": ["gru"]}, ["models", "gru", "urn", "lstm"], id="agr-models"),
+    # tpru.ipynb
+    pytest.param("tpru", {"scale": "huge"}, ["scale", "huge", "tiny", "paper"], id="tpru-scale"),
+    pytest.param("tpru", {"models": ["tpru 16"]}, ["tpru 16", "role vectors", "N64"], id="tpru-no_roles"),
+    pytest.param("tpru", {"models": ["tpru 16 N4 s3"]}, ["s=3", "divide", "d=16"], id="tpru-slices"),
+    pytest.param("tpru", {"models": ["rnn 16"]}, ["rnn 16", "gru 64", "tpru 64 N64"], id="tpru-model"),
+    pytest.param("tpru", {"train_size": 201}, ["train size=201", "multiple of 4"], id="tpru-train_size"),
+    pytest.param("tpru", {"seeds": []}, ["seeds"], id="tpru-seeds"),
+    pytest.param("tpru", {"lm_models": ["rnn"]}, ["lm_models", "rnn", "tpru", "lstm"], id="tpru-lm_models"),
+    pytest.param("tpru", {"lm_train_tokens": 1000000, "lm_valid_tokens": 200000, "lm_max_sentences": 0},
+                 ["1,161,192"], id="tpru-lm_tokens"),
     # matrix_embeddings.ipynb
     pytest.param("matrix_embeddings", {"models": ["4.4 dense 10"]}, ["4.4 dense 10", "4.1", "4.2", "4.3"], id="me-model"),
     pytest.param("matrix_embeddings", {"models": ["4.2 symmetric 10"]}, ["symmetric", "not closed under matrix product"], id="me-not_closed"),
