@@ -70,8 +70,15 @@ def verdict_summary(claims: list[Claim]) -> str:
     misses = [c for c in claims if c.verdict in ("not reproduced", "partly reproduced")]
     lines = [f"**{len(claims)} claims: {head}.**"]
     if misses:
-        lines.append(" Not (fully) reproduced: " + "; ".join(f"{c.statement} ({c.source})" for c in misses) + ".")
+        lines.append(" Not (fully) reproduced: " + "; ".join(f"{_escape(c.statement)} ({c.source})" for c in misses)
+                     + ".")
     return "".join(lines)
+
+
+def _escape(text: str) -> str:
+    """Backslash the Markdown characters a claim's formula may hold (``b_{t-1}``, ``W_u^T``, ``<= 1``), so a
+    statement renders as written rather than in italics or as HTML."""
+    return "".join("\\" + ch if ch in "\\`*_{}[]<>#|~^" else ch for ch in text)
 
 
 def save_claims(claims: list[Claim], directory: str | Path, chapter: str) -> Path:

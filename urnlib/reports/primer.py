@@ -217,8 +217,12 @@ def anbn_state_plots(runs: dict[str, Run], seed: int):
     chosen = {_model_of(k): r for k, r in runs.items() if r.params["seed"] == seed}
     panels = [(m, "hidden", r) for m, r in chosen.items()]
     panels += [(m, "cell", r) for m, r in chosen.items() if "cell" in r.final["trace"]]
-    fig, axes = plt.subplots(1, len(panels), figsize=(3.3 * len(panels), 3.0), layout="constrained", squeeze=False)
-    for ax, (model, key, run) in zip(axes[0], panels):
+    cols = min(3, len(panels))
+    rows = -(-len(panels) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 2.9 * rows), layout="constrained", squeeze=False)
+    for ax in axes.flat[len(panels):]:
+        ax.axis("off")
+    for ax, (model, key, run) in zip(axes.flat, panels):
         values = np.array(run.final["trace"][key])  # (T, n)
         n = (len(values) - 1) // 2
         ax.plot(np.arange(len(values)), values, lw=1)
