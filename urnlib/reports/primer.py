@@ -98,6 +98,23 @@ def brown_curves(runs: dict[str, Run]):
     return fig
 
 
+def brown_convergence(runs: dict[str, Run]) -> str:
+    """Whether training had converged: the last epoch's change of validation perplexity, per model (Markdown)."""
+    parts, falling = [], 0
+    for label, run in runs.items():
+        ppl = run.column("valid_ppl")
+        if len(ppl) < 2:
+            parts.append(f"{label}: one epoch")
+            continue
+        change = ppl[-1] / ppl[-2] - 1
+        falling += change < -0.01
+        parts.append(f"{label}: {change:+.0%}")
+    return (f"Change of validation perplexity over the last epoch - {'; '.join(parts)}. "
+            f"{falling} of {len(runs)} models were still improving by more than 1% an epoch when training stopped: "
+            "their perplexities are upper bounds on what these architectures reach on this split, and longer "
+            "training (the `lm_epochs` parameter) would lower them.")
+
+
 # ----------------------------------------------------------------------------------------------------- Elman
 def _noun(word: str) -> bool:
     return all(c.startswith("NOUN") for c in word_classes()[word])
