@@ -278,7 +278,8 @@ def claims(lm_runs: dict[str, Run], kn_runs: dict[str, Run], elman_run: Run | No
                          "best neural (unmixed) < best Kneser-Ney, on test", best_nn < best_kn))
         gains = {k: r.final["mix_test_ppl"] / r.final["test_ppl"] - 1 for k, r in nnlm.items()}
         out.append(claim(CHAPTER, SOURCE_BENGIO, "mixing with a trigram lowers every neural model's perplexity",
-                         "4-12% lower (268 -> 257 to 310 -> 272)", ", ".join(f"{k}: {g:+.1%}" for k, g in gains.items()),
+                         "4-12% lower (268 -> 257 to 310 -> 272)",
+                         ", ".join(f"{k}: {g:+.1%}" for k, g in gains.items()),
                          "mixed test < unmixed test for every neural n-gram model", all(g < 0 for g in gains.values())))
     orders = {r.final["order"]: r.final["test_ppl"] for r in kn_runs.values()}
     if 3 in orders and 5 in orders:
