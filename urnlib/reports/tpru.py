@@ -181,11 +181,16 @@ def fig1(ent_runs: dict[str, list[Run]]):
             b.plot(epochs, 100 * _curve(runs, "valid_acc"), style, color="grey", label=label)
     a.set(xlabel="epoch", ylabel="training loss (cross-entropy, nats)", title="(a) training loss")
     b.set(xlabel="epoch", ylabel="validation accuracy (%)", title="(b) validation accuracy")
-    for ax in (a, b):
-        ax.grid(alpha=0.3)
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    _epoch_axes(a, b)
     b.legend(fontsize=8)
     return fig
+
+
+def _epoch_axes(*axes) -> None:
+    """Grid and whole-number epoch ticks on each panel."""
+    for ax in axes:
+        ax.grid(alpha=0.3)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
 
 
 def fig2(ent_runs: dict[str, list[Run]]):
@@ -202,9 +207,7 @@ def fig2(ent_runs: dict[str, list[Run]]):
             b.plot(epochs, 100 * _curve(runs, "train_acc"), style, marker="o", ms=3, color=colour, label=name)
     a.set(xlabel="epoch", ylabel="training loss (cross-entropy, nats)", title="(a) training loss")
     b.set(xlabel="epoch", ylabel="training accuracy (%)", title="(b) accuracy on training pairs")
-    for ax in (a, b):
-        ax.grid(alpha=0.3)
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    _epoch_axes(a, b)
     b.legend(fontsize=8, title="roles N")
     return fig
 
@@ -244,9 +247,7 @@ def lm_curves(lm_runs: dict[str, Run]):
         b.plot(epochs, run.column("valid_ppl"), marker="o", label=label)
     a.set(xlabel="epoch", ylabel="training NLL (nats per token)", title="(a) training loss")
     b.set(xlabel="epoch", ylabel="validation perplexity", title="(b) validation perplexity")
-    for ax in (a, b):
-        ax.grid(alpha=0.3)
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    _epoch_axes(a, b)
     a.legend(fontsize=8)
     return fig
 
