@@ -9,6 +9,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from urnlib.languages.logic import permute_variables
 from urnlib.models import count_parameters
 from urnlib.models.entailment import (
     EntailmentModel,
@@ -17,7 +18,6 @@ from urnlib.models.entailment import (
     entailment_parameter_count,
     pack_pairs,
     pack_targets,
-    permute_variables,
     predict_labels,
     torch_rnn_parameter_count,
 )
@@ -145,7 +145,7 @@ def test_renaming_is_a_bijection_on_variables_and_the_identity_elsewhere():
     # each row: every variable once in the premise, again (reversed) in the hypothesis, then pads
     row = VARS + [AND, NOT, SEP] + VARS[::-1] + [AND, PAD, PAD]
     x = torch.tensor([row] * 500)
-    out = permute_variables(x, ids, V, generator=torch.Generator().manual_seed(0))
+    out = permute_variables(x, ids, generator=torch.Generator().manual_seed(0))
     assert out.shape == x.shape and out.dtype == torch.long
     is_var = torch.isin(x, ids)
     assert (out[~is_var] == x[~is_var]).all()  # &, ~, separator, pads untouched
@@ -161,7 +161,7 @@ def test_renaming_is_a_bijection_on_variables_and_the_identity_elsewhere():
 def test_renaming_is_uniform_over_permutations():
     ids = torch.tensor([2, 3, 4])
     x = torch.tensor([[2, 3, 4, 1, 4]] * 6000)
-    out = permute_variables(x, ids, V, generator=torch.Generator().manual_seed(1))
+    out = permute_variables(x, ids, generator=torch.Generator().manual_seed(1))
     counts = Counter(tuple(r) for r in out[:, :3].tolist())
     assert set(counts) == set(itertools.permutations([2, 3, 4]))  # all 3! = 6, nothing else
     assert all(abs(c - 1000) < 4 * math.sqrt(1000) for c in counts.values())  # about 1000 each
@@ -174,7 +174,7 @@ def test_training_mode_renames_with_the_global_generator_and_eval_does_not():
     torch.manual_seed(5)
     trained = model(x)
     torch.manual_seed(5)
-    renamed = permute_variables(x, model.variable_ids, V)
+    renamed = permute_variables(x, model.variable_ids)
     model.eval()
     with torch.no_grad():
         assert torch.allclose(trained.detach(), model(renamed), atol=1e-12)

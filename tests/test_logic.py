@@ -18,6 +18,16 @@ def data():
     return L.generate_dataset(counts=SMALL, seed=7)
 
 
+def test_the_package_exports_its_public_api():
+    # the package's modules each hold one idea; everything public is reachable as logic.X
+    for name in [*L.__all__, "ALPHABET", "OPERATORS"]:
+        assert getattr(L, name) is not None, name
+    for module in ("formulas", "semantics", "examples", "splits", "generation", "exam", "stats", "files",
+                   "tokens"):
+        sub = getattr(L, module)
+        assert all(getattr(L, n, getattr(sub, n)) is getattr(sub, n) for n in sub.__all__), module
+
+
 # ---- an evaluator independent of the module: numpy bool arrays through Python's own eval ----------
 
 def _np_entails(a: str, b: str) -> bool:
@@ -302,6 +312,29 @@ def test_permutation_same_for_premise_and_hypothesis(data):
     alphabet = torch.tensor([L.TOKEN_ID[c] for c in "abcdefghijklmnopqrstuvwxyz"])
     perm = L.permute_variables(alphabet, generator=torch.Generator().manual_seed(2))
     assert sorted(perm.tolist()) == alphabet.tolist() and not torch.equal(perm, alphabet)
+
+
+def test_permutation_is_the_lookup_table_of_the_argsorted_keys():
+    # the contract the entailment model's training stream relies on: keys = torch.rand(N, K) from the
+    # generator, pi_b = argsort(keys_b), table_b[x_k] = x_{pi_b(k)}, the identity on every other id
+    gen = torch.Generator().manual_seed(7)
+    ids = torch.tensor([9, 2, 7, 4])  # in no particular order: pi_b permutes positions in this list
+    x = torch.randint(0, 12, (50, 13), generator=gen)
+    keys = torch.rand(50, 4, generator=torch.Generator().manual_seed(3))
+    out = L.permute_variables(x, ids, generator=torch.Generator().manual_seed(3))
+    for b in range(50):
+        pi = keys[b].argsort().tolist()
+        table = {int(ids[k]): int(ids[pi[k]]) for k in range(4)}
+        assert sorted(table.values()) == sorted(table)  # a true permutation of the ids
+        assert out[b].tolist() == [table.get(w, w) for w in x[b].tolist()]
+    # without a generator: torch's global one, exactly N * K uniform draws
+    torch.manual_seed(5)
+    renamed = L.permute_variables(x, ids)
+    after = torch.rand(3)
+    torch.manual_seed(5)
+    torch.rand(50, 4)  # the keys
+    assert torch.equal(torch.rand(3), after)
+    assert torch.equal(renamed, L.permute_variables(x, ids, generator=torch.Generator().manual_seed(5)))
 
 
 def test_permutation_bad_arguments():

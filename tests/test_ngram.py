@@ -166,6 +166,23 @@ def test_fitting_twice_gives_identical_probabilities():
     assert one.perplexity(TINY) == two.perplexity(TINY)
 
 
+@pytest.mark.parametrize("order", [1, 2, 3, 4])
+@pytest.mark.parametrize("options", [{}, {"modified": True}])
+def test_stream_probs_equal_prob_token_by_token(order, options):
+    model = KneserNey(order, **options).fit(TINY, VOCAB)
+    words = ["a", "b", "<unk>", "a", "a", "b", "b", "b", "<unk>", "<unk>", "a"]
+    p = model.stream_probs(words)
+    assert p.shape == (len(words),) and p.dtype == np.float64
+    context = ["<s>"] * (order - 1)
+    for i, w in enumerate(words):
+        assert p[i] == model.prob(w, context + words[:i]), i  # the same numbers, exactly
+    assert model.stream_probs([]).shape == (0,)
+    with pytest.raises(ParameterError, match="fit"):
+        KneserNey(order).stream_probs(words)
+    with pytest.raises(ParameterError, match="<unk>"):
+        model.stream_probs(["a", "zzz"])
+
+
 def test_fits_a_100k_token_corpus_quickly():
     rng = np.random.default_rng(0)
     vocab = [f"w{i}" for i in range(1999)] + ["<unk>"]

@@ -224,10 +224,8 @@ def perplexity(p: np.ndarray) -> float:
 
 def kneser_ney_probs(lm: KneserNey, words: list[str]) -> np.ndarray:
     """p(token | up to n-1 tokens before it) for every token of a stream (read as one 'sentence'; its ``</s>`` is
-    not scored). Uses the n-gram module's vectorised scorer."""
-    tok = lm._stream([words])  # [<s>]*(n-1) + ids + [</s>]
-    pos = np.arange(lm.order - 1, len(tok) - 1)
-    return lm._probs(tok, pos)
+    not scored): :meth:`urnlib.models.ngram.KneserNey.stream_probs`."""
+    return lm.stream_probs(words)
 
 
 @lru_cache(maxsize=4)

@@ -7,7 +7,8 @@ time of its states gives ``u`` (premise) and ``v`` (hypothesis); the features
 trained with cross-entropy (reference-facts, TPRU: Adam lr 1e-3, batch 64, d = 64). During training
 the variables of each pair are renamed by a random permutation (Symbolic Vocabulary Permutation,
 Evans et al. 2018; paper 002 C.1), a *true* permutation as reference-facts requires (the original
-code sampled with replacement).
+code sampled with replacement): :func:`urnlib.languages.logic.permute_variables`, the data side's one
+implementation.
 
 Packing for :func:`urnlib.train.fit`, which maps ``(B, T)`` inputs to ``(B, T, C)`` logits with a
 token loss. One pair is one row::
@@ -35,6 +36,7 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
+from urnlib.languages.logic import permute_variables
 from urnlib.params import ParameterError, check_choice
 from urnlib.train import IGNORE, predict
 
@@ -43,7 +45,6 @@ __all__ = [
     "TorchRNN",
     "pack_pairs",
     "pack_targets",
-    "permute_variables",
     "predict_labels",
     "entailment_accuracy",
     "entailment_parameter_count",
@@ -132,38 +133,6 @@ def pack_targets(labels: torch.Tensor | Sequence[int], T: int) -> torch.Tensor:
 
 
 # --------------------------------------------------------------------------- #
-# variable renaming
-# --------------------------------------------------------------------------- #
-def permute_variables(
-    inputs: torch.Tensor, variable_ids: torch.Tensor, vocab_size: int, generator: torch.Generator | None = None
-) -> torch.Tensor:
-    """Rename the variables of each row by its own uniformly random permutation.
-
-    For row b, with the K variable ids ``x_1 .. x_K`` and a random permutation ``pi_b`` of
-    ``{1..K}`` (the argsort of K i.i.d. uniform keys), the lookup table is::
-
-        table_b[x_k] = x_{pi_b(k)},    table_b[w] = w  for every other symbol w
-
-    and the output is ``table_b[inputs[b, t]]``: a bijection on the variables, the identity on
-    connectives, brackets, separator and padding, and the same map on the premise and the
-    hypothesis of a row (alpha-equivalence keeps the label).
-
-    Args:
-        inputs: ``(B, T)`` long symbols.
-        variable_ids: ``(K,)`` long, distinct ids in ``[0, vocab_size)``.
-        vocab_size: V.
-        generator: random source (``None``: torch's global generator, seeded by the project).
-    """
-    B = inputs.shape[0]
-    K = variable_ids.shape[0]
-    keys = torch.rand(B, K, generator=generator, device=variable_ids.device)  # (B, K)
-    perm = keys.argsort(dim=1)  # (B, K): a uniform permutation of 0..K-1 per row
-    table = torch.arange(vocab_size, device=inputs.device).expand(B, vocab_size).clone()  # (B, V)
-    table[:, variable_ids] = variable_ids[perm].to(inputs.device)  # x_k -> x_{pi_b(k)}
-    return table.gather(1, inputs)  # (B, T)
-
-
-# --------------------------------------------------------------------------- #
 # encoders
 # --------------------------------------------------------------------------- #
 def torch_rnn_parameter_count(kind: str, input_size: int, d: int, layers: int = 2) -> int:
@@ -230,7 +199,7 @@ class EntailmentModel(nn.Module):
     shifted to the front of its own sequence), and the max runs over real positions only, so the
     padding changes nothing as long as the encoder is causal (left to right, as the GRU, LSTM and
     TPRU are). In training mode, with ``variable_ids`` given, each row is first renamed by
-    :func:`permute_variables` (torch's global generator).
+    :func:`urnlib.languages.logic.permute_variables` (torch's global generator).
 
     Args:
         vocab_size: V (including the padding and separator ids).
@@ -375,11 +344,12 @@ class EntailmentModel(nn.Module):
         return self.combine(*self.encode(inputs))
 
     def rename(self, inputs: torch.Tensor) -> torch.Tensor:
-        """``inputs`` with each row's variables renamed by a random permutation (:func:`permute_variables`);
+        """``inputs`` with each row's variables renamed by a random permutation
+        (:func:`urnlib.languages.logic.permute_variables`, keys drawn on the device of ``variable_ids``);
         unchanged without ``variable_ids``."""
         if self.variable_ids is None:
             return inputs
-        return permute_variables(inputs, self.variable_ids, self.vocab_size)
+        return permute_variables(inputs, self.variable_ids)
 
     def classify(self, inputs: torch.Tensor) -> torch.Tensor:
         """Class logits ``(B, 2)`` (1 = entailed); renames the variables first in training mode."""

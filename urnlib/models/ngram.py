@@ -236,6 +236,25 @@ class KneserNey:
         tok.append(self.index[word])
         return float(self._probs(np.array(tok, np.int64), np.array([len(tok) - 1]))[0])
 
+    def stream_probs(self, words: Sequence[str]) -> np.ndarray:
+        """p(token | up to n-1 tokens before it) for every token of ``words``, read as one stream.
+
+        The stream is scored as one sentence: the history of its first tokens is padded with ``<s>``,
+        and its closing ``</s>`` is not scored. Entry i equals
+        ``prob(words[i], ["<s>"] * (n - 1) + words[:i])`` (which uses the last n-1 tokens of that
+        context), computed for all i at once.
+
+        Args:
+            words: a token list mapped to the vocabulary (out-of-vocabulary words as ``"<unk>"``),
+                without ``<s>`` / ``</s>``.
+
+        Returns:
+            float64 array of length ``len(words)``.
+        """
+        self._check_fitted()
+        tok = self._stream([words])  # [<s>] * (n-1) + ids + [</s>]
+        return self._probs(tok, np.arange(self.order - 1, len(tok) - 1))
+
     def logprob(self, word: str, context: Sequence[str]) -> float:
         """Natural log of :meth:`prob`."""
         return float(np.log(self.prob(word, context)))

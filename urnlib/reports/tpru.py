@@ -42,11 +42,13 @@ PMI_GAP = 0.5  # sec. 6.2: "the top two PMI values ... differ by at least 0.5"
 # ----------------------------------------------------------------------------------------------------- #
 # helpers
 # ----------------------------------------------------------------------------------------------------- #
-def _spec(runs: list[Run]) -> dict:
+def model_spec(runs: list[Run]) -> dict:
+    """The model parameters (``params["model"]``) of a row's runs (the seeds share them)."""
     return runs[0].params["model"]
 
 
-def _acc(runs: list[Run], split: str) -> float:
+def mean_accuracy(runs: list[Run], split: str) -> float:
+    """Final accuracy on ``split``, averaged over the seeds."""
     return float(np.mean([r.final["accuracy"][split] for r in runs]))
 
 
@@ -54,57 +56,61 @@ def _count(runs: list[Run], split: str) -> int:
     return int(runs[0].final["data"][split]["count"])
 
 
-def _at_chance(runs_list: list[list[Run]], splits) -> bool:
+def at_chance(runs_list: list[list[Run]], splits) -> bool:
     """Every accuracy within two standard errors (of a coin on that split's size, over all seeds) of 50%."""
     for runs in runs_list:
         for s in splits:
             se = math.sqrt(0.25 / (_count(runs, s) * len(runs)))
-            if abs(_acc(runs, s) - 0.5) > 2 * se:
+            if abs(mean_accuracy(runs, s) - 0.5) > 2 * se:
                 return False
     return True
 
 
-def _curve(runs: list[Run], key: str) -> np.ndarray:
+def mean_curve(runs: list[Run], key: str) -> np.ndarray:
+    """The per-epoch history column ``key``, averaged over the seeds."""
     return np.mean([r.column(key) for r in runs], axis=0)
 
 
-def _by_kind(ent_runs: dict[str, list[Run]], kind: str) -> dict[str, list[Run]]:
-    return {k: v for k, v in ent_runs.items() if _spec(v)["kind"] == kind}
+def runs_of_kind(ent_runs: dict[str, list[Run]], kind: str) -> dict[str, list[Run]]:
+    """The rows whose model is of ``kind`` (``"tpru"``, ``"gru"``, ``"lstm"``)."""
+    return {k: v for k, v in ent_runs.items() if model_spec(v)["kind"] == kind}
 
 
 def main_tpru(ent_runs: dict[str, list[Run]]) -> str | None:
     """The TPRU row set against the paper's "TPRU - 512": the most roles, then the most slices."""
-    tprus = _by_kind(ent_runs, "tpru")
+    tprus = runs_of_kind(ent_runs, "tpru")
     if not tprus:
         return None
-    return max(tprus, key=lambda k: (_spec(tprus[k])["n_roles"], _spec(tprus[k])["slices"]))
+    return max(tprus, key=lambda k: (model_spec(tprus[k])["n_roles"], model_spec(tprus[k])["slices"]))
 
 
 def role_series(ent_runs: dict[str, list[Run]]) -> dict[int, str]:
     """Fig. 1: N -> label of the one-slice TPRU runs (of the most common d), by N."""
-    one = {k: v for k, v in _by_kind(ent_runs, "tpru").items() if _spec(v)["slices"] == 1}
+    one = {k: v for k, v in runs_of_kind(ent_runs, "tpru").items() if model_spec(v)["slices"] == 1}
     if not one:
         return {}
-    ds = [_spec(v)["d"] for v in one.values()]
+    ds = [model_spec(v)["d"] for v in one.values()]
     d = max(set(ds), key=ds.count)
-    return dict(sorted((_spec(v)["n_roles"], k) for k, v in one.items() if _spec(v)["d"] == d))
+    return dict(sorted((model_spec(v)["n_roles"], k) for k, v in one.items() if model_spec(v)["d"] == d))
 
 
 def slice_pairs(ent_runs: dict[str, list[Run]]) -> dict[int, tuple[str, str]]:
     """Fig. 2: N -> (one-slice label, multi-slice label) for every N trained both ways (same d)."""
-    tprus = _by_kind(ent_runs, "tpru")
+    tprus = runs_of_kind(ent_runs, "tpru")
     out = {}
     for k, v in tprus.items():
-        s = _spec(v)
+        s = model_spec(v)
         if s["slices"] > 1:
-            single = next((k1 for k1, v1 in tprus.items() if _spec(v1)["slices"] == 1
-                           and (_spec(v1)["n_roles"], _spec(v1)["d"]) == (s["n_roles"], s["d"])), None)
+            single = next((k1 for k1, v1 in tprus.items() if model_spec(v1)["slices"] == 1
+                           and (model_spec(v1)["n_roles"], model_spec(v1)["d"]) == (s["n_roles"], s["d"])),
+                          None)
             if single is not None:
                 out[s["n_roles"]] = (single, k)
     return dict(sorted(out.items()))
 
 
-def _fmt_params(n: int) -> str:
+def format_params(n: int) -> str:
+    """A parameter count as the paper prints it: ``49.1k``, ``12.6m``."""
     return f"{n / 1e6:.1f}m" if n >= 1e6 else f"{n / 1e3:.1f}k"
 
 
@@ -172,13 +178,14 @@ def fig1(ent_runs: dict[str, list[Run]]):
     for colour, (n, label) in zip(colours, series.items()):
         runs = ent_runs[label]
         epochs = runs[0].column("epoch")
-        a.plot(epochs, _curve(runs, "train_loss"), marker="o", ms=3, color=colour, label=f"TPRU N={n}")
-        b.plot(epochs, 100 * _curve(runs, "valid_acc"), marker="o", ms=3, color=colour, label=f"TPRU N={n}")
+        a.plot(epochs, mean_curve(runs, "train_loss"), marker="o", ms=3, color=colour, label=f"TPRU N={n}")
+        b.plot(epochs, 100 * mean_curve(runs, "valid_acc"), marker="o", ms=3, color=colour,
+               label=f"TPRU N={n}")
     for kind, style in (("gru", ":"), ("lstm", "-.")):
-        for label, runs in _by_kind(ent_runs, kind).items():
+        for label, runs in runs_of_kind(ent_runs, kind).items():
             epochs = runs[0].column("epoch")
-            a.plot(epochs, _curve(runs, "train_loss"), style, color="grey", label=label)
-            b.plot(epochs, 100 * _curve(runs, "valid_acc"), style, color="grey", label=label)
+            a.plot(epochs, mean_curve(runs, "train_loss"), style, color="grey", label=label)
+            b.plot(epochs, 100 * mean_curve(runs, "valid_acc"), style, color="grey", label=label)
     a.set(xlabel="epoch", ylabel="training loss (cross-entropy, nats)", title="(a) training loss")
     b.set(xlabel="epoch", ylabel="validation accuracy (%)", title="(b) validation accuracy")
     _epoch_axes(a, b)
@@ -199,12 +206,13 @@ def fig2(ent_runs: dict[str, list[Run]]):
     fig, (a, b) = plt.subplots(1, 2, figsize=(10.4, 3.6), layout="constrained")
     colours = plt.cm.plasma(np.linspace(0.1, 0.8, max(len(pairs), 1)))
     for colour, (n, (single, multi)) in zip(colours, pairs.items()):
-        s = _spec(ent_runs[multi])["slices"]
+        s = model_spec(ent_runs[multi])["slices"]
         for label, style, name in ((single, "-", f"{n}"), (multi, "--", f"{n} M ({s} slices)")):
             runs = ent_runs[label]
             epochs = runs[0].column("epoch")
-            a.plot(epochs, _curve(runs, "train_loss"), style, marker="o", ms=3, color=colour, label=name)
-            b.plot(epochs, 100 * _curve(runs, "train_acc"), style, marker="o", ms=3, color=colour, label=name)
+            a.plot(epochs, mean_curve(runs, "train_loss"), style, marker="o", ms=3, color=colour, label=name)
+            b.plot(epochs, 100 * mean_curve(runs, "train_acc"), style, marker="o", ms=3, color=colour,
+                   label=name)
     a.set(xlabel="epoch", ylabel="training loss (cross-entropy, nats)", title="(a) training loss")
     b.set(xlabel="epoch", ylabel="training accuracy (%)", title="(b) accuracy on training pairs")
     _epoch_axes(a, b)
@@ -252,11 +260,13 @@ def lm_curves(lm_runs: dict[str, Run]):
     return fig
 
 
-def _tpru_lm(lm_runs: dict[str, Run]) -> Run | None:
+def tpru_lm_run(lm_runs: dict[str, Run]) -> Run | None:
+    """The language-model run that measured the role/POS PMI (the TPRU's), or None."""
     return next((r for r in lm_runs.values() if "pmi" in r.final), None)
 
 
-def _gap(entry: dict) -> float | None:
+def top_two_gap(entry: dict) -> float | None:
+    """Difference of the top two roles' PMI of one tag's entry (None with fewer than two roles)."""
     top = entry["top"]
     return top[0]["pmi"] - top[1]["pmi"] if len(top) >= 2 else None
 
@@ -265,7 +275,7 @@ def table5(lm_runs: dict[str, Run]) -> pd.DataFrame:
     """Table 5 stand-in: per universal POS tag, the top two roles by PMI with the maximally selected role
     (role id, PMI, tokens with that role and tag), the gap, the same gap for the untrained TPRU, and the paper's
     top two PMI values (MNLI, spaCy tags) where Table 5 lists the tag."""
-    run = _tpru_lm(lm_runs)
+    run = tpru_lm_run(lm_runs)
     if run is None:
         return pd.DataFrame()
     pmi, untrained = run.final["pmi"]["tags"], run.final["pmi_untrained"]["tags"]
@@ -275,7 +285,7 @@ def table5(lm_runs: dict[str, Run]) -> pd.DataFrame:
         e = pmi[tag]
         top = e["top"] + [None] * (2 - len(e["top"]))
         cell = lambda t: "" if t is None else f"role {t['role']}: {t['pmi']:.2f} ({t['joint']})"  # noqa: E731
-        g, gu = _gap(e), _gap(untrained[tag]) if tag in untrained else None
+        g, gu = top_two_gap(e), top_two_gap(untrained[tag]) if tag in untrained else None
         paper = PAPER_TABLE5.get(tag)
         rows.append({"tag": tag, "tokens": e["count"], "top-1 role: PMI (tokens)": cell(top[0]),
                      "top-2 role: PMI (tokens)": cell(top[1]), "gap": g, f"gap >= {PMI_GAP}": None if g is None
@@ -305,6 +315,6 @@ def table1_table(rows: list[dict]) -> pd.DataFrame:
         out.append({"model": r["kind"].upper(), "d": r["d"], "d'": r["d_in"], "layers": r["layers"],
                     "Table 1 formula (weights)": f"{r['formula']:,}", "built: weights": f"{r['weights']:,}",
                     "built: biases": f"{r['biases']:,}", "built: total": f"{r['total']:,}",
-                    "paper's printed count": "" if r["paper"] is None else f"{_fmt_params(r['paper'])} "
+                    "paper's printed count": "" if r["paper"] is None else f"{format_params(r['paper'])} "
                     f"({r['paper_source']})", "Table 1 time per step": f"{r['time']:,}"})
     return pd.DataFrame(out)

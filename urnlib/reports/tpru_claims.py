@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from urnlib.claims import Claim, claim
-from urnlib.reports.tpru import (CHAPTER, PAPER_TRAIN_SIZE, PMI_GAP, TEST_SPLITS, _acc, _at_chance, _by_kind, _curve,
-                                 _fmt_params, _gap, _spec, _tpru_lm, main_tpru, role_series, slice_pairs)
+from urnlib.reports.tpru import (CHAPTER, PAPER_TRAIN_SIZE, PMI_GAP, TEST_SPLITS, at_chance, format_params,
+                                 main_tpru, mean_accuracy, mean_curve, model_spec, role_series, runs_of_kind,
+                                 slice_pairs, top_two_gap, tpru_lm_run)
 from urnlib.results import Run
 
 __all__ = ["claims"]
@@ -18,40 +19,41 @@ def _pct(x: float) -> str:
 
 def _entailment_claims(ent_runs: dict[str, list[Run]]) -> list[Claim]:
     out = []
-    gru = next(iter(_by_kind(ent_runs, "gru").items()), None)
-    lstm = next(iter(_by_kind(ent_runs, "lstm").items()), None)
+    gru = next(iter(runs_of_kind(ent_runs, "gru").items()), None)
+    lstm = next(iter(runs_of_kind(ent_runs, "lstm").items()), None)
     top = main_tpru(ent_runs)
     chance = "; not testable when every accuracy compared is within 2 standard errors of 50%"
     if gru is not None and top is not None:
         t, g = ent_runs[top], gru[1]
-        wins = [_acc(t, s) >= _acc(g, s) for s in ("hard", "big")]
-        ours = ", ".join(f"{s}: {_pct(_acc(t, s))} vs {_pct(_acc(g, s))}" for s in ("hard", "big"))
+        wins = [mean_accuracy(t, s) >= mean_accuracy(g, s) for s in ("hard", "big")]
+        ours = ", ".join(f"{s}: {_pct(mean_accuracy(t, s))} vs {_pct(mean_accuracy(g, s))}"
+                         for s in ("hard", "big"))
         out.append(claim(CHAPTER, "paper 002 Table 2", "the TPRU is more accurate than the GRU on the hard and big "
                          "test splits", "hard 88.4 vs 84.3, big 79.0 vs 77.0 (TPRU-512 vs GRU)", f"{top} vs {gru[0]}: "
                          f"{ours}", "TPRU mean accuracy >= GRU's on both splits (partly: on one)" + chance,
-                         None if _at_chance([t, g], ("hard", "big")) else all(wins), partly=any(wins)))
+                         None if at_chance([t, g], ("hard", "big")) else all(wins), partly=any(wins)))
     if lstm is not None and top is not None:
         t, l_ = ent_runs[top], lstm[1]
-        mt, ml = (float(np.mean([_acc(r, s) for s in TEST_SPLITS])) for r in (t, l_))
+        mt, ml = (float(np.mean([mean_accuracy(r, s) for s in TEST_SPLITS])) for r in (t, l_))
         out.append(claim(CHAPTER, "paper 002 Table 2", "the TPRU is comparable to the LSTM",
                          "mean over the five test splits 74.9 vs 77.0", f"{top} {_pct(mt)} vs {lstm[0]} {_pct(ml)}",
                          "mean test accuracies within 3 points" + chance,
-                         None if _at_chance([t, l_], TEST_SPLITS) else abs(mt - ml) <= 0.03))
+                         None if at_chance([t, l_], TEST_SPLITS) else abs(mt - ml) <= 0.03))
     if top is not None:
         t = ent_runs[top]
         n_train = t[0].params["task"]["train"]
         out.append(claim(CHAPTER, "paper 002 Table 2", "the accuracies themselves (e.g. LSTM valid 88.6%)",
-                         "84.3-88.6% on valid", f"{top}: valid {_pct(_acc(t, 'valid'))}%",
+                         "84.3-88.6% on valid", f"{top}: valid {_pct(mean_accuracy(t, 'valid'))}%",
                          f"not comparable: {PAPER_TRAIN_SIZE / n_train:.0f} times fewer training pairs, "
                          f"{t[0].params['train']['epochs']} epochs, regenerated data", None))
     series = role_series(ent_runs)
     if len(series) >= 2:
-        acc = [_acc(ent_runs[k], "valid") for k in series.values()]
-        loss = [float(np.mean(_curve(ent_runs[k], "train_loss"))) for k in series.values()]
+        acc = [mean_accuracy(ent_runs[k], "valid") for k in series.values()]
+        loss = [float(np.mean(mean_curve(ent_runs[k], "train_loss"))) for k in series.values()]
         ns = list(series)
         mono_acc = all(b >= a for a, b in zip(acc, acc[1:]))
         mono_loss = all(b <= a for a, b in zip(loss, loss[1:]))
-        untestable = _at_chance([ent_runs[k] for k in series.values()], ("valid",))
+        untestable = at_chance([ent_runs[k] for k in series.values()], ("valid",))
         out.append(claim(CHAPTER, "paper 002 sec. 6.3, Fig. 1", "more role vectors give better results",
                          "better with more roles, parameters unchanged",
                          "final validation accuracy by N: " + ", ".join(f"N={n}: {_pct(a)}" for n, a in zip(ns, acc)),
@@ -65,25 +67,27 @@ def _entailment_claims(ent_runs: dict[str, list[Run]]) -> list[Claim]:
                          mono_loss, partly=loss[-1] < loss[0]))
     if 8 in series and gru is not None:
         t8, g = ent_runs[series[8]], gru[1]
-        diff = _acc(t8, "valid") - _acc(g, "valid")
+        diff = mean_accuracy(t8, "valid") - mean_accuracy(g, "valid")
         out.append(claim(CHAPTER, "paper 002 sec. 6.3", "a TPRU with only 8 roles matches the GRU",
-                         "matches (Fig. 1)", f"valid {_pct(_acc(t8, 'valid'))} vs {_pct(_acc(g, 'valid'))}",
+                         "matches (Fig. 1)",
+                         f"valid {_pct(mean_accuracy(t8, 'valid'))} vs {_pct(mean_accuracy(g, 'valid'))}",
                          "validation accuracies within 2 points" + chance,
-                         None if _at_chance([t8, g], ("valid",)) else abs(diff) <= 0.02))
+                         None if at_chance([t8, g], ("valid",)) else abs(diff) <= 0.02))
     pairs = slice_pairs(ent_runs)
     if pairs:
         gains = {}
         for n, (single, multi) in pairs.items():
             s1, sm = ent_runs[single], ent_runs[multi]
-            gains[n] = (float(np.mean(_curve(s1, "train_loss")) - np.mean(_curve(sm, "train_loss"))),
-                        float(_curve(sm, "train_acc")[-1] - _curve(s1, "train_acc")[-1]))
+            gains[n] = (float(np.mean(mean_curve(s1, "train_loss")) - np.mean(mean_curve(sm, "train_loss"))),
+                        float(mean_curve(sm, "train_acc")[-1] - mean_curve(s1, "train_acc")[-1]))
         n0 = min(pairs)
         loss_gain, acc_gain = gains[n0]
         out.append(claim(CHAPTER, "paper 002 appendix E, Fig. 2", "several slices (filler vectors) converge faster "
                          "and fit the training set better than one, when roles are few",
                          "faster and better on the training set ('4 M' vs '4')",
                          f"N={n0}: mean training loss lower by {loss_gain:+.4f}, final training accuracy higher by "
-                         f"{100 * acc_gain:+.1f} points with {_spec(ent_runs[pairs[n0][1]])['slices']} slices",
+                         f"{100 * acc_gain:+.1f} points with "
+                         f"{model_spec(ent_runs[pairs[n0][1]])['slices']} slices",
                          "at the smallest N both gains > 0 (partly: one)", loss_gain > 0 and acc_gain > 0,
                          partly=loss_gain > 0 or acc_gain > 0))
         if len(pairs) >= 2:
@@ -116,11 +120,11 @@ def _lm_claims(lm_runs: dict[str, Run]) -> list[Claim]:
         out.append(claim(CHAPTER, "paper 002 Table 4", "the perplexities themselves", "41.4 / 76.8 (WikiText)",
                          f"{pt:.1f} (Brown)", "not comparable: WikiText is not reachable offline; another corpus, "
                          "vocabulary and model size", None))
-    run = _tpru_lm(lm_runs)
+    run = tpru_lm_run(lm_runs)
     if run is not None:
         pmi = run.final["pmi"]
         ranked = [t for t, e in pmi["tags"].items() if len(e["top"]) >= 2]
-        wide = [t for t in ranked if _gap(pmi["tags"][t]) >= PMI_GAP]
+        wide = [t for t in ranked if top_two_gap(pmi["tags"][t]) >= PMI_GAP]
         out.append(claim(CHAPTER, "paper 002 sec. 6.2, Table 5", "some POS tags have a role dedicated to them: the "
                          f"top two PMI values differ by at least {PMI_GAP}", "7 of 17 tags (ADV, DET, INTJ, NOUN, "
                          "PART, PROPN, VERB)", f"{len(wide)} of {len(ranked)} tags: {', '.join(wide) or 'none'}",
@@ -189,9 +193,10 @@ def _check_claims(grad_rows: list[dict], t1_rows: list[dict], tol: float = 1e-8)
         if printed:
             ok = [abs(r["total"] / r["paper"] - 1) <= 0.01 for r in printed]
             out.append(claim(CHAPTER, "paper 002 Tables 2 and 4", "the printed parameter counts",
-                             ", ".join(f"{r['kind'].upper()} {_fmt_params(r['paper'])} ({r['paper_source']})"
+                             ", ".join(f"{r['kind'].upper()} {format_params(r['paper'])} "
+                                       f"({r['paper_source']})" for r in printed),
+                             ", ".join(f"{r['kind'].upper()} d={r['d']}: {format_params(r['total'])}"
                                        for r in printed),
-                             ", ".join(f"{r['kind'].upper()} d={r['d']}: {_fmt_params(r['total'])}" for r in printed),
                              "each within 1% of the built two-layer encoder (partly: some)", all(ok), partly=any(ok)))
     return out
 
