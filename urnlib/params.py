@@ -9,11 +9,19 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["ParameterError", "check_choice", "check_int", "check_float", "check_bool"]
+__all__ = ["ParameterError", "DataError", "check_choice", "check_int", "check_float", "check_bool"]
 
 
 class ParameterError(ValueError):
     """A parameter has a value the experiment cannot run with."""
+
+
+class DataError(ParameterError):
+    """A data file is missing, unreadable, truncated or in the wrong format.
+
+    The message names the file (and the line, where there is one) and says what to do, e.g. run
+    ``make data`` again.
+    """
 
 
 def check_choice(name: str, value: Any, allowed: Iterable[Any]) -> Any:

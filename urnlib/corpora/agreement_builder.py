@@ -37,9 +37,10 @@ from itertools import islice
 from pathlib import Path
 
 from urnlib.corpora.brown import brown_files, brown_sentences, normalise_tag
+from urnlib.corpora.files import decode
 from urnlib.corpora.linzen import AgreementExample, attractor_histogram, write_tsv
 from urnlib.corpora.sotu import sotu_documents, sotu_files, strip_stage_directions
-from urnlib.params import ParameterError, check_int
+from urnlib.params import DataError, ParameterError, check_int
 from urnlib.progress import progress
 
 __all__ = ["MODEL", "SOURCES", "MAX_LENGTH", "load_nlp", "extract", "build", "offline_dataset", "format_report"]
@@ -277,13 +278,17 @@ def offline_dataset(cache_dir: str | os.PathLike | None = None, *, sources: Iter
 
     The hash covers the options, the spaCy and model versions, this package's corpus code and the data
     files, so changing any of them builds anew.
+
+    Raises:
+        DataError: a damaged corpus install, or a cached file that is damaged or does not match its report
+            (the message names it and says to delete it).
     """
     sources = _check(sources, max_sentences)
     cache = Path(cache_dir) if cache_dir is not None else _REPO / ".cache" / "agreement"
     key = _fingerprint(sources, max_sentences, npm_dir)
     path, report_path = cache / f"agreement-{key}.tsv.gz", cache / f"agreement-{key}.json"
     if path.is_file() and report_path.is_file():
-        report = json.loads(report_path.read_text())
+        report = _cached_report(path, report_path)
         cached = True
     else:
         report = build(path, sources=sources, max_sentences=max_sentences, npm_dir=npm_dir)
@@ -293,6 +298,25 @@ def offline_dataset(cache_dir: str | os.PathLike | None = None, *, sources: Iter
     if verbose:
         print(format_report(report) + (f"\n(cached: {path})" if cached else f"\nwritten: {path}"))
     return path
+
+
+def _cached_report(path: Path, report_path: Path) -> dict:
+    """The saved report of a cached build, checked against the built file's SHA-256 it records."""
+    fix = (f"Delete {path} and {report_path}: the next run builds them again (or run "
+           f"`python -m urnlib.cli agreement-data`).")
+    try:
+        report = json.loads(decode(report_path.read_bytes(), report_path, fix))
+    except json.JSONDecodeError as err:
+        raise DataError(f"{report_path}, line {err.lineno}: not valid JSON ({err.msg}); the cached build is "
+                        f"damaged. {fix}") from None
+    if not isinstance(report, dict) or not isinstance(report.get("sources"), dict):
+        raise DataError(f"{report_path}: not a build report (a JSON object with 'sources'). {fix}")
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if report.get("sha256") not in (None, digest):
+        raise DataError(f"{path} differs from the file its report {report_path.name} describes (SHA-256 "
+                        f"{digest[:16]}... instead of {str(report['sha256'])[:16]}...): truncated or "
+                        f"modified. {fix}")
+    return report
 
 
 def format_report(report: dict) -> str:

@@ -14,6 +14,7 @@ The question set is gensim's test data ``questions-words.txt`` (19,544 questions
 from __future__ import annotations
 
 import importlib.util
+import io
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,17 +23,23 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from urnlib.params import ParameterError, check_int
+from urnlib.corpora.files import read_text
+from urnlib.params import DataError, ParameterError, check_int
 
 __all__ = ["Analogy", "AnalogyFormatError", "AnalogyResult", "google_analogy_path", "read_analogies",
-           "evaluate_3cosadd", "INSTALL_HINT"]
+           "evaluate_3cosadd", "INSTALL_HINT", "FIX_HINT"]
 
 INSTALL_HINT = ("The Google analogy questions come with gensim (a core dependency of urnlib): "
                 "`pip install gensim`, or reinstall urnlib with `pip install -e .`.")
+#: what to do about a damaged or malformed analogy file
+FIX_HINT = ("Fix the file (UTF-8 text: ': section' headers and 'a b c d' question lines), or use gensim's "
+            "questions-words.txt (urnlib.corpora.analogy.google_analogy_path()); if that one is damaged, "
+            "reinstall gensim: `pip install --force-reinstall gensim`.")
 
 
-class AnalogyFormatError(ParameterError):
-    """An analogy file that is not in the questions-words format; the message names the file and line."""
+class AnalogyFormatError(DataError):
+    """An analogy file that is missing, damaged or not in the questions-words format; the message names the
+    file and line and says what to do (a :class:`~urnlib.params.DataError`, so a ``ParameterError`` too)."""
 
 
 @dataclass(frozen=True)
@@ -80,7 +87,7 @@ def read_analogies(path: str | os.PathLike, *, lower: bool = True) -> list[Analo
     Raises:
         AnalogyFormatError: a missing or non-UTF-8 file, a header without a name, a question line without
             exactly 4 words, a question before the first ``: section`` header, or no questions at all
-            (the message names the file and the line number).
+            (the message names the file and the line number, and says what to do).
     """
     path = Path(path)
     if not path.is_file():
@@ -88,29 +95,32 @@ def read_analogies(path: str | os.PathLike, *, lower: bool = True) -> list[Analo
     out: list[Analogy] = []
     section: str | None = None
     try:
-        with open(path, encoding="utf-8-sig") as f:
-            for number, line in enumerate(f, start=1):
-                where, line = f"{path}, line {number}", line.strip()
-                if not line:
-                    continue
-                if line.startswith(":"):
-                    section = line[1:].strip()
-                    if not section:
-                        raise AnalogyFormatError(f"{where}: a section header without a name; expected ': name'")
-                    continue
-                words = line.split()
-                if len(words) != 4:
-                    raise AnalogyFormatError(
-                        f"{where}: {len(words)} words {line!r}; expected 4 words 'a b c d' (a is to b as c is "
-                        f"to d) or a section header ': name'")
-                if section is None:
-                    raise AnalogyFormatError(
-                        f"{where}: a question before the first section header; expected ': name' first")
-                out.append(Analogy(section, *(w.lower() if lower else w for w in words)))
-    except UnicodeDecodeError as err:
-        raise AnalogyFormatError(f"{path} is not UTF-8 text: {err}") from None
+        text = read_text(path, FIX_HINT, encoding="utf-8-sig")
+    except DataError as err:
+        raise AnalogyFormatError(str(err)) from None
+    for number, line in enumerate(io.StringIO(text), start=1):
+        where, line = f"{path}, line {number}", line.strip()
+        if not line:
+            continue
+        if line.startswith(":"):
+            section = line[1:].strip()
+            if not section:
+                raise AnalogyFormatError(
+                    f"{where}: a section header without a name; expected ': name'. {FIX_HINT}")
+            continue
+        words = line.split()
+        if len(words) != 4:
+            raise AnalogyFormatError(
+                f"{where}: {len(words)} words {line!r}; expected 4 words 'a b c d' (a is to b as c is to d) "
+                f"or a section header ': name'. {FIX_HINT}")
+        if section is None:
+            raise AnalogyFormatError(
+                f"{where}: a question before the first section header; expected ': name' first. "
+                f"{FIX_HINT}")
+        out.append(Analogy(section, *(w.lower() if lower else w for w in words)))
     if not out:
-        raise AnalogyFormatError(f"{path} holds no analogy questions; expected ': name' headers and 'a b c d' lines")
+        raise AnalogyFormatError(
+            f"{path} holds no analogy questions; expected ': name' headers and 'a b c d' lines. {FIX_HINT}")
     return out
 
 

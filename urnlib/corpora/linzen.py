@@ -26,10 +26,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from urnlib.params import ParameterError
+from urnlib.corpora.files import DECOMPRESSION_ERRORS, damaged_archive, decode
+from urnlib.params import DataError, ParameterError
 
 __all__ = ["COLUMNS", "REQUIRED", "AgreementExample", "AgreementFormatError", "read_tsv", "write_tsv",
-           "iter_tsv", "attractor_histogram", "OBTAIN_HINT"]
+           "iter_tsv", "attractor_histogram", "source_names", "OBTAIN_HINT", "NAMED_SOURCES"]
 
 #: the columns of Linzen et al.'s files, in their order
 COLUMNS = ("sentence", "orig_sentence", "pos_sentence", "subj", "verb", "subj_pos", "has_rel", "has_nsubj",
@@ -38,6 +39,9 @@ COLUMNS = ("sentence", "orig_sentence", "pos_sentence", "subj", "verb", "subj_po
 #: the columns this package reads; the others are kept when present and written as ``-`` when unknown
 REQUIRED = ("sentence", "pos_sentence", "verb_pos", "subj_index", "verb_index", "n_diff_intervening")
 NUMBERS = {"VBZ": False, "VBP": True}  # verb_pos -> plural?
+#: data sources that are not files (the agreement grammar and the offline build)
+NAMED_SOURCES = ("synthetic", "offline")
+_GZIP_MAGIC = b"\x1f\x8b"
 
 OBTAIN_HINT = (
     "The data source is 'synthetic' (the agreement grammar), 'offline' (built here from the Brown corpus "
@@ -47,8 +51,14 @@ OBTAIN_HINT = (
 )
 
 
-class AgreementFormatError(ParameterError):
-    """A TSV file that is not in the Linzen format; the message names the file, line and column."""
+class AgreementFormatError(DataError):
+    """A TSV file that is missing, damaged or not in the Linzen format; the message names the file, line and
+    column and says what to do (a :class:`~urnlib.params.DataError`, so a ``ParameterError`` too)."""
+
+#: what to do about a file that cannot be decoded or decompressed
+DAMAGED_HINT = ("A Linzen TSV is UTF-8 text, plain or gzip-compressed (name ending in .gz): copy the file "
+                "again from an intact source, or rebuild it (`python -m urnlib.cli agreement-data` for the "
+                "offline data; a cached build under .cache/agreement can be deleted and is built again).")
 
 
 @dataclass(frozen=True)
@@ -101,10 +111,20 @@ class AgreementExample:
         return values
 
 
-def _open_text(path: Path, mode: str):
-    if path.suffix == ".gz":
-        return io.TextIOWrapper(gzip.open(path, mode + "b"), encoding="utf-8", newline="\n")
-    return open(path, mode, encoding="utf-8", newline="\n")
+def _open_binary(path: Path):
+    return gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
+
+
+def _line(raw: bytes, path: Path, number: int) -> str:
+    """Line ``number`` (bytes up to a newline) as text without its line end."""
+    if number == 1 and path.suffix != ".gz" and raw.startswith(_GZIP_MAGIC):
+        raise AgreementFormatError(f"{path}, line 1: the file is gzip-compressed but its name does not end "
+                                   f"in .gz; rename it to {path.name}.gz (or decompress it).")
+    try:
+        text = decode(raw, path, DAMAGED_HINT, first_line=number)
+        return text.rstrip("\n").rstrip("\r")
+    except DataError as err:
+        raise AgreementFormatError(str(err)) from None
 
 
 def _int(value: str, where: str, column: str) -> int:
@@ -148,27 +168,30 @@ def iter_tsv(path: str | os.PathLike) -> Iterator[AgreementExample]:
     """Examples of a Linzen-format TSV (plain or ``.gz``), one at a time.
 
     Raises:
-        AgreementFormatError: a missing file, a header without a required column, or a malformed line
-            (the message names the file, the line number and the column).
+        AgreementFormatError: a missing file, a header without a required column, a malformed line, bytes
+            that are not UTF-8, or gzip data that is damaged or cut short (the message names the file, the
+            line number and the column, and says what to do). It is a :class:`~urnlib.params.DataError`.
     """
     path = Path(path)
     if not path.is_file():
         raise AgreementFormatError(f"agreement data file {str(path)!r} does not exist. {OBTAIN_HINT}")
+    number = 0
     try:
-        with _open_text(path, "r") as f:
-            head = f.readline().rstrip("\n").rstrip("\r")
-            header = head.split("\t")
+        with _open_binary(path) as f:
+            header = _line(f.readline(), path, 1).split("\t")
             missing = [c for c in REQUIRED if c not in header]
             if missing:
                 raise AgreementFormatError(
                     f"{path}, line 1 (the header): no column {', '.join(map(repr, missing))}; a Linzen TSV "
                     f"starts with a header naming its columns ({', '.join(COLUMNS)}). {OBTAIN_HINT}")
-            for number, line in enumerate(f, start=2):
-                line = line.rstrip("\n").rstrip("\r")
+            number = 1
+            for number, raw in enumerate(f, start=2):
+                line = _line(raw, path, number)
                 if line:
-                    yield _parse(line.split("\t"), header, f"{path}, line {number}")
-    except (UnicodeDecodeError, gzip.BadGzipFile, EOFError) as err:
-        raise AgreementFormatError(f"{path} is not a UTF-8 text TSV (plain or gzip): {err}. {OBTAIN_HINT}") from None
+                    cut = "" if raw.endswith(b"\n") else " (the last line, without a newline: cut short?)"
+                    yield _parse(line.split("\t"), header, f"{path}, line {number}{cut}")
+    except DECOMPRESSION_ERRORS as err:
+        raise AgreementFormatError(damaged_archive(path, err, DAMAGED_HINT, line=number)) from None
 
 
 def read_tsv(path: str | os.PathLike, limit: int | None = None) -> list[AgreementExample]:
@@ -214,3 +237,30 @@ def attractor_histogram(examples: Iterable[AgreementExample]) -> dict[int, int]:
     for example in examples:
         hist[example.n_attractors] = hist.get(example.n_attractors, 0) + 1
     return dict(sorted(hist.items()))
+
+
+def source_names(sources: Iterable[str | os.PathLike]) -> list[str]:
+    """The short names of agreement data sources, as figures and the run store use them: ``"synthetic"``
+    and ``"offline"`` as they are, a file by its name up to the first dot
+    (``data/agr_50_mostcommon_10K.tsv.gz`` -> ``agr_50_mostcommon_10K``).
+
+    Raises:
+        ParameterError: two sources with the same name (naming both paths), or a file name that starts
+            with a dot.
+    """
+    names: dict[str, str] = {}
+    for source in map(os.fspath, sources):
+        name = source if source in NAMED_SOURCES else Path(source).name.split(".")[0]
+        if not name:
+            raise ParameterError(f"data source {source!r}: the file name starts with a dot, so it gives no "
+                                 f"name (a file is named by its file name up to the first dot); rename it")
+        if name in names:
+            what = (f"data source {source!r} is given twice" if names[name] == source else
+                    f"data sources {names[name]!r} and {source!r} have the same name {name!r}")
+            raise ParameterError(
+                f"{what}: a file source is named by its file name up to the first dot, and figures and "
+                f"stored runs are keyed by that name, so one source would replace the other. Give each "
+                f"source once, and rename (or copy under another name) one of two files whose names agree up "
+                f"to the dot.")
+        names[name] = source
+    return list(names)

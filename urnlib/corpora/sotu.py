@@ -12,8 +12,9 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from urnlib.corpora.npm import missing, package_dir
-from urnlib.params import ParameterError
+from urnlib.corpora.files import read_text
+from urnlib.corpora.npm import missing, package_dir, reinstall, verify
+from urnlib.params import DataError, ParameterError
 
 __all__ = ["PACKAGE", "sotu_dir", "sotu_files", "sotu_documents", "strip_stage_directions"]
 
@@ -41,13 +42,24 @@ def sotu_dir(root: str | os.PathLike | None = None, npm_dir: str | os.PathLike |
 
 
 def sotu_files(root: str | os.PathLike | None = None, npm_dir: str | os.PathLike | None = None) -> list[Path]:
-    """The addresses' ``.txt`` files, sorted by name (so by year)."""
+    """The addresses' ``.txt`` files, sorted by name (so by year).
+
+    Raises:
+        ParameterError: no ``.txt`` files (the message says to run ``make data``).
+        DataError: an npm install that is not the pinned package, whole (:func:`urnlib.corpora.npm.verify`).
+    """
     folder = sotu_dir(root, npm_dir)
     files = sorted(p for p in folder.glob("*.txt") if p.is_file())
     if not files:
         raise ParameterError(missing(PACKAGE, folder / "1790_george_washington_n.txt",
                                      "the State of the Union addresses (<year>_<president>_<party>.txt)"))
+    verify(PACKAGE, folder.parent if folder.name == "data" else folder)
     return files
+
+
+def _remedy() -> str:
+    return (f"If it is a file of the npm package, the install is damaged. {reinstall(PACKAGE)} Otherwise "
+            f"fix the file: the plain UTF-8 text of one address.")
 
 
 def sotu_documents(root: str | os.PathLike | None = None, *,
@@ -58,9 +70,13 @@ def sotu_documents(root: str | os.PathLike | None = None, *,
 
     Raises:
         ParameterError: the addresses are not installed (run ``make data``).
+        DataError: a damaged install, or a file that is empty or not UTF-8 (the message names file and line).
     """
     for path in sotu_files(root, npm_dir):
-        yield path.stem, path.read_text(encoding="utf-8")
+        text = read_text(path, _remedy())
+        if not text:
+            raise DataError(f"{path}, line 1: the file is empty (truncated?). {_remedy()}")
+        yield path.stem, text
 
 
 def strip_stage_directions(text: str) -> str:
