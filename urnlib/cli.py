@@ -12,7 +12,9 @@ static HTML with Jupyter Book 1.x, warnings as errors; the book never executes a
 
 Besides the parameters file, every notebook receives (so its parameters cell must declare them):
 ``scale`` (the scale name), ``claims_dir`` (absolute path of ``<out>/_claims``, where chapters
-write their claims and the ``claims`` chapter reads them), and ``retrain=True`` with ``--retrain``.
+write their claims and the ``claims`` chapter reads them), and ``mode`` with ``--train`` (train the
+missing or stale runs) or ``--retrain`` (every run). Without either, the stored runs are loaded and a
+missing one stops its chapter with the command that builds it: the book never trains.
 
 This runner is for a source checkout (``make venv`` installs the package editable): it finds
 ``notebooks/`` and ``book/`` from the package location, ``REPO = Path(__file__).resolve().parents[1]``.
@@ -138,9 +140,12 @@ def run_notebooks(args: argparse.Namespace) -> int:
             raise SystemExit(f"error: {params_file} must hold a mapping of parameter names to values")
         parameters |= {"scale": args.scale, "claims_dir": str(claims_dir)}
         if args.retrain:
-            parameters["retrain"] = True
+            parameters |= {"retrain": True, "mode": "retrain"}
+        elif args.train:
+            parameters["mode"] = "train"
         output = out / f"{name}.ipynb"
-        print(f"== {name} (scale {args.scale}{', retrain' if args.retrain else ''}) -> {output}", flush=True)
+        how = ", retrain" if args.retrain else ", train" if args.train else ""
+        print(f"== {name} (scale {args.scale}{how}) -> {output}", flush=True)
         start = time.perf_counter()
         try:
             execute(notebook, output, parameters, notebooks_dir)
@@ -216,7 +221,8 @@ def parser() -> argparse.ArgumentParser:
     nb = sub.add_parser("notebooks", help="execute the chapter notebooks with papermill")
     nb.add_argument("--scale", required=True, help="parameter set: notebooks/params/<chapter>.<scale>.yaml")
     nb.add_argument("--only", nargs="+", action="extend", metavar="NAME", help=f"run only these chapters {CHAPTERS}")
-    nb.add_argument("--retrain", action="store_true", help="pass retrain=True: ignore stored runs and train again")
+    nb.add_argument("--train", action="store_true", help="mode train: train the runs that are missing or stale")
+    nb.add_argument("--retrain", action="store_true", help="mode retrain: ignore stored runs and train every one again")
     nb.add_argument("--out", default=str(BOOK / "chapters"), help="where executed notebooks go (default: book/chapters)")
     nb.add_argument("--notebooks-dir", default=str(NOTEBOOKS), help="source notebooks and params/ (default: notebooks)")
     nb.set_defaults(func=run_notebooks)

@@ -16,15 +16,15 @@ import warnings
 __all__ = ["progress"]
 
 
-def progress(iterable, *, desc: str, total: int | None = None, initial: int = 0):
+def progress(iterable, *, desc: str, total: int | None = None, initial: int = 0, **options):
     """Wrap ``iterable`` in a progress bar according to the environment (see module docstring)."""
     disable = bool(os.environ.get("CI")) or bool(os.environ.get("URNLIB_QUIET"))
     if os.environ.get("URNLIB_PROGRESS") == "terminal":
         from tqdm.std import tqdm
 
         return tqdm(iterable, desc=desc, total=total, initial=initial, disable=disable, file=sys.__stderr__,
-                    leave=False)
+                    leave=False, **options)
     with warnings.catch_warnings():  # "IProgress not found" when ipywidgets is absent: fall back quietly
         warnings.simplefilter("ignore")
         from tqdm.auto import tqdm
-    return tqdm(iterable, desc=desc, total=total, initial=initial, disable=disable, leave=False)
+    return tqdm(iterable, desc=desc, total=total, initial=initial, disable=disable, leave=False, **options)

@@ -1,30 +1,39 @@
 """Stored runs: each training run saved with everything needed to trust and re-draw it.
 
-A run is keyed by a hash of its parameters (model, data, training; JSON-canonical). Its folder
+A run is described by a :class:`RunSpec`: its chapter (``experiment``), label (``name``), parameters
+(model, data, training; JSON) and the components (:mod:`urnlib.components`) whose behaviour decides
+what it computes. Its key hashes the parameters *and* the components' versions, and its folder
 ``<root>/<experiment>/<name>-<key>/`` holds
 
-* ``record.json``: parameters, per-epoch history, final metrics, package versions, git commit (and
-  whether the training code differed from it), a fingerprint of the library code that trains (every urnlib module the
-  experiment's module imports, transitively), wall time, date, machine;
-* ``weights.pt``: the model's ``state_dict`` (small: the papers' models have < 200k parameters).
+* ``weights.pt``: the model's ``state_dict`` (or the tensors the chapter keeps of it);
+* ``record.json``: parameters, component versions, library versions (torch, numpy, and e.g. the spaCy
+  model or the npm corpora where a component depends on them), per-epoch history, final metrics, CPU
+  and wall time, thread count, date, machine, git commit, and checksums of its own content and of
+  ``weights.pt``. It is written last, so a folder with a valid ``record.json`` is a complete run.
 
-:meth:`RunStore.get_or_train` loads a stored run whose parameters match, or trains and stores it.
-A stored run whose training-code fingerprint differs from the current code's is *stale*: it is still
-loaded (unless ``on_stale`` says otherwise) but flagged, and :func:`provenance_table` shows it, so a
-book never mixes old results with new code silently.
+Every file is written under a temporary name unique to the writing process and moved into place with
+``os.replace``; :meth:`RunStore.lock` is a lock per run key, so two processes (or two Dask workers)
+never train the same run at once: the second waits, then loads the first's result.
+
+A stored run is *stale* when a component it used has a newer version now, or a library that can
+change its numbers has another version (:meth:`Run.stale_reasons` says which). A run that is missing,
+unreadable, incomplete or whose content fails its checksum raises :class:`MissingRunError` or
+:class:`CorruptRunError`, naming the folder, what is wrong and the command that rebuilds it. Only a
+:class:`~urnlib.runner` in mode ``train`` or ``retrain`` trains; the book loads.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
-import ast
+import fcntl
 import hashlib
 import json
 import os
 import platform
 import subprocess
-import warnings
-from collections.abc import Callable
+import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,18 +41,27 @@ from typing import Any
 import torch
 
 import urnlib
-from urnlib.params import ParameterError, check_choice
+from urnlib.components import library_versions, versions
+from urnlib.params import ParameterError
 
-__all__ = ["Run", "RunStore", "params_key", "code_fingerprint", "training_modules", "git_state", "provenance_table", "StaleRunWarning"]
+__all__ = ["RunSpec", "Run", "Trained", "RunStore", "RunError", "MissingRunError", "CorruptRunError",
+           "params_key", "git_state", "provenance_table", "FORMAT"]
 
 PACKAGE_ROOT = Path(urnlib.__file__).resolve().parent
-#: urnlib modules that cannot change what training produces: storage, reporting, progress bars, runner
-NOT_TRAINING = frozenset({"urnlib", "urnlib.results", "urnlib.claims", "urnlib.progress", "urnlib.cli",
-                          "urnlib.analysis", "urnlib.metrics", "urnlib.plots", "urnlib.reports"})
+FORMAT = 2  #: record format: 2 = component versions, library versions, checksums (1: source fingerprints)
+REQUIRED = ("experiment", "name", "key", "params", "components", "libraries", "history", "final", "checksums")
 
 
-class StaleRunWarning(UserWarning):
-    """A stored run was produced by different training code than the current checkout's."""
+class RunError(ParameterError):
+    """A stored run cannot be used as it is; the message names it and says how to rebuild it."""
+
+
+class MissingRunError(RunError):
+    """No stored run has these parameters and component versions, and this mode does not train."""
+
+
+class CorruptRunError(RunError):
+    """A stored run is unreadable, incomplete, or its content does not match its checksum or key."""
 
 
 def params_key(params: dict[str, Any]) -> str:
@@ -52,58 +70,58 @@ def params_key(params: dict[str, Any]) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:12]
 
 
-def _module_file(module: str) -> Path | None:
-    rel = Path(*module.split(".")[1:])
-    for candidate in (PACKAGE_ROOT / rel / "__init__.py", (PACKAGE_ROOT / rel).with_suffix(".py")):
-        if candidate.is_file():
-            return candidate
-    return None
+def _canonical(obj: Any) -> bytes:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=float).encode()
 
 
-def training_modules(module: str) -> list[str]:
-    """The urnlib modules ``module`` imports, transitively (read from the source, nothing is run),
-    less :data:`NOT_TRAINING` and anything under it; ``module`` itself included."""
-    seen: set[str] = set()
-    todo = [module]
-    while todo:
-        name = todo.pop()
-        if name in seen or any(name == x or name.startswith(x + ".") for x in NOT_TRAINING - {"urnlib"}):
-            continue
-        path = _module_file(name)
-        if path is None:
-            continue
-        seen.add(name)
-        if path.name == "__init__.py" or "." in name:  # parents' __init__ run on import too
-            parent = name.rsplit(".", 1)[0]
-            if parent != "urnlib":
-                todo.append(parent)
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Import):
-                todo += [a.name for a in node.names if a.name.startswith("urnlib.")]
-            elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("urnlib"):
-                todo.append(node.module)
-                todo += [f"{node.module}.{a.name}" for a in node.names]  # submodules named in the import
-    return sorted(seen)
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
-def code_fingerprint(module: str) -> str:
-    """SHA-256 (12 hex) of the source of every module :func:`training_modules` finds for ``module``.
+@dataclass(frozen=True)
+class RunSpec:
+    """What one run is: enough to find it in a store, and (with ``train``) to train it anywhere.
 
-    A stored run keeps the fingerprint of its experiment module; when any code it trains with changes,
-    the fingerprint changes and the run is reported stale.
+    Args:
+        experiment: the store's folder for the chapter, e.g. ``"dyck"`` (may contain ``/``).
+        name: the run's label, e.g. ``"3-TURN"`` or ``"URN 16 seed 2"``.
+        params: everything that determines the run (JSON-able; hashed into the key).
+        components: names of the :mod:`urnlib.components` whose behaviour the run depends on.
+        train: ``"module:function"`` that trains it, ``function(spec, checkpoint) -> Trained``.
     """
-    h = hashlib.sha256()
-    for name in training_modules(module):
-        h.update(name.encode())
-        h.update(_module_file(name).read_bytes())
-    return h.hexdigest()[:12]
+
+    experiment: str
+    name: str
+    params: dict[str, Any] = field(hash=False)
+    components: tuple[str, ...] = ()
+    train: str = ""
+
+    @property
+    def versions(self) -> dict[str, int]:
+        return versions(self.components)
+
+    @property
+    def key(self) -> str:
+        return params_key({"params": self.params, "components": self.versions})
+
+    @property
+    def folder_name(self) -> str:
+        return f"{self.name}-{self.key}"
+
+
+@dataclass
+class Trained:
+    """What a training function returns for the store."""
+
+    history: list[dict[str, Any]]
+    final: dict[str, Any]
+    weights: dict[str, torch.Tensor]
+    wall_time: float
+    cpu_time: float | None = None
 
 
 def git_state(paths: list[Path] | None = None) -> dict[str, Any]:
-    """``{"commit": sha or None, "dirty": bool or None}`` of the checkout holding urnlib.
-
-    ``dirty`` says whether any of ``paths`` (default: the whole package) differs from that commit.
-    """
+    """``{"commit": sha or None, "dirty": bool or None}`` of the checkout holding urnlib."""
     def git(*args):
         return subprocess.run(["git", *args], cwd=PACKAGE_ROOT, capture_output=True, text=True, timeout=10)
 
@@ -117,16 +135,15 @@ def git_state(paths: list[Path] | None = None) -> dict[str, Any]:
         return {"commit": None, "dirty": None}
 
 
-def _versions() -> dict[str, str]:
-    import numpy
-
-    return {"python": platform.python_version(), "torch": torch.__version__, "numpy": numpy.__version__,
-            "urnlib": urnlib.__version__}
+def _content(record: dict[str, Any]) -> dict[str, Any]:
+    """The part of a record its content checksum covers: what it computed and with what."""
+    return {k: record[k] for k in ("experiment", "name", "key", "params", "components", "libraries", "history",
+                                   "final")}
 
 
 @dataclass
 class Run:
-    """One stored training run (see the module docstring for the fields of ``record``)."""
+    """One stored run (see the module docstring for the fields of ``record``)."""
 
     record: dict[str, Any]
     path: Path
@@ -148,137 +165,280 @@ class Run:
     def final(self) -> dict[str, Any]:
         return self.record["final"]
 
+    def stale_reasons(self) -> list[str]:
+        """Why this run would compute something else today: ``[]`` when it is current."""
+        if self.record.get("format", 1) < FORMAT:
+            return ["made before component versions (record format 1, source fingerprints): restamp or retrain"]
+        reasons = []
+        for name, made in sorted(self.record["components"].items()):
+            try:
+                now = versions([name])[name]
+            except KeyError:
+                reasons.append(f"component {name} no longer exists")
+                continue
+            if now != made:
+                reasons.append(f"component {name} v{made} -> v{now}")
+        current = library_versions(self.record["components"])
+        for lib, made in sorted(self.record["libraries"].items()):
+            if current.get(lib, made) != made:
+                reasons.append(f"library {lib} {made} -> {current[lib]}")
+        return reasons
+
     @property
     def stale(self) -> bool:
-        """True when the code that trains this experiment changed after the run was made."""
-        return self.record.get("code_fingerprint") != code_fingerprint(self.record["code_module"])
+        return bool(self.stale_reasons())
 
     def column(self, key: str) -> list:
         return [row[key] for row in self.history]
 
 
+def _atomic_write(path: Path, write) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 class RunStore:
-    """Runs of one or more experiments under ``root`` (see module docstring).
+    """Runs of one or more chapters under ``root`` (see the module docstring).
 
     Args:
         root: folder of the store (created on first save).
-        code_module: the module that trains these runs, e.g. ``"urnlib.experiments.dyck"``; the code it
-            imports is fingerprinted to tell stale runs.
-        checkpoints: folder for per-epoch checkpoints of unfinished runs (default ``root/.checkpoints``).
+        rebuild: the command that rebuilds this store's runs, named in every error (e.g.
+            ``"python -m urnlib.cli notebooks --scale paper --only dyck --train"``).
     """
 
-    def __init__(self, root: str | os.PathLike, code_module: str, checkpoints: str | os.PathLike | None = None):
+    def __init__(self, root: str | os.PathLike, rebuild: str = "make reproduce", *, code_module: str | None = None):
         self.root = Path(root)
-        self.code_module = code_module
-        self.checkpoints = Path(checkpoints) if checkpoints is not None else self.root / ".checkpoints"
+        self.rebuild = rebuild
+        self.checkpoints = self.root / ".checkpoints"
+        self.code_module = code_module  # TRANSITIONAL: chapters not yet on urnlib.runner
 
-    def provenance(self) -> dict[str, Any]:
-        """The commit (and whether the training code differs from it) and the training-code fingerprint, now."""
-        return {"git": git_state([_module_file(m) for m in training_modules(self.code_module)]),
-                "code_fingerprint": code_fingerprint(self.code_module)}
+    def get_or_train(self, experiment: str, name: str, params: dict[str, Any], train, *, retrain: bool = False,
+                     on_stale: str = "warn") -> Run:
+        """TRANSITIONAL interface of the chapters not yet moved to :mod:`urnlib.runner`: load the run (stale
+        ones flagged), train it when it is missing. ``train(checkpoint) -> (rows, final, weights, wall)``."""
+        from urnlib.legacy import legacy_components
+        from urnlib.runner import obtain
 
-    def folder(self, experiment: str, name: str, params: dict[str, Any]) -> Path:
-        return self.root / experiment / f"{name}-{params_key(params)}"
+        spec = RunSpec(experiment, name, params, legacy_components(self.code_module, params))
 
-    def load(self, experiment: str, name: str, params: dict[str, Any]) -> Run | None:
-        """The stored run with exactly these parameters, or ``None``."""
-        folder = self.folder(experiment, name, params)
-        rec = folder / "record.json"
-        if not rec.exists():
-            return None
-        record = json.loads(rec.read_text())
-        weights_file = folder / "weights.pt"
-        weights = torch.load(weights_file, weights_only=True) if weights_file.exists() else None
-        return Run(record, folder, weights)
+        def trainer(spec, checkpoint):
+            rows, final, weights, wall = train(checkpoint)
+            return Trained(rows, final, weights, wall)
 
-    def save(self, experiment: str, name: str, params: dict[str, Any], *, history, final, weights,
-             wall_time: float, start: dict[str, Any] | None = None) -> Run:
-        """Write a finished run's record and weights; return it.
+        if retrain:
+            return obtain(spec, self, mode="retrain", train=trainer)
+        try:
+            run = obtain(spec, self, mode="load", on_stale="error" if on_stale == "error" else "warn")
+        except MissingRunError:
+            return obtain(spec, self, mode="train", train=trainer)
+        if run.stale and on_stale == "retrain":
+            return obtain(spec, self, mode="retrain", train=trainer)
+        return run
 
-        ``start`` is :meth:`provenance` taken when training began (default: now).
+    # ------------------------------------------------------------------ paths and locks
+    def folder(self, spec: RunSpec) -> Path:
+        return self.root / spec.experiment / spec.folder_name
+
+    def checkpoint(self, spec: RunSpec) -> Path:
+        return self.checkpoints / spec.experiment / f"{spec.folder_name}.pt".replace(" ", "_")
+
+    @contextlib.contextmanager
+    def lock(self, spec: RunSpec) -> Iterator[None]:
+        """Hold the lock of ``spec``'s key (an ``flock`` on ``<root>/.locks/...``) while the block runs."""
+        path = self.root / ".locks" / spec.experiment / f"{spec.folder_name}.lock".replace(" ", "_")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a+") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    # ------------------------------------------------------------------ reading
+    def _corrupt(self, folder: Path, what: str) -> CorruptRunError:
+        return CorruptRunError(f"stored run {folder} is corrupt: {what}. Delete the folder and rebuild it with "
+                               f"`{self.rebuild}`")
+
+    def read(self, folder: Path, *, weights: bool = True) -> Run:
+        """The run stored in ``folder``, verified (key, checksums, weights).
+
+        Raises:
+            CorruptRunError: unreadable or inconsistent; the message says what and how to rebuild.
         """
-        start = start or self.provenance()
-        folder = self.folder(experiment, name, params)
+        rec = folder / "record.json"
+        try:
+            record = json.loads(rec.read_text())
+        except FileNotFoundError:
+            raise self._corrupt(folder, "record.json is missing (an interrupted write?)") from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+            raise self._corrupt(folder, f"{rec.name} is not valid JSON ({err})") from None
+        if not isinstance(record, dict):
+            raise self._corrupt(folder, "record.json does not hold a mapping")
+        if record.get("format", 1) < FORMAT:
+            return self._read_legacy(folder, record, weights)
+        missing = [k for k in REQUIRED if k not in record]
+        if missing:
+            raise self._corrupt(folder, f"record.json lacks the field(s) {', '.join(missing)}")
+        key = params_key({"params": record["params"], "components": record["components"]})
+        if key != record["key"] or not folder.name.endswith("-" + key):
+            raise self._corrupt(folder, f"its parameters hash to {key}, not to the key {record['key']} it is "
+                                        "stored under (edited by hand?)")
+        if _sha(_canonical(_content(record))) != record["checksums"].get("content"):
+            raise self._corrupt(folder, "record.json does not match its content checksum (edited by hand?)")
+        tensors = None
+        wfile = folder / "weights.pt"
+        if not wfile.is_file():
+            raise self._corrupt(folder, "weights.pt is missing")
+        blob = wfile.read_bytes()
+        if _sha(blob) != record["checksums"].get("weights"):
+            raise self._corrupt(folder, "weights.pt does not match its checksum (truncated or replaced?)")
+        if weights:
+            try:
+                tensors = torch.load(wfile, weights_only=True)
+            except Exception as err:  # noqa: BLE001 - any reader error is a corrupt file
+                raise self._corrupt(folder, f"weights.pt cannot be read ({type(err).__name__})") from None
+        return Run(record, folder, tensors)
+
+    def _read_legacy(self, folder: Path, record: dict, weights: bool) -> Run:
+        """A format-1 record (before component versions): readable, always stale."""
+        missing = [k for k in ("name", "params", "history", "final") if k not in record]
+        if missing:
+            raise self._corrupt(folder, f"record.json lacks the field(s) {', '.join(missing)}")
+        tensors = None
+        wfile = folder / "weights.pt"
+        if weights and wfile.is_file():
+            try:
+                tensors = torch.load(wfile, weights_only=True)
+            except Exception as err:  # noqa: BLE001
+                raise self._corrupt(folder, f"weights.pt cannot be read ({type(err).__name__})") from None
+        return Run(record, folder, tensors)
+
+    def load(self, spec: RunSpec, name: str | None = None, params: dict[str, Any] | None = None) -> Run | None:
+        """The verified run of ``spec`` (these parameters and current component versions), or ``None``.
+
+        TRANSITIONAL: ``load(experiment, name, params)`` for the chapters not yet on :mod:`urnlib.runner`
+        finds the run under any component versions, like they did before."""
+        if not isinstance(spec, RunSpec):
+            from urnlib.legacy import legacy_components
+
+            spec = RunSpec(spec, name, params, legacy_components(self.code_module, params))
+            run = self.load(spec)
+            return run if run is not None else next(iter(self.others(spec)), None)
+        folder = self.folder(spec)
+        if not folder.exists():
+            return None
+        return self.read(folder)
+
+    def others(self, spec: RunSpec) -> list[Run]:
+        """Stored runs with ``spec``'s name and parameters under other component versions (stale ones),
+        newest first; legacy (format 1) runs with the same name are included."""
+        parent = self.root / spec.experiment
+        found = []
+        for folder in sorted(parent.glob(f"{_glob_escape(spec.name)}-*")) if parent.is_dir() else []:
+            if folder == self.folder(spec) or folder.name.rsplit("-", 1)[0] != spec.name:
+                continue
+            run = self.read(folder, weights=False)
+            if run.record.get("format", 1) < FORMAT or run.params == spec.params:
+                found.append(run)
+        return sorted(found, key=lambda r: r.record.get("created", ""), reverse=True)
+
+    def runs(self) -> Iterator[tuple[Path, Run | Exception]]:
+        """Every run folder of the store with its verified run, or the error that reading it raised."""
+        for rec in sorted(self.root.glob("**/record.json")):
+            if ".checkpoints" in rec.parts:
+                continue
+            try:
+                yield rec.parent, self.read(rec.parent, weights=False)
+            except RunError as err:
+                yield rec.parent, err
+
+    # ------------------------------------------------------------------ writing
+    def save(self, spec: RunSpec, trained: Trained, *, git: dict[str, Any] | None = None) -> Run:
+        """Write a finished run: weights first, then its record (atomically each); return it."""
+        folder = self.folder(spec)
         folder.mkdir(parents=True, exist_ok=True)
+        weights = {k: v.detach().cpu().clone() for k, v in trained.weights.items()}
+        _atomic_write(folder / "weights.pt", lambda tmp: torch.save(weights, tmp))
         record = {
-            "experiment": experiment,
-            "name": name,
-            "key": params_key(params),
-            "params": params,
-            "history": history,
-            "final": final,
-            "versions": _versions(),
-            "code_module": self.code_module,
-            **start,
-            "wall_time_s": round(wall_time, 2),
+            "format": FORMAT,
+            "experiment": spec.experiment,
+            "name": spec.name,
+            "key": spec.key,
+            "params": spec.params,
+            "components": spec.versions,
+            "libraries": library_versions(spec.components),
+            "history": trained.history,
+            "final": trained.final,
+            "wall_time_s": round(trained.wall_time, 2),
+            "cpu_time_s": None if trained.cpu_time is None else round(trained.cpu_time, 2),
             "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             "machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
                         "threads": torch.get_num_threads(), "device": "cpu"},
+            "git": git if git is not None else git_state(),
         }
-        weights = {k: v.detach().cpu().clone() for k, v in weights.items()}
-        torch.save(weights, folder / "weights.pt")
-        (folder / "record.json").write_text(json.dumps(record, indent=1, sort_keys=True, default=float))
+        # a JSON round trip first, so the checksum covers exactly what a reader will see
+        record = json.loads(json.dumps(record, default=float))
+        record["checksums"] = {"content": _sha(_canonical(_content(record))),
+                               "weights": _sha((folder / "weights.pt").read_bytes())}
+        text = json.dumps(record, indent=1, sort_keys=True, default=float)
+        _atomic_write(folder / "record.json", lambda tmp: tmp.write_text(text))
         return Run(record, folder, weights)
 
-    def get_or_train(
-        self,
-        experiment: str,
-        name: str,
-        params: dict[str, Any],
-        train: Callable[[Path], tuple[list, dict, dict, float]],
-        *,
-        retrain: bool = False,
-        on_stale: str = "warn",
-    ) -> Run:
-        """Load the run with these parameters, or train and store it.
+    def restamp(self, spec: RunSpec, old: Run, weights: dict[str, torch.Tensor] | None = None) -> Run:
+        """Store ``old`` (a run whose behaviour is unchanged, as its probes show) under ``spec``: today's
+        component and library versions, new checksums; the old folder is removed."""
+        trained = Trained(old.history, old.final, weights if weights is not None else (old.weights or {}),
+                          old.record.get("wall_time_s", 0.0), old.record.get("cpu_time_s"))
+        run = self.save(spec, trained, git=old.record.get("git"))
+        run.record["restamped_from"] = {"folder": old.path.name, "created": old.record.get("created")}
+        run.record["created"] = old.record.get("created", run.record["created"])
+        run.record["machine"] = old.record.get("machine", run.record["machine"])
+        text = json.dumps(run.record, indent=1, sort_keys=True, default=float)
+        _atomic_write(run.path / "record.json", lambda tmp: tmp.write_text(text))
+        if old.path != run.path:
+            import shutil
 
-        Args:
-            experiment: chapter name (folder under the root).
-            name: run label, e.g. ``"3-TURN"``.
-            params: everything that determines the run (hashed into its key).
-            train: ``train(checkpoint_path) -> (history rows, final metrics, state_dict, wall time)``.
-            retrain: train even if a stored run exists (``make reproduce``).
-            on_stale: what to do with a stored run made by other training code: ``"warn"`` (use it,
-                flagged), ``"retrain"`` or ``"error"``.
-        """
-        check_choice("on_stale", on_stale, ["warn", "retrain", "error"])
-        run = None if retrain else self.load(experiment, name, params)
-        if run is not None and run.stale:
-            msg = (f"stored run {name!r} ({run.path}) was trained by commit "
-                   f"{(run.record['git'].get('commit') or 'unknown')[:10]} with different training code "
-                   f"(fingerprint {run.record.get('code_fingerprint')} != {code_fingerprint(self.code_module)})")
-            if on_stale == "error":
-                raise ParameterError(msg + "; re-run with retrain=True (make reproduce) or on_stale='warn'")
-            if on_stale == "retrain":
-                run = None
-            else:
-                warnings.warn(msg + "; shown as stale", StaleRunWarning, stacklevel=2)
-        if run is not None:
-            return run
-        ckpt = self.checkpoints / f"{experiment}-{name}-{params_key(params)}.pt".replace(" ", "_")
-        start = self.provenance()  # the code as training starts (it may change while a run trains)
-        history, final, weights, wall = train(ckpt)
-        run = self.save(experiment, name, params, history=history, final=final, weights=weights, wall_time=wall,
-                        start=start)
-        ckpt.unlink(missing_ok=True)
+            shutil.rmtree(old.path)
         return run
 
 
+def _glob_escape(name: str) -> str:
+    return "".join(f"[{c}]" if c in "[]*?" else c for c in name)
+
+
+def wait_for_newer(run: Run | None, since: float) -> bool:
+    """Whether ``run`` was written after ``since`` (a ``time.time()``): another process trained it meanwhile."""
+    if run is None:
+        return False
+    try:
+        return (run.path / "record.json").stat().st_mtime >= since
+    except FileNotFoundError:
+        return False
+
+
 def provenance_table(runs: list[Run]):
-    """A pandas DataFrame: which commit, code and machine produced each run, and whether it is stale."""
+    """A pandas DataFrame: which commit, code and machine produced each run, and whether it is stale (why)."""
     import pandas as pd
 
     rows = []
     for run in runs:
-        git = run.record.get("git", {})
+        git = run.record.get("git", {}) or {}
         commit = (git.get("commit") or "unknown")[:10] + (" (dirty)" if git.get("dirty") else "")
+        cpu = run.record.get("cpu_time_s")
+        reasons = run.stale_reasons()
         rows.append({
             "run": run.name,
             "key": run.record["key"],
             "commit": commit,
             "created": run.record["created"][:16].replace("T", " "),
-            "wall time (min)": round(run.record["wall_time_s"] / 60, 1),
-            "torch": run.record["versions"]["torch"],
-            "training code": "changed since (stale)" if run.stale else "current",
+            "CPU time (min)": "-" if cpu is None else f"{cpu / 60:.1f}",
+            "wall time (min)": f"{run.record.get('wall_time_s', 0) / 60:.1f}",
+            "torch": (run.record.get("libraries") or run.record.get("versions", {})).get("torch", "?"),
+            "status": "stale: " + "; ".join(reasons) if reasons else "current",
         })
     return pd.DataFrame(rows)
+

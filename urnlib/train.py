@@ -1,14 +1,20 @@
 """The one training loop of urnlib: every model, every task.
 
-A model maps ``(B, T)`` input symbols to ``(B, T, V)`` logits; a dataset is a pair of tensors
-``inputs (N, T)`` and ``targets (N, T)`` whose ignored positions hold :data:`IGNORE`. The loss is
-the token cross-entropy averaged over the non-ignored tokens of a batch (reference-facts: "masked
-token cross-entropy / number of tokens"). Task-specific numbers (accuracy by attractors, error rate
-by length, ...) come from an ``evaluate`` callback, so the loop itself knows no task.
+A dataset is a :class:`~urnlib.tokens.TokenData` pair ``inputs (N, T)``, ``targets (N, T)`` whose
+ignored positions hold :data:`~urnlib.tokens.IGNORE`. By default a model maps ``(B, T)`` symbols to
+``(B, T, V)`` logits and the loss is the token cross-entropy averaged over the non-ignored tokens of a
+batch (reference-facts: "masked token cross-entropy / number of tokens"); a chapter whose model gives
+probabilities another way passes its own ``loss``. Task-specific numbers (accuracy by attractors,
+perplexity, ...) come from an ``evaluate`` callback, so the loop itself knows no task; anything else a
+chapter needs at batch or epoch ends is a :class:`~urnlib.callbacks.Callback`.
 
-Each epoch: shuffle (a permutation seeded by ``(seed, epoch)``), one pass of Adam steps, test loss,
-the callback's metrics, a :class:`History` row, and a checkpoint. A run interrupted after epoch e
-resumes from its checkpoint at epoch e + 1 and gives the same numbers as an uninterrupted one.
+Each epoch: shuffle (a permutation seeded by ``(seed, epoch)``), one pass of optimiser steps (Adam,
+Adagrad or SGD, optional gradient-norm clipping), the test loss in batches, the callback's metrics, a
+:class:`History` row, the monitor (keep the best epoch's weights, stop early after ``patience`` epochs
+without improvement) and a checkpoint. A run interrupted after epoch e resumes from its checkpoint at
+epoch e + 1 and gives the same numbers as an uninterrupted one, the monitor's best weights included.
+
+The version of this component is ``train.loop`` in :mod:`urnlib.components`.
 """
 
 from __future__ import annotations
@@ -16,7 +22,8 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,57 +32,89 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from urnlib.params import ParameterError, check_float, check_int
+from urnlib.callbacks import Callback, Monitor
+from urnlib.params import ParameterError, check_bool, check_choice, check_float, check_int
 from urnlib.progress import progress
+from urnlib.tokens import IGNORE, TokenData
 
-__all__ = ["IGNORE", "TokenData", "TrainConfig", "History", "fit", "evaluate_loss", "predict", "seed_everything"]
+__all__ = ["IGNORE", "TokenData", "TrainConfig", "History", "Loss", "token_cross_entropy", "fit",
+           "evaluate_loss", "predict", "seed_everything", "OPTIMIZERS"]
 
-IGNORE = -100  #: target value of positions that carry no loss (padding)
+#: optimisers a run may name (paper 001 sec. 2: Adam; Bengio et al. 2003: SGD; paper 003's code: Adagrad)
+OPTIMIZERS = {"adam": torch.optim.Adam, "adagrad": torch.optim.Adagrad, "sgd": torch.optim.SGD}
 
-
-@dataclass
-class TokenData:
-    """Input and target symbol indices, both ``(N, T)`` long tensors."""
-
-    inputs: torch.Tensor
-    targets: torch.Tensor
-
-    def __post_init__(self):
-        if self.inputs.shape != self.targets.shape or self.inputs.dim() != 2:
-            raise ParameterError(
-                f"inputs {tuple(self.inputs.shape)} and targets {tuple(self.targets.shape)} "
-                "must both be (N, T)"
-            )
-
-    def __len__(self) -> int:
-        return self.inputs.shape[0]
+#: ``loss(model, inputs, targets) -> (mean loss over the batch's scored tokens, number of scored tokens)``
+Loss = Callable[[nn.Module, torch.Tensor, torch.Tensor], tuple[torch.Tensor, int]]
 
 
 @dataclass
 class TrainConfig:
-    """Optimisation settings; defaults are the Dyck experiment's (paper 000 sec. 5, paper 001 sec. 4)."""
+    """Optimisation settings of one run. Every chapter sets them from its parameter file.
 
-    epochs: int = 100  # paper 000 sec. 5: "for 100 epochs"
-    batch_size: int = 512  # paper 001 sec. 2: batch size 512
-    lr: float = 0.01  # paper 000 sec. 5 and paper 001 sec. 4 (Dyck): learning rate 0.01
-    seed: int = 0  # one seed for data order and dropout masks (initialisation is seeded by the caller)
+    Args:
+        epochs: the cap on training epochs (training may stop earlier, see ``patience``).
+        batch_size: sequences per optimiser step.
+        lr: learning rate.
+        seed: data order and dropout masks (initialisation is seeded by the caller).
+        optimizer: a key of :data:`OPTIMIZERS`.
+        clip: the largest global gradient norm (``None``: no clipping).
+        monitor: a key of the epoch rows (``"test_loss"`` or one the ``evaluate`` callback returns) that
+            ``keep_best`` and ``patience`` watch.
+        minimize: whether a lower ``monitor`` value is better.
+        keep_best: end with the weights of the best epoch by ``monitor`` (its row is ``History.best_row``).
+        patience: stop after this many epochs without improvement of ``monitor`` (``None``: never).
+    """
+
+    epochs: int = 100
+    batch_size: int = 512
+    lr: float = 0.01
+    seed: int = 0
+    optimizer: str = "adam"
+    clip: float | None = None
+    monitor: str | None = None
+    minimize: bool = True
+    keep_best: bool = False
+    patience: int | None = None
 
     def __post_init__(self):
         check_int("epochs", self.epochs, minimum=1)
         check_int("batch_size", self.batch_size, minimum=1)
         check_float("lr", self.lr, minimum=0.0, strict_min=True)
         check_int("seed", self.seed, minimum=0)
+        check_choice("optimizer", self.optimizer, list(OPTIMIZERS))
+        if self.clip is not None:
+            check_float("clip", self.clip, minimum=0.0, strict_min=True)
+        check_bool("minimize", self.minimize)
+        check_bool("keep_best", self.keep_best)
+        if self.patience is not None:
+            check_int("patience", self.patience, minimum=1)
+        if (self.keep_best or self.patience is not None) and not self.monitor:
+            raise ParameterError("keep_best and patience need monitor: the epoch metric to watch, e.g. 'test_loss'")
 
 
 @dataclass
 class History:
-    """Per-epoch records: ``rows[e]`` has ``epoch``, ``train_loss``, ``test_loss``, ``seconds`` and
-    whatever the ``evaluate`` callback returned."""
+    """Per-epoch records: ``rows[e]`` has ``epoch``, ``train_loss``, ``test_loss`` (when there is test data),
+    ``seconds`` and whatever the ``evaluate`` callback returned.
+
+    ``best_epoch`` is the 1-based epoch the monitor chose (``None`` without a monitor), ``stopped_early``
+    whether patience ended training, ``wall_time`` and ``cpu_time`` the seconds spent in training (process
+    CPU time counts every thread, so it does not depend on what else the machine runs).
+    """
 
     rows: list[dict[str, Any]] = field(default_factory=list)
+    best_epoch: int | None = None
+    stopped_early: bool = False
+    wall_time: float = 0.0
+    cpu_time: float = 0.0
 
     def column(self, key: str) -> list:
         return [row[key] for row in self.rows]
+
+    @property
+    def best_row(self) -> dict[str, Any]:
+        """The row of the monitor's best epoch, or the last row."""
+        return self.rows[self.best_epoch - 1] if self.best_epoch else self.rows[-1]
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -86,14 +125,18 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def _token_loss(logits: torch.Tensor, targets: torch.Tensor, reduction: str) -> torch.Tensor:
-    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1),
-                           ignore_index=IGNORE, reduction=reduction)
+def token_cross_entropy(model: nn.Module, inputs: torch.Tensor, targets: torch.Tensor) -> tuple[torch.Tensor, int]:
+    """The default :data:`Loss`: mean cross-entropy of ``model(inputs)`` ``(B, T, V)`` over non-ignored targets."""
+    logits = model(inputs)
+    loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=IGNORE,
+                           reduction="mean")
+    return loss, int((targets != IGNORE).sum())
 
 
 @torch.no_grad()
 def predict(model: nn.Module, inputs: torch.Tensor, batch_size: int = 1024) -> torch.Tensor:
-    """Logits ``(N, T, V)`` in evaluation mode (no dropout)."""
+    """Logits ``(N, T, V)`` in evaluation mode (no dropout). Holds all N rows' logits: for small
+    vocabularies only; use :func:`evaluate_loss` or a batched callback for large ones."""
     was_training = model.training
     model.eval()
     try:
@@ -103,20 +146,46 @@ def predict(model: nn.Module, inputs: torch.Tensor, batch_size: int = 1024) -> t
 
 
 @torch.no_grad()
-def evaluate_loss(model: nn.Module, data: TokenData, batch_size: int = 1024) -> float:
-    """Mean token cross-entropy (nats) over the non-ignored targets, no dropout."""
-    logits = predict(model, data.inputs, batch_size)
-    return float(_token_loss(logits, data.targets, "mean"))
+def evaluate_loss(model: nn.Module, data: TokenData, batch_size: int = 1024, loss: Loss | None = None) -> float:
+    """Mean loss per scored token (nats) over ``data``, no dropout, ``batch_size`` rows at a time: it never
+    holds more than one batch of logits."""
+    loss = loss or token_cross_entropy
+    was_training = model.training
+    model.eval()
+    total, count = 0.0, 0
+    try:
+        for i in range(0, len(data), batch_size):
+            mean, n = loss(model, data.inputs[i : i + batch_size], data.targets[i : i + batch_size])
+            if n:
+                total, count = total + float(mean) * n, count + n
+    finally:
+        model.train(was_training)
+    return total / count if count else math.nan
 
 
-def _save_checkpoint(path: Path, model, optimizer, history: History, epoch: int, wall: float) -> None:
-    tmp = path.with_suffix(".tmp")
-    torch.save(
-        {"model": model.state_dict(), "optimizer": optimizer.state_dict(), "history": history.rows,
-         "epoch": epoch, "rng": torch.get_rng_state(), "wall": wall},
-        tmp,
-    )
-    os.replace(tmp, path)  # atomic: an interruption never leaves half a checkpoint
+def _tmp_name(path: Path) -> Path:
+    """A temporary name beside ``path`` that no other process or thread uses."""
+    return path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+
+
+def _save_checkpoint(path: Path, state: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _tmp_name(path)
+    try:
+        torch.save(state, tmp)
+        os.replace(tmp, path)  # atomic: an interruption never leaves half a checkpoint
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _load_checkpoint(path: Path) -> dict[str, Any] | None:
+    try:
+        return torch.load(path, weights_only=False)
+    except FileNotFoundError:
+        return None
+    except Exception as err:  # noqa: BLE001 - a checkpoint cut short by a crash: start the run again
+        raise ParameterError(f"checkpoint {path} cannot be read ({type(err).__name__}: {err}); delete it to "
+                             "train this run from its first epoch") from None
 
 
 def fit(
@@ -125,63 +194,93 @@ def fit(
     test: TokenData | None,
     config: TrainConfig,
     *,
+    loss: Loss | None = None,
     evaluate: Callable[[nn.Module], dict[str, Any]] | None = None,
+    callbacks: Sequence[Callback] = (),
     checkpoint: str | Path | None = None,
     desc: str = "train",
+    eval_batch_size: int = 1024,
 ) -> tuple[History, float]:
-    """Train ``model`` with Adam; return its :class:`History` and the training wall time (s).
+    """Train ``model``; return its :class:`History` and the training wall time (s).
 
     Args:
-        model: maps ``(B, T)`` symbols to ``(B, T, V)`` logits.
+        model: maps ``(B, T)`` symbols to what ``loss`` reads (default ``(B, T, V)`` logits).
         train: training data.
-        test: data for the per-epoch test loss (``None``: skip).
-        config: epochs, batch size, learning rate, seed.
-        evaluate: called after every epoch in eval mode; its dict is added to the epoch's row.
+        test: data for the per-epoch test loss, evaluated in batches (``None``: skip).
+        config: epochs, batch size, learning rate, seed, optimiser, clipping, monitor.
+        loss: the :data:`Loss` (default :func:`token_cross_entropy`).
+        evaluate: called after every epoch in eval mode without gradients; its dict joins the epoch's row.
+        callbacks: :class:`~urnlib.callbacks.Callback` objects called at batch and epoch ends; their
+            ``state_dict`` is checkpointed.
         checkpoint: file written after every epoch; if it exists, training resumes from it.
         desc: progress-bar label.
+        eval_batch_size: rows per batch of the test loss.
     """
-    optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)  # paper 001 sec. 2: Adam
-    history, start_epoch, wall = History(), 0, 0.0
+    loss = loss or token_cross_entropy
+    optimizer = OPTIMIZERS[config.optimizer](model.parameters(), lr=config.lr)
+    monitor = Monitor(config) if config.monitor else None
+    hooks = [*callbacks, *([monitor] if monitor else [])]
+    history, start_epoch, wall, cpu, stopped = History(), 0, 0.0, 0.0, False
     ckpt = Path(checkpoint) if checkpoint is not None else None
-    if ckpt is not None and ckpt.exists():
-        state = torch.load(ckpt, weights_only=False)
+    state = _load_checkpoint(ckpt) if ckpt is not None else None
+    if state is not None:
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         history.rows = state["history"]
         torch.set_rng_state(state["rng"])
-        start_epoch, wall = state["epoch"] + 1, state["wall"]
+        start_epoch, wall, cpu, stopped = state["epoch"] + 1, state["wall"], state.get("cpu", 0.0), state.get(
+            "stopped", False)
+        for i, hook in enumerate(hooks):
+            hook.load_state_dict(state.get("callbacks", {}).get(str(i), {}))
     n_batches = math.ceil(len(train) / config.batch_size)
     bar = progress(range(start_epoch, config.epochs), desc=desc, initial=start_epoch, total=config.epochs)
     for epoch in bar:
-        t0 = time.perf_counter()
+        if stopped:
+            break
+        t0, c0 = time.perf_counter(), time.process_time()
         model.train()
         order = torch.randperm(len(train), generator=torch.Generator().manual_seed(config.seed * 100_003 + epoch))
         total, tokens = 0.0, 0
-        for b in range(n_batches):
-            idx = order[b * config.batch_size : (b + 1) * config.batch_size]
-            x, y = train.inputs[idx], train.targets[idx]
-            loss = _token_loss(model(x), y, "mean")
+        batches = progress(range(n_batches), desc=f"{desc} epoch {epoch + 1}", total=n_batches, unit="batch")
+        for b in batches:
+            x, y = train.batch(order[b * config.batch_size : (b + 1) * config.batch_size])
+            value, count = loss(model, x, y)
             optimizer.zero_grad(set_to_none=True)
-            loss.backward()
+            value.backward()
+            if config.clip is not None:
+                torch.nn.utils.clip_grad_norm_(model.parameters(), config.clip)
             optimizer.step()
-            count = int((y != IGNORE).sum())
-            total, tokens = total + float(loss.detach()) * count, tokens + count
+            total, tokens = total + float(value.detach()) * count, tokens + count
+            for hook in hooks:
+                hook.on_batch_end(model, epoch, b, float(value.detach()))
+            if b % 16 == 15 or b == n_batches - 1:
+                seconds = max(time.perf_counter() - t0, 1e-9)
+                batches.set_postfix(loss=f"{total / max(tokens, 1):.4f}", tok_s=f"{tokens / seconds:,.0f}")
         if not math.isfinite(total):
-            raise FloatingPointError(f"training loss became {total} at epoch {epoch}: lower the learning rate")
+            raise FloatingPointError(f"training loss became {total} at epoch {epoch + 1}: lower the learning rate "
+                                     f"(lr={config.lr}) or clip the gradients (clip)")
         row: dict[str, Any] = {"epoch": epoch + 1, "train_loss": total / max(tokens, 1)}
         model.eval()
         if test is not None:
-            row["test_loss"] = evaluate_loss(model, test)
+            row["test_loss"] = evaluate_loss(model, test, eval_batch_size, loss)
         if evaluate is not None:
             with torch.no_grad():
                 row.update(evaluate(model))
         model.train()
         row["seconds"] = time.perf_counter() - t0
-        wall += row["seconds"]
+        wall, cpu = wall + row["seconds"], cpu + time.process_time() - c0
         history.rows.append(row)
+        for hook in hooks:
+            stopped = hook.on_epoch_end(model, row) or stopped
         bar.set_postfix(train=f"{row['train_loss']:.4f}", test=f"{row.get('test_loss', float('nan')):.4f}")
         if ckpt is not None:
-            ckpt.parent.mkdir(parents=True, exist_ok=True)
-            _save_checkpoint(ckpt, model, optimizer, history, epoch, wall)
+            _save_checkpoint(ckpt, {
+                "model": model.state_dict(), "optimizer": optimizer.state_dict(), "history": history.rows,
+                "epoch": epoch, "rng": torch.get_rng_state(), "wall": wall, "cpu": cpu, "stopped": stopped,
+                "callbacks": {str(i): hook.state_dict() for i, hook in enumerate(hooks)}})
+    for hook in hooks:
+        hook.on_train_end(model)
     model.eval()
+    history.wall_time, history.cpu_time, history.stopped_early = wall, cpu, stopped
+    history.best_epoch = monitor.best_epoch if monitor else None
     return history, wall

