@@ -5,13 +5,13 @@ import json
 import math
 import os
 from collections import Counter
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 import pytest
 import torch
 from torch import nn
 
-import urnlib.experiments.common as common
+import urnlib.experiments.cross_serial as cross_serial_module
 from urnlib.claims import VERDICTS, Claim
 from urnlib.experiments import cross_serial as experiment
 from urnlib.languages import cross_serial as cs
@@ -20,6 +20,18 @@ from urnlib.reports import cross_serial as report
 from urnlib.train import TrainConfig, evaluate_loss
 
 torch.set_num_threads(1)
+
+PAPER = experiment.Config.paper()
+
+
+def task_with(**changes):
+    """The paper's data settings with some changed."""
+    return replace(PAPER.task(), **changes)
+
+
+def plan_of(**changes):
+    """``{label: model spec}`` of the paper's plan with some parameters changed."""
+    return {s.name: s.params["model"] for s in experiment.Config.load("paper", **changes).plan()}
 
 VOCAB = cs.CrossSerialVocab()
 PAD, START, STOP = (VOCAB.index[s] for s in (VOCAB.PAD, VOCAB.START, VOCAB.STOP))
@@ -57,7 +69,7 @@ class StubLM(nn.Module):
 
 @pytest.fixture(scope="module")
 def task_and_data():
-    task = experiment.CrossSerialTask(train_size=1, test_size=1300, seed=3)  # > one predict() batch of 1024
+    task = task_with(train_size=1, test_size=1300, seed=3)  # > one predict() batch of 1024
     return task, experiment.make_data(task)
 
 
@@ -65,7 +77,7 @@ def task_and_data():
 # make_data, evaluate_strings
 # --------------------------------------------------------------------------- #
 def test_make_data_draws_from_the_right_languages():
-    task = experiment.CrossSerialTask(train_size=3000, test_size=2000, seed=1)
+    task = task_with(train_size=3000, test_size=2000, seed=1)
     data = experiment.make_data(task)
     assert len(data.train) == 3000 and len(data.test) == 2000 and len(data.test_pairs) == 2000
     assert data.train.inputs.shape[1] == 2 * 7 + 1  # longest C_8 string (m + n = 7) + start
@@ -77,12 +89,12 @@ def test_make_data_draws_from_the_right_languages():
     _, targets = cs.encode(data.test_pairs, data.vocab)
     assert torch.equal(targets, data.test.targets)
     # seeded: same task, same data; another seed, other data
-    again = experiment.make_data(experiment.CrossSerialTask(train_size=3000, test_size=2000, seed=1))
-    other = experiment.make_data(experiment.CrossSerialTask(train_size=3000, test_size=2000, seed=2))
+    again = experiment.make_data(task_with(train_size=3000, test_size=2000, seed=1))
+    other = experiment.make_data(task_with(train_size=3000, test_size=2000, seed=2))
     assert again.test_pairs == data.test_pairs
     assert other.test_pairs != data.test_pairs
     # the test strings do not depend on the training language; train and test use different streams
-    wider = experiment.make_data(experiment.CrossSerialTask(train_k=10, train_size=2000, test_size=2000, seed=1))
+    wider = experiment.make_data(task_with(train_k=10, train_size=2000, test_size=2000, seed=1))
     assert torch.equal(wider.test.targets, data.test.targets)
     assert not torch.equal(wider.train.targets, wider.test.targets)
 
@@ -114,7 +126,7 @@ def test_evaluate_strings_breaks_errors_down_by_length(task_and_data):
 
 
 def test_evaluate_strings_with_min_block_0():
-    task = experiment.CrossSerialTask(train_size=1, test_size=500, min_block=0, seed=4)
+    task = task_with(train_size=1, test_size=500, min_block=0, seed=4)
     data = experiment.make_data(task)
     assert (0, 0) in data.test_pairs  # the empty string: its only prediction is the stop symbol
     out = experiment.evaluate_strings(StubLM("gold"), data, task)
@@ -125,7 +137,7 @@ def test_evaluate_strings_with_min_block_0():
 # plan_runs, table1
 # --------------------------------------------------------------------------- #
 def test_plan_runs_paper_settings():
-    plan = experiment.plan_runs(units=[8, 16, 32], models=["urn", "lstm"], lstm_embedding=20, dropout=0.05)
+    plan = plan_of()
     assert list(plan) == ["URN 8", "URN 16", "URN 32", "LSTM 8", "LSTM 16", "LSTM 32"]
     for n in (8, 16, 32):
         urn, lstm = plan[f"URN {n}"], plan[f"LSTM {n}"]
@@ -134,7 +146,7 @@ def test_plan_runs_paper_settings():
         assert urn["state_dropout"] is False  # reference-facts: cross-serial URN has no state dropout
         assert urn["dropout"] == 0.05
         assert lstm == {"kind": "lstm", "n": n, "embedding_size": 20, "dropout": 0.05}
-    only = experiment.plan_runs(units=[4], models=["lstm"], lstm_embedding=7, dropout=0.0)
+    only = plan_of(units=[4], models=["lstm"], lstm_embedding=7, dropout=0.0)
     assert only == {"LSTM 4": {"kind": "lstm", "n": 4, "embedding_size": 7, "dropout": 0.0}}
 
 
@@ -163,15 +175,16 @@ def test_data_summary_counts_strings_per_length():
 # --------------------------------------------------------------------------- #
 # a tiny end-to-end round trip
 # --------------------------------------------------------------------------- #
-TINY_TASK = experiment.CrossSerialTask(train_size=512, test_size=128)
-TINY_CFG = TrainConfig(epochs=2, batch_size=128, lr=0.01, seed=0)
-TINY_PLAN = experiment.plan_runs(units=[4], models=["urn", "lstm"], lstm_embedding=20, dropout=0.05)
+TINY = experiment.Config.load("paper", train_size=512, test_size=128, epochs=2, batch_size=128, lr=0.01,
+                               units=[4], models=["urn", "lstm"], mode="train")
+TINY_TASK, TINY_CFG = TINY.task(), TINY.train_config()
+TINY_PLAN = {s.name: s.params["model"] for s in TINY.plan()}
 
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     store = tmp_path_factory.mktemp("runs")
-    runs = experiment.run_all(TINY_PLAN, TINY_TASK, TINY_CFG, store)
+    runs = experiment.run(TINY, store=store)
     return store, runs
 
 
@@ -218,8 +231,8 @@ def test_second_call_loads_from_the_store(tiny, monkeypatch):
     def no_training(*args, **kwargs):
         raise AssertionError("trained again instead of loading the stored run")
 
-    monkeypatch.setattr(common, "fit", no_training)
-    again = experiment.run_all(TINY_PLAN, TINY_TASK, TINY_CFG, store)
+    monkeypatch.setattr(cross_serial_module, "fit", no_training)
+    again = experiment.run(TINY, store=store, mode="load")
     assert list(again) == list(runs)
     for lab, run in again.items():
         assert run.path == runs[lab].path
@@ -227,7 +240,7 @@ def test_second_call_loads_from_the_store(tiny, monkeypatch):
         assert run.history == json.loads(json.dumps(runs[lab].history))
     # a changed parameter is a different run: it trains (here: hits the patched fit)
     with pytest.raises(AssertionError, match="trained again"):
-        experiment.run_all(TINY_PLAN, TINY_TASK, TrainConfig(epochs=2, batch_size=128, lr=0.02, seed=0), store)
+        experiment.run(replace(TINY, lr=0.02), store=store)
 
 
 def test_claims_on_tiny_runs(tiny):
@@ -265,8 +278,9 @@ def test_error_by_length_table(tiny):
 
 
 def test_unseen_length_claims_are_not_testable_without_unseen_lengths(tmp_path):
-    task = experiment.CrossSerialTask(train_k=10, test_k=10, train_size=256, test_size=128)
-    runs = experiment.run_all(TINY_PLAN, task, TrainConfig(epochs=1, batch_size=128, lr=0.01, seed=0), tmp_path)
+    config = replace(TINY, train_k=10, test_k=10, train_size=256, test_size=128, epochs=1)
+    task = config.task()
+    runs = experiment.run(config, store=tmp_path)
     claims = report.claims(runs, units=[4], train_k=task.train_k)
     unseen = [c for c in claims if "unseen" in c.statement]
     assert [c.source for c in unseen] == ["paper 001 sec. 3.1, Fig. 2d"]

@@ -3,11 +3,20 @@
 Language models trained on strings of C_8 = { a^m b^n c^m d^n | m + n < 8 } and tested on C_10, where the
 strings with m + n = 8 or 9 are longer than any seen in training. A test string counts as correct when
 every next-symbol prediction, up to and including the stop symbol, is a valid continuation in C_10.
+
+The chapter's protocol, callable without a notebook::
+
+    from urnlib.experiments import cross_serial
+    runs = cross_serial.run(cross_serial.Config.paper())   # the stored runs, by label; never trains
+
+:class:`Config` holds the parameters of ``notebooks/params/cross_serial.<scale>.yaml``; :meth:`Config.plan`
+expands them to one :class:`~urnlib.results.RunSpec` per model, and :func:`train_run` trains one of them
+(a module-level function, so that any worker process can run it).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -15,29 +24,35 @@ from typing import Any
 import numpy as np
 import torch
 
-from urnlib.experiments.common import check_plan, load_or_train, rebuild_model as _rebuild
+from urnlib.experiments.config import ChapterConfig
 from urnlib.languages import cross_serial as cs
+from urnlib.models import build_model, count_parameters
+from urnlib.models.registry import component_of
 from urnlib.params import ParameterError, check_choice, check_float, check_int
-from urnlib.results import Run
-from urnlib.train import TokenData, TrainConfig, predict
+from urnlib.results import Run, RunSpec, RunStore, Trained
+from urnlib.runner import run_plan
+from urnlib.tokens import TokenData
+from urnlib.train import TrainConfig, fit, predict, seed_everything
 
-__all__ = ["CrossSerialTask", "make_data", "evaluate_strings", "plan_runs", "run_all", "rebuild_model", "EXPERIMENT"]
+__all__ = ["Config", "CrossSerialTask", "CrossSerialData", "make_data", "evaluate_strings", "train_run", "run",
+           "rebuild_model", "EXPERIMENT", "KINDS"]
 
 EXPERIMENT = "cross_serial"
+COMPONENTS = ("train.loop", "data.cross_serial", "experiment.cross_serial")
 #: model kinds of the comparison, and the label prefix of their runs
 KINDS = {"urn": "URN", "lstm": "LSTM"}
 
 
 @dataclass(frozen=True)
 class CrossSerialTask:
-    """Data settings; defaults are paper 001 sec. 3's."""
+    """Data settings of one run (the values come from :class:`Config`)."""
 
-    train_k: int = 8  # "51,200 strings picked uniformly from C_8"
-    test_k: int = 10  # "5,120 strings picked uniformly from C_10"; also the language predictions are scored in
-    train_size: int = 51_200
-    test_size: int = 5_120
-    min_block: int = 1  # m, n >= 1: see urnlib.languages.cross_serial on how "uniformly" is read
-    seed: int = 0
+    train_k: int  # training strings from C_train_k
+    test_k: int  # test strings from C_test_k; also the language predictions are scored in
+    train_size: int
+    test_size: int
+    min_block: int  # m, n >= min_block: see urnlib.languages.cross_serial on how "uniformly" is read
+    seed: int
 
     def __post_init__(self):
         check_int("min_block", self.min_block, minimum=0, maximum=1)
@@ -50,9 +65,81 @@ class CrossSerialTask:
                 f"train_k={self.train_k} is above test_k={self.test_k}: the test language must contain the "
                 "training language (C_k grows with k), so use train_k <= test_k"
             )
-        check_int("train_size", self.train_size, minimum=1)
-        check_int("test_size", self.test_size, minimum=1)
+        check_int("train_size", self.train_size, minimum=1, maximum=10_000_000)
+        check_int("test_size", self.test_size, minimum=1, maximum=1_000_000)
         check_int("seed", self.seed, minimum=0)
+
+
+@dataclass(kw_only=True)
+class Config(ChapterConfig):
+    """The chapter's parameters (``notebooks/params/cross_serial.<scale>.yaml`` says where each value comes from)."""
+
+    CHAPTER = "cross_serial"
+
+    seed: int
+    train_k: int
+    test_k: int
+    train_size: int
+    test_size: int
+    min_block: int
+    epochs: int
+    batch_size: int
+    lr: float
+    dropout: float
+    units: list
+    models: list
+    lstm_embedding: int
+
+    def validate(self) -> None:
+        self.task()
+        self.train_config()
+        check_float("dropout", self.dropout, minimum=0.0, maximum=0.99)
+        check_int("lstm_embedding", self.lstm_embedding, minimum=1)
+        if not isinstance(self.units, (list, tuple)) or not self.units:
+            raise ParameterError(f"units={self.units!r} must be a non-empty list of unit counts, e.g. [8, 16, 32]")
+        for n in self.units:
+            check_int("each of units", n, minimum=2, maximum=4096)
+            if n % 2:
+                raise ParameterError(f"units contains {n}: the URN needs an even number of units")
+        if not isinstance(self.models, (list, tuple)) or not self.models:
+            raise ParameterError(f"models={self.models!r} must be a non-empty list drawn from {list(KINDS)}")
+        for kind in self.models:
+            check_choice("each of models", kind, list(KINDS))
+        # memory: the test set's logits are held at once (N x T x V floats)
+        length = 2 * self.test_k + 2
+        need = self.test_size * length * len(cs.CrossSerialVocab()) * 4 * 3
+        if need > 8 * 2**30:
+            raise ParameterError(f"test_size={self.test_size} with test_k={self.test_k} needs about "
+                                 f"{need / 2**30:.0f} GiB to score; lower test_size or test_k")
+
+    def task(self) -> CrossSerialTask:
+        return CrossSerialTask(self.train_k, self.test_k, self.train_size, self.test_size, self.min_block, self.seed)
+
+    def train_config(self) -> TrainConfig:
+        return TrainConfig(self.epochs, self.batch_size, self.lr, self.seed)
+
+    def model_spec(self, kind: str, n: int) -> dict[str, Any]:
+        """The URN is untruncated and has no state dropout (reference-facts: cross-serial URN); dropout acts on
+        its parameters and output. The LSTM has dropout on its input and state."""
+        if kind == "urn":
+            return {"kind": "urn", "n": n, "k": None, "dropout": self.dropout, "state_dropout": False}
+        return {"kind": "lstm", "n": n, "embedding_size": self.lstm_embedding, "dropout": self.dropout}
+
+    def plan(self) -> list[RunSpec]:
+        """One run per kind of ``models`` (paper: URN and LSTM) and size of ``units`` (paper: 8, 16, 32)."""
+        task, cfg = asdict(self.task()), asdict(self.train_config())
+        specs = []
+        for kind in self.models:
+            for n in self.units:
+                model = self.model_spec(kind, n)
+                specs.append(RunSpec(EXPERIMENT, f"{KINDS[kind]} {n}", {"task": task, "model": model, "train": cfg},
+                                     (*COMPONENTS, component_of(model)), f"{__name__}:train_run"))
+        return specs
+
+    def summary(self) -> str:
+        return (f"Built at {self.describe()}: {self.train_size:,} training strings from C_{self.train_k}, "
+                f"{self.test_size:,} test strings from C_{self.test_k}, {self.epochs} epochs, models: "
+                + ", ".join(s.name for s in self.plan()) + ".")
 
 
 @dataclass
@@ -67,8 +154,10 @@ class CrossSerialData:
 def make_data(task: CrossSerialTask) -> CrossSerialData:
     """Seeded training strings from C_train_k and test strings from C_test_k."""
     vocab = cs.CrossSerialVocab()
-    train = cs.generate(task.train_size, task.train_k, min_block=task.min_block, rng=np.random.default_rng([task.seed, 0]))
-    test = cs.generate(task.test_size, task.test_k, min_block=task.min_block, rng=np.random.default_rng([task.seed, 1]))
+    train = cs.generate(task.train_size, task.train_k, min_block=task.min_block,
+                        rng=np.random.default_rng([task.seed, 0]))
+    test = cs.generate(task.test_size, task.test_k, min_block=task.min_block,
+                       rng=np.random.default_rng([task.seed, 1]))
     return CrossSerialData(vocab, TokenData(*cs.encode(train, vocab)), TokenData(*cs.encode(test, vocab)), test)
 
 
@@ -90,40 +179,32 @@ def evaluate_strings(model: torch.nn.Module, data: CrossSerialData, task: CrossS
     }
 
 
-def plan_runs(*, units: list[int], models: list[str], lstm_embedding: int, dropout: float) -> dict[str, dict[str, Any]]:
-    """Each kind of ``models`` (paper: URN and LSTM) at each size of ``units`` (paper: 8, 16, 32).
+def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
+    """Train the model of one run of :meth:`Config.plan`; final metrics are the last epoch's."""
+    task, cfg = CrossSerialTask(**spec.params["task"]), TrainConfig(**spec.params["train"])
+    data = make_data(task)
+    seed_everything(cfg.seed)
+    model = build_model(spec.params["model"], len(data.vocab))
+    history, _ = fit(model, data.train, data.test, cfg, evaluate=lambda m: evaluate_strings(m, data, task),
+                     checkpoint=checkpoint, desc=spec.name)
+    final = {**history.rows[-1], "n_params": count_parameters(model)}
+    return Trained(history.rows, final, model.state_dict(), history.wall_time, history.cpu_time)
 
-    The URN is untruncated and has no state dropout (reference-facts: cross-serial URN); dropout acts on
-    its parameters and output. The LSTM has dropout on its input and state.
+
+def run(config: Config, *, store: str | Path | None = None, mode: str | None = None) -> dict[str, Run]:
+    """The stored run of every planned model, by label (trained first where ``mode`` asks for it).
+
+    Args:
+        config: the chapter's parameters.
+        store: the run store (default: ``config.store``, relative to ``notebooks/``).
+        mode: ``load``, ``train`` or ``retrain`` (default: ``config.mode``); see :mod:`urnlib.runner`.
     """
-    check_float("dropout", dropout, minimum=0.0, maximum=0.99)
-    if not isinstance(units, (list, tuple)) or not units:
-        raise ParameterError(f"units={units!r} must be a non-empty list of unit counts, e.g. [8, 16, 32]")
-    if not isinstance(models, (list, tuple)) or not models:
-        raise ParameterError(f"models={models!r} must be a non-empty list drawn from {list(KINDS)}")
-    for kind in models:
-        check_choice("models", kind, list(KINDS))
-    specs = {
-        "urn": lambda n: {"kind": "urn", "n": n, "k": None, "dropout": dropout, "state_dropout": False},
-        "lstm": lambda n: {"kind": "lstm", "n": n, "embedding_size": lstm_embedding, "dropout": dropout},
-    }
-    plan = {f"{KINDS[kind]} {n}": specs[kind](n) for kind in models for n in units}
-    check_plan(plan, len(cs.CrossSerialVocab()), lambda label: "units, models")
-    return plan
-
-
-def run_all(plan: dict[str, dict[str, Any]], task: CrossSerialTask, cfg: TrainConfig, store_dir: str | Path, *,
-            retrain: bool = False, on_stale: str = "warn") -> dict[str, Run]:
-    """Load or train every planned model; return the runs by label."""
-    data = lambda: make_data(task)  # noqa: E731 - built only if something trains
-    return load_or_train(
-        EXPERIMENT, __name__, plan, task, cfg, store_dir, vocab_size=len(cs.CrossSerialVocab()),
-        train_data=lambda: (data().train, data().test),
-        evaluate=lambda model: evaluate_strings(model, data(), task),
-        retrain=retrain, on_stale=on_stale,
-    )
+    store = RunStore(store if store is not None else config.store_path(), rebuild=config.rebuild_command())
+    return run_plan(config.plan(), store, mode=mode or config.mode, on_stale=config.on_stale)
 
 
 def rebuild_model(run: Run) -> torch.nn.Module:
     """The trained model of a stored run, in eval mode."""
-    return _rebuild(run, len(cs.CrossSerialVocab()))
+    model = build_model(run.params["model"], len(cs.CrossSerialVocab()))
+    model.load_state_dict(run.weights)
+    return model.eval()
