@@ -2,6 +2,7 @@
 
     python -m urnlib.cli notebooks --scale tiny [--only dyck ...] [--retrain] [--out DIR]
     python -m urnlib.cli book [--book-dir DIR]
+    python -m urnlib.cli runs [--store DIR ...] [--all] [--check]
     python -m urnlib.cli agreement-data [--sources brown sotu] [--max-sentences N] [--cache DIR]
 
 ``notebooks`` executes every chapter notebook ``notebooks/<name>.ipynb`` (in the order of
@@ -215,6 +216,28 @@ def agreement_data(args: argparse.Namespace) -> int:
     return 0
 
 
+def list_runs(args: argparse.Namespace) -> int:
+    """Every stored run under the store(s): current, stale (and why), or corrupt (and what is wrong)."""
+    from urnlib.results import RunStore
+
+    counts = {"current": 0, "stale": 0, "corrupt": 0}
+    for root in args.store:
+        store = RunStore(root)
+        print(f"== {store.root}")
+        for folder, run in store.runs():
+            where = folder.relative_to(store.root)
+            if isinstance(run, Exception):
+                counts["corrupt"] += 1
+                print(f"CORRUPT  {where}: {run}")
+                continue
+            reasons = run.stale_reasons()
+            counts["stale" if reasons else "current"] += 1
+            if reasons or args.all:
+                print(f"{'STALE' if reasons else 'current':8} {where}" + (f": {'; '.join(reasons)}" if reasons else ""))
+    print(", ".join(f"{v} {k}" for k, v in counts.items()))
+    return 1 if counts["corrupt"] or (args.check and counts["stale"]) else 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m urnlib.cli", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -229,6 +252,12 @@ def parser() -> argparse.ArgumentParser:
     bk = sub.add_parser("book", help="build the HTML book with jupyter-book, warnings as errors")
     bk.add_argument("--book-dir", default=str(BOOK), help="the book's source (default: book)")
     bk.set_defaults(func=build_book)
+    rn = sub.add_parser("runs", help="list the stored runs: current, stale (why) or corrupt (what is wrong)")
+    rn.add_argument("--store", nargs="+", default=[str(NOTEBOOKS / "results")], metavar="DIR",
+                    help="run stores to list (default: notebooks/results, the committed runs)")
+    rn.add_argument("--all", action="store_true", help="list current runs too (default: only stale and corrupt)")
+    rn.add_argument("--check", action="store_true", help="exit 1 when a run is stale (corrupt ones always fail)")
+    rn.set_defaults(func=list_runs)
     ag = sub.add_parser("agreement-data", help="build the subject-verb agreement data from Brown and SOTU (cached)")
     ag.add_argument("--sources", nargs="+", choices=["brown", "sotu"], default=["brown", "sotu"],
                     help="corpora to parse (default: both; installed by `make data`)")
