@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from urnlib.experiments.cross_serial import CrossSerialTask, plan_runs
+from urnlib.experiments.cross_serial import Config
 from urnlib.languages.cross_serial import (
     CrossSerialVocab,
     check_language,
@@ -358,32 +358,30 @@ def test_language_and_generate_check_their_arguments():
 )
 def test_task_rejects_bad_parameters(kwargs, words):
     with pytest.raises(ParameterError) as info:
-        CrossSerialTask(**kwargs)
+        Config.load("paper", **kwargs)
     for word in words:
         assert word in str(info.value), (word, str(info.value))
 
 
-def test_task_accepts_paper_defaults_and_equal_k():
-    t = CrossSerialTask()
+def test_task_accepts_paper_values_and_equal_k():
+    t = Config.paper().task()
     assert (t.train_k, t.test_k, t.train_size, t.test_size, t.min_block) == (8, 10, 51_200, 5_120, 1)
-    CrossSerialTask(train_k=10, test_k=10)
-    CrossSerialTask(train_k=2, test_k=3, min_block=0)
+    Config.load("paper", train_k=10, test_k=10)
+    Config.load("paper", train_k=2, test_k=3, min_block=0)
 
 
 @pytest.mark.parametrize(
     "kwargs, words",
     [
         ({"models": ["gru"]}, ["models", "gru", "urn", "lstm"]),
-        ({"units": [7]}, ["URN 7", "units", "n=7"]),
+        ({"units": [7]}, ["units", "7", "even"]),
         ({"units": []}, ["units"]),
         ({"models": []}, ["models"]),
         ({"dropout": 1.5}, ["dropout"]),
     ],
 )
-def test_plan_runs_rejects_bad_parameters(kwargs, words):
-    args = dict(units=[8], models=["urn", "lstm"], lstm_embedding=20, dropout=0.05)
-    args.update(kwargs)
+def test_plan_rejects_bad_parameters(kwargs, words):
     with pytest.raises(ParameterError) as info:
-        plan_runs(**args)
+        Config.load("paper", **kwargs)
     for word in words:
         assert word in str(info.value), (word, str(info.value))

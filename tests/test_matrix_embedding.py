@@ -445,3 +445,62 @@ def test_token_loss_is_the_negative_log_likelihood_in_the_training_loop(make):
     torch.testing.assert_close(ce, nll, rtol=1e-10, atol=1e-10)
     per_token = model.token_log_probs(tokens.clamp(min=0), torch.tensor([4, 2]))
     torch.testing.assert_close(per_token.sum(1), -model.nll(tokens.clamp(min=0), torch.tensor([4, 2])))
+
+
+# --------------------------------------------------------------------------- #
+# determinism: the same seed gives the same bits, whatever the thread count
+# --------------------------------------------------------------------------- #
+@pytest.fixture
+def threads():
+    """``threads(n)`` sets torch's intra-op threads; the module's setting is restored afterwards."""
+    before = torch.get_num_threads()
+    yield torch.set_num_threads
+    torch.set_num_threads(before)
+
+
+def test_lookup_gradient_sums_repeated_ids_in_their_order_with_two_threads(threads):
+    """``table[ids]`` added the gradients of repeated ids with atomic float adds from several threads once the
+    gradient had >= 32768 elements (an order that changes from run to run); ``_lookup`` sums them in order."""
+    from urnlib.models.matrix_embedding import _lookup
+
+    threads(2)
+    g = torch.Generator().manual_seed(0)
+    ids = torch.randint(0, 20, (128, 16), generator=g)  # every id about 100 times
+    upstream = torch.randn(128, 16, 32, generator=g)  # 65536 gradient elements
+    table = torch.randn(20, 32, generator=g, requires_grad=True)
+    out = _lookup(table, ids)
+    assert torch.equal(out, table.detach()[ids])
+    out.backward(upstream)
+    expected = torch.zeros(20, 32)
+    for i, w in enumerate(ids.reshape(-1).tolist()):  # float32, one addition at a time, in the order of ids
+        expected[w] += upstream.reshape(-1, 32)[i]
+    assert torch.equal(table.grad, expected)
+
+
+@pytest.mark.parametrize("make, shape", [
+    (lambda: NeuralMatrixLM(60, d=4, algebra="dense"), (64, 40)),
+    (lambda: ProbabilisticMatrixLM(60, d=4, algebra="dense"), (64, 40)),
+    (lambda: ProbabilisticMatrixLM(300, d=200, algebra="diagonal"), (32, 20)),
+    (lambda: ProbabilisticMatrixLM(20, d=200, algebra="dense"), (6, 4)),  # 40000 free entries a word
+    (lambda: WFSAMatrixLM(60, d=8, algebra="upper"), (128, 40)),
+], ids=["4.1", "4.2", "4.2-diagonal", "4.2-dense-200", "4.3"])
+def test_training_gradients_are_bit_identical_for_one_and_two_threads(make, shape, threads):
+    """The gradient of the training loss (float32, more than 32768 gathered entries, frequent words repeated)
+    has the same bits at one and at two threads, and on every repetition."""
+    from urnlib.models.matrix_embedding import PAD, TokenLoss
+
+    torch.manual_seed(0)
+    model = TokenLoss(make())
+    g = torch.Generator().manual_seed(1)
+    tokens = torch.randint(0, 12, shape, generator=g)
+    tokens[::3, shape[1] // 2:] = PAD
+
+    def gradients(n_threads):
+        threads(n_threads)
+        model.zero_grad(set_to_none=True)
+        model(tokens)[..., 0].sum().backward()
+        return [p.grad.clone() for p in model.parameters()]
+
+    reference = gradients(1)
+    for n_threads in (2, 2, 2):
+        assert all(torch.equal(a, b) for a, b in zip(reference, gradients(n_threads)))

@@ -49,6 +49,35 @@ def test_a_tiny_run_end_to_end_stores_numbers_and_reloads(tmp_path):
     assert {c.statement for c in claims} >= {"P sums to 1 over all strings of each length", "(1/d) 1^T M_*^n 1 = 1"}
 
 
+def _numbers(run) -> str:
+    """The run's loss history and final metrics without its timings, as JSON (floats written exactly)."""
+    import json
+
+    timing = ("second", "wall", "time")
+    strip = lambda row: {k: v for k, v in row.items() if not any(t in k for t in timing)}  # noqa: E731
+    return json.dumps({"history": [strip(r) for r in run.history], "final": strip(run.final)}, sort_keys=True)
+
+
+@pytest.mark.parametrize("model", ["4.1 dense 4", "4.2 dense 4", "4.3 dense 4"])
+def test_the_same_seed_twice_gives_bit_identical_losses_and_metrics(model, tmp_path, monkeypatch):
+    """Two threads, float32, batches whose gathered word matrices have more than 32768 entries: where the
+    backward of ``table[ids]`` used to add repeated words' gradients in a thread-dependent order."""
+    import torch
+
+    monkeypatch.setenv("GIT_OPTIONAL_LOCKS", "0")  # the run store asks git for the checkout's state
+    threads = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        task = ex.LMTask(min_count=2, max_length=30, max_sentences=300, test_fraction=0.1)
+        plan = ex.plan_runs([model])
+        config = TrainConfig(2, 128, 0.05, 0)
+        first, second = (ex.run_all(plan, task, config, tmp_path / d, retrain=True)[model] for d in "ab")
+    finally:
+        torch.set_num_threads(threads)
+    assert ex.make_data(task).train.inputs.shape[1] * 128 * 16 > 32768  # batch x length x free entries
+    assert first.history and "test_loss" in first.final
+    assert _numbers(first) == _numbers(second)
+
 def test_urn_language_model_data_shifts_by_one_word_behind_a_start_symbol():
     import torch
 

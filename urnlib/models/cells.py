@@ -116,7 +116,10 @@ class _RecurrentLM(nn.Module):
         drop = self.training and self.dropout > 0
         keep = 1 - self.dropout
         if self.localist:
-            gx = W.T[tokens] + self.input.bias  # W_x x_t for one-hot x_t = column x_t of W_x: (B, T, kn)
+            # W_x x_t for one-hot x_t = column x_t of W_x: (B, T, kn). index_select, not W.T[tokens]: the
+            # gradient of plain indexing sums repeated tokens with atomic adds in an order that varies between
+            # runs on several threads; index_select's backward (index_add_) sums them in token order.
+            gx = W.T.index_select(0, tokens.reshape(-1)).reshape(B, T, -1) + self.input.bias
         else:
             x = self.embedding(tokens)  # (B, T, e)
             if drop:

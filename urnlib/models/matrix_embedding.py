@@ -83,6 +83,18 @@ def free_entry_count(name: str, d: int) -> int:
     return int(algebra_mask(name, d).sum())
 
 
+def _lookup(table: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+    """``table[ids]`` along dim 0 (``(n, k)``, ``(...)`` ids -> ``(..., k)``), with a deterministic backward.
+
+    ``table[ids]`` backpropagates through ``index_put_(accumulate=True)``, which on CPU adds float32
+    gradients with atomic adds from several threads once the gradient has >= 32768 elements (ATen's
+    GRAIN_SIZE): repeated ids (every frequent word) are then summed in a thread-dependent order, and the
+    same seed gives different last bits. ``index_select`` backpropagates through ``index_add_``, which sums
+    in the order of ``ids`` whatever the thread count.
+    """
+    return table.index_select(0, ids.reshape(-1)).reshape(*ids.shape, *table.shape[1:])
+
+
 def _as_mask(tokens: torch.Tensor, lengths_or_mask) -> torch.Tensor:
     B, T = tokens.shape
     if lengths_or_mask is None:
@@ -186,7 +198,8 @@ class NeuralMatrixLM(_MatrixEmbedding):
 
     def _context_ops(self, ctx: torch.Tensor) -> torch.Tensor:  # (B, L) ids -> operators, pad -> identity
         pad = ctx == self.pad_id
-        free = torch.where(pad[..., None], self.eye_free.to(self.weight.dtype), self.weight[ctx.masked_fill(pad, 0)])
+        words = _lookup(self.weight, ctx.masked_fill(pad, 0))
+        free = torch.where(pad[..., None], self.eye_free.to(self.weight.dtype), words)
         return self._operators(free)
 
     def scores(self, before: torch.Tensor, after: torch.Tensor) -> torch.Tensor:
@@ -204,7 +217,8 @@ class NeuralMatrixLM(_MatrixEmbedding):
         for t in reversed(range(after.shape[1])):
             b = self._matvec(ops_a[:, t], b)
         # a^T M_v b = sum over allowed (i, j) of a_i M_v[i, j] b_j: one (B, n_free) x (n_free, V) product
-        return (a[:, self.rows] * b[:, self.cols]) @ self.weight.t()
+        # (index_select, not a[:, self.rows]: a deterministic backward, see _lookup)
+        return (a.index_select(1, self.rows) * b.index_select(1, self.cols)) @ self.weight.t()
 
     def forward(self, before: torch.Tensor, after: torch.Tensor) -> torch.Tensor:
         """``(B, V)`` log P(centre word = v | context)."""
@@ -258,7 +272,7 @@ class ProbabilisticMatrixLM(_MatrixEmbedding):
     def log_free_entries(self) -> torch.Tensor:
         """``(V, n_free)`` log M_w[i, j] on the allowed entries."""
         log_norm = self._row_logsumexp(torch.logsumexp(self.theta, dim=0))  # (d,): over words, then the row
-        return self.theta - log_norm[self.rows]
+        return self.theta - log_norm.index_select(0, self.rows)
 
     def m_star(self) -> torch.Tensor:
         """``(d, d)`` placeholder ``M_* = sum_w M_w`` (right-stochastic)."""
@@ -268,7 +282,7 @@ class ProbabilisticMatrixLM(_MatrixEmbedding):
         """``(B, T)`` log P(w_t | w_<t) = log (v_{t-1} M_{w_t} 1) with v normalised: the sentence's log-probability
         is their sum (``M_*`` row-stochastic makes the prefix probability the marginal over continuations)."""
         mask = _as_mask(tokens, lengths_or_mask)
-        log_free = self.log_free_entries()[tokens.masked_fill(~mask, 0)]  # (B, T, n_free)
+        log_free = _lookup(self.log_free_entries(), tokens.masked_fill(~mask, 0))  # (B, T, n_free)
         shift = log_free.amax(-1)  # (B, T): log of each gathered matrix's largest entry
         ops = self._operators((log_free - shift[..., None]).exp())
         v = log_free.new_full((tokens.shape[0], self.d), 1.0 / self.d)
@@ -316,8 +330,8 @@ class WFSAMatrixLM(_MatrixEmbedding):
     def _run(self, tokens: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``(log P(tokens), final state v_T)``; per-word emission columns rescaled by their max (as in 4.2)."""
         idx = tokens.masked_fill(~mask, 0)
-        ops = self._operators(self.free_entries()[idx])
-        log_emit = torch.log_softmax(self.emission, dim=-1).t()[idx]  # (B, T, d): log R[:, w_t]
+        ops = self._operators(_lookup(self.free_entries(), idx))
+        log_emit = _lookup(torch.log_softmax(self.emission, dim=-1).t(), idx)  # (B, T, d): log R[:, w_t]
         shift = log_emit.amax(-1)
         emit = (log_emit - shift[..., None]).exp()
         v = log_emit.new_full((tokens.shape[0], self.d), 1.0 / self.d)

@@ -1,0 +1,85 @@
+"""Probes of the agreement chapter (urnlib.experiments.agreement): the synthetic grammar and a file in
+Linzen's format (``agreement``); the data built offline from Brown and the State of the Union by spaCy
+(``agreement_offline``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from urnlib.corpora.agreement_builder import offline_dataset
+from urnlib.corpora.linzen import read_tsv, write_tsv
+from urnlib.experiments import agreement as ag
+from urnlib.languages import agreement_grammar
+from urnlib.models import build_model
+from urnlib.train import TrainConfig
+
+from tests.probes import digest, init_logits, oracle, run_values, temporary_store
+
+SAMPLE = Path(__file__).resolve().parents[1] / "data" / "linzen_sample.tsv"
+SYNTHETIC = ag.SyntheticTask(train_size=16, test_per_count=2, train_max_attractors=2, max_attractors=3,
+                             seed=1)
+CFG = TrainConfig(epochs=2, batch_size=8, lr=0.01, seed=1)  # 2 epochs of 2 batches (of 16 examples)
+OFFLINE_SENTENCES = 60  # sentences read from each of Brown and the State of the Union
+TIMINGS = ("seconds", "load_seconds", "sentences_per_s", "tokens_per_s", "path", "sha256")
+
+
+def _data_values(data: ag.AgreementData):
+    return {"digest": digest(data.train.inputs, data.train.targets, data.test.inputs, data.test.targets,
+                             data.test_attractors, data.vocab.tokens),
+            "stats": data.stats, "tokens": data.vocab.tokens[:12],
+            "word_tags": {w: dict(c) for w, c in sorted(data.word_tags.items())[:6]}}
+
+
+def _train(plan, task, data, store):
+    """Initial logits on the first two test prefixes; the runs' histories, final metrics, stored weights."""
+    out = {"init_logits": {}}
+    for label, spec in plan.items():
+        opts = {k: v for k, v in spec.items() if k != "kind"}
+        out["init_logits"][label] = init_logits(lambda: build_model(spec["kind"], len(data.vocab), **opts),
+                                                data.test.inputs[:2])
+    runs = ag.run_all(plan, task, CFG, store, analysis_words=5, retrain=True)
+    out["runs"] = run_values(runs)
+    for label, run in runs.items():
+        out["runs"][label]["weights"] = {k: v.tolist() for k, v in run.weights.items()}
+    return out
+
+
+def probe_agreement():
+    plan = ag.plan_runs(models=["urn", "lstm"], units=4, truncation_k=1, lstm_embedding=3, dropout=0.05)
+    data = ag.make_data(SYNTHETIC)
+    values = {"plan": plan, "synthetic": _data_values(data),
+              "oracle_evaluation": ag.evaluate_agreement(oracle(data.test.targets, 2), data),
+              "sample_tsv": digest([ex.row() for ex in read_tsv(SAMPLE)])}
+    with temporary_store() as store:
+        values["synthetic"] |= _train(plan, SYNTHETIC, data, store / "synthetic")
+        # a file in Linzen's format (grammar sentences written and read back): split by sentence, a
+        # vocabulary smaller than the words, so that POS tags stand in for the others
+        path = store / "linzen_probe.tsv"
+        write_tsv(agreement_grammar.generate(40, attractor_counts=[0, 1, 2], rng=np.random.default_rng(5)),
+                  path)
+        task = ag.CorpusTask(source=str(path), vocab_size=8, test_fraction=0.2, seed=2)
+        corpus = ag.make_data(task)
+        values["tsv"] = _data_values(corpus) | _train({"1-TURN": plan["1-TURN"]}, task, corpus, store / "tsv")
+    return values
+
+
+def probe_agreement_offline():
+    with temporary_store() as store:  # built afresh: a cached build would pin nothing
+        path = offline_dataset(store / "cache", max_sentences=OFFLINE_SENTENCES, verbose=False)
+        report = json.loads(path.with_name(path.name.replace(".tsv.gz", ".json")).read_text())
+        examples = read_tsv(path)
+        values = {"examples": digest([ex.row() for ex in examples]), "first": examples[0].row(),
+                  "report": {k: v for k, v in report.items() if k not in TIMINGS and k != "sources"},
+                  "sources": {s: {k: v for k, v in r.items() if k not in TIMINGS}
+                              for s, r in report["sources"].items()}}
+        # the file's name holds a hash of the builder's source, and the data statistics name the file
+        fixed = store / "offline.tsv.gz"
+        fixed.write_bytes(path.read_bytes())
+        task = ag.CorpusTask(source=str(fixed), vocab_size=40, test_fraction=0.25, seed=0)
+        data = ag.make_data(task)
+        plan = ag.plan_runs(models=["urn"], units=4, truncation_k=1, lstm_embedding=3, dropout=0.05)
+        values["corpus"] = _data_values(data) | _train(plan, task, data, store / "runs")
+    return values
