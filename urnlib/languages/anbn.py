@@ -19,7 +19,7 @@ from __future__ import annotations
 import torch
 
 from urnlib.params import ParameterError, check_choice, check_int
-from urnlib.train import IGNORE
+from urnlib.tokens import IGNORE
 
 __all__ = ["AnbnVocab", "strings", "encode", "next_symbol_sets", "deterministic_positions", "accepts",
            "largest_accepted"]
@@ -30,7 +30,7 @@ POSITIONS = ("forced", "all")
 class AnbnVocab:
     """Symbol <-> index map: padding, start ``<s>``, stop ``</s>``, ``a``, ``b`` (V = 5).
 
-    Padding is never predicted (its targets are :data:`~urnlib.train.IGNORE`).
+    Padding is never predicted (its targets are :data:`~urnlib.tokens.IGNORE`).
     """
 
     PAD, START, STOP = "<pad>", "<s>", "</s>"
@@ -61,7 +61,7 @@ def encode(strings: list[str], vocab: AnbnVocab) -> tuple[torch.Tensor, torch.Te
 
     Returns:
         ``(inputs, targets)``, T = longest length + 1; inputs padded with the padding index, targets
-        with :data:`~urnlib.train.IGNORE` (the convention of :func:`urnlib.train.fit`).
+        with :data:`~urnlib.tokens.IGNORE` (the convention of :func:`urnlib.train.fit`).
     """
     if not strings:
         raise ParameterError("strings must not be empty")
@@ -127,7 +127,7 @@ def accepts(probs, target_ids, threshold: float = 0.5, positions: str = "forced"
     """Whether a model accepts one string: p(actual next symbol) > threshold at the checked positions.
 
     Args:
-        probs: ``(T, V)`` next-symbol probabilities (rows at :data:`~urnlib.train.IGNORE` targets are
+        probs: ``(T, V)`` next-symbol probabilities (rows at :data:`~urnlib.tokens.IGNORE` targets are
             dropped).
         target_ids: ``(T,)`` target ids of a^n b^n as made by :func:`encode` (n = (len - 1) // 2).
         threshold: in (0, 1); the check is strict (``>``).
