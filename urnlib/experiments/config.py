@@ -28,7 +28,7 @@ import yaml
 import urnlib
 from urnlib.params import ParameterError, check_choice
 
-__all__ = ["ChapterConfig", "REPO", "PARAMS_DIR", "MODES", "scales_of"]
+__all__ = ["ChapterConfig", "REPO", "PARAMS_DIR", "MODES", "scales_of", "run_config"]
 
 REPO = Path(urnlib.__file__).resolve().parents[1]
 PARAMS_DIR = REPO / "notebooks" / "params"
@@ -168,3 +168,21 @@ class ChapterConfig:
         extra = " ".join(f"-p {k} {v!r}" for k, (_, v) in self.overrides.items())
         return (f"python -m urnlib.cli notebooks --scale {self.scale} --only {self.CHAPTER} --train"
                 + (f"  (with {extra})" if extra else ""))
+
+
+def run_config(config: ChapterConfig, specs=None, *, store: str | Path | None = None, mode: str | None = None):
+    """The stored run of every spec of ``config``'s plan (default ``config.plan()``), by name, trained first
+    where the mode asks for it (:mod:`urnlib.runner`).
+
+    Args:
+        config: a chapter's config.
+        specs: the run specs (default: ``config.plan()``).
+        store: the run store (default: ``config.store``, relative to ``notebooks/``).
+        mode: ``load``, ``train`` or ``retrain`` (default: ``config.mode``).
+    """
+    from urnlib.results import RunStore
+    from urnlib.runner import run_plan
+
+    store = RunStore(store if store is not None else config.store_path(), rebuild=config.rebuild_command())
+    return run_plan(config.plan() if specs is None else specs, store, mode=mode or config.mode,
+                    on_stale=config.on_stale)

@@ -24,13 +24,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from urnlib.experiments.config import ChapterConfig
+from urnlib.experiments.config import ChapterConfig, run_config
 from urnlib.languages import cross_serial as cs
 from urnlib.models import build_model, count_parameters
-from urnlib.models.registry import component_of
+from urnlib.models.registry import build_trained, component_of
 from urnlib.params import ParameterError, check_choice, check_float, check_int
-from urnlib.results import Run, RunSpec, RunStore, Trained
-from urnlib.runner import run_plan
+from urnlib.results import Run, RunSpec, Trained
 from urnlib.tokens import TokenData
 from urnlib.train import TrainConfig, fit, predict, seed_everything
 
@@ -199,12 +198,9 @@ def run(config: Config, *, store: str | Path | None = None, mode: str | None = N
         store: the run store (default: ``config.store``, relative to ``notebooks/``).
         mode: ``load``, ``train`` or ``retrain`` (default: ``config.mode``); see :mod:`urnlib.runner`.
     """
-    store = RunStore(store if store is not None else config.store_path(), rebuild=config.rebuild_command())
-    return run_plan(config.plan(), store, mode=mode or config.mode, on_stale=config.on_stale)
+    return run_config(config, store=store, mode=mode)
 
 
 def rebuild_model(run: Run) -> torch.nn.Module:
     """The trained model of a stored run, in eval mode."""
-    model = build_model(run.params["model"], len(cs.CrossSerialVocab()))
-    model.load_state_dict(run.weights)
-    return model.eval()
+    return build_trained(run.params["model"], run.weights, len(cs.CrossSerialVocab()))

@@ -23,8 +23,8 @@ from torch import nn
 
 from urnlib.params import ParameterError, check_int
 
-__all__ = ["ModelKind", "KINDS", "register", "parse_spec", "build_model", "spec_string", "component_of",
-           "grammar_help"]
+__all__ = ["ModelKind", "KINDS", "register", "parse_spec", "build_model", "build_trained", "spec_string",
+           "component_of", "grammar_help"]
 
 
 @dataclass(frozen=True)
@@ -175,6 +175,13 @@ def build_model(spec: dict[str, Any] | str, vocab_size: int, **context) -> nn.Mo
         return getattr(importlib.import_module(module), cls)(vocab_size, **options)
     except TypeError as err:  # an option the model does not take
         raise ParameterError(f"model {kind.name!r} ('{kind.grammar}'): {err}") from None
+
+
+def build_trained(spec: dict[str, Any] | str, weights: dict, vocab_size: int, **context) -> nn.Module:
+    """The model of ``spec`` with a stored run's ``weights`` loaded, in eval mode."""
+    model = build_model(spec, vocab_size, **context)
+    model.load_state_dict(weights)
+    return model.eval()
 
 
 def _even_urn(spec: dict[str, Any]) -> None:
