@@ -147,7 +147,18 @@ class Run:
 
     record: dict[str, Any]
     path: Path
-    weights: dict[str, torch.Tensor] | None = field(default=None, repr=False)
+    _weights: dict[str, torch.Tensor] | None = field(default=None, repr=False)
+
+    @property
+    def weights(self) -> dict[str, torch.Tensor] | None:
+        """The stored tensors (``weights.pt``), read on first use; ``None`` for a legacy run without them."""
+        if self._weights is None and (self.path / "weights.pt").is_file():
+            try:
+                self._weights = torch.load(self.path / "weights.pt", weights_only=True)
+            except Exception as err:  # noqa: BLE001 - any reader error is a corrupt file
+                raise CorruptRunError(f"stored run {self.path} is corrupt: weights.pt cannot be read "
+                                      f"({type(err).__name__})") from None
+        return self._weights
 
     @property
     def name(self) -> str:

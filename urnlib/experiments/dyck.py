@@ -1,15 +1,24 @@
 """The Dyck experiment (paper 000 sec. 5 / Fig. 3; paper 001 sec. 4 / Fig. 3, Table 2).
 
-Train next-symbol language models on Dyck strings of depth <= 3, test them on unconstrained
-(deeper) strings, and score only the closing brackets, by number of attractors.
+Train next-symbol language models on Dyck strings of depth <= ``train_max_depth``, test them on
+unconstrained (deeper) strings, and score only the closing brackets, by number of attractors.
 
-The notebook ``notebooks/dyck.ipynb`` passes its parameters to :func:`plan_runs` and
-:func:`run_all`; everything it shows comes from the returned :class:`~urnlib.results.Run` objects.
+The chapter's protocol, callable without a notebook::
+
+    from urnlib.experiments import dyck
+    runs = dyck.run(dyck.Config.paper())   # the stored runs, by label; never trains
+
+:class:`Config` holds the parameters of ``notebooks/params/dyck.<scale>.yaml``; :meth:`Config.plan` expands
+them to one :class:`~urnlib.results.RunSpec` per model: paper 000's k-TURN, Full URN and arbitrary-embedding
+RNN, paper 001's comparison (each kind of ``models_001`` at each size of ``units_001``), and, with
+``variants``, two variants of the k-TURN that are not in the papers (the learning rate of the authors'
+code; no dropout on the state). :func:`train_run` trains one run (a module-level function, so that any
+worker process can run it).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -17,35 +26,217 @@ from typing import Any
 import numpy as np
 import torch
 
-from urnlib.experiments.common import check_plan, load_or_train, rebuild_model as _rebuild
+from urnlib.experiments.config import ChapterConfig, run_config
 from urnlib.languages import dyck
-from urnlib.params import ParameterError, check_choice, check_float, check_int
-from urnlib.results import Run
-from urnlib.train import TokenData, TrainConfig, predict
+from urnlib.models import build_model, count_parameters
+from urnlib.models.registry import build_trained, component_of, parse_spec
+from urnlib.params import ParameterError, check_bool, check_choice, check_float, check_int
+from urnlib.results import Run, RunSpec, Trained
+from urnlib.tokens import TokenData
+from urnlib.train import TrainConfig, fit, seed_everything
 
-__all__ = ["DyckTask", "DyckData", "make_data", "plan_runs", "run_all", "evaluate_closing", "EXPERIMENT"]
+__all__ = ["Config", "DyckTask", "DyckData", "make_data", "evaluate_closing", "train_run", "run",
+           "rebuild_model", "EXPERIMENT", "COMPARISON_KINDS"]
 
 EXPERIMENT = "dyck"
+COMPONENTS = ("train.loop", "data.dyck", "experiment.dyck")
+#: model kinds of the paper 001 comparison, and the label prefix of their runs
+COMPARISON_KINDS = {"urn": "URN", "lstm": "LSTM", "arbitrary": "Arbitrary"}
+VOCAB_SIZE = len(dyck.DyckVocab())
+MEMORY_BUDGET = 24 * 2**30  #: bytes a configuration may need (this machine's memory)
+MAX_UNITS = 4096
 
 
 @dataclass(frozen=True)
 class DyckTask:
-    """Data settings; defaults are the papers' (paper 000 sec. 5, paper 001 sec. 4)."""
+    """Data settings of one run (the values come from :class:`Config`).
 
-    n_pairs: int = 10  # "strings with a length of exactly 20 characters"
-    train_size: int = 102_400  # "we train on 102,400 ... strings" (200 batches of 512)
-    test_size: int = 5_120  # "... and test on 5120 random strings"
-    train_max_depth: int = 3  # "with maximum depth 3"
-    generator: str = "walk"  # paper 001 sec. 4 random walk; "midpoint" = the authors' code
-    seed: int = 0  # data seed (train and test streams derive from it)
+    Args:
+        n_pairs: bracket pairs per string (a string has ``2 n_pairs`` characters).
+        train_size, test_size: strings in the training and test sets.
+        train_max_depth: nesting cap of the training strings (test strings have none).
+        generator: ``"walk"`` or ``"midpoint"`` (see :mod:`urnlib.languages.dyck`).
+        seed: data seed (the training and test streams derive from it).
+    """
+
+    n_pairs: int
+    train_size: int
+    test_size: int
+    train_max_depth: int
+    generator: str
+    seed: int
 
     def __post_init__(self):
-        check_int("n_pairs", self.n_pairs, minimum=1)
-        check_int("train_size", self.train_size, minimum=1)
-        check_int("test_size", self.test_size, minimum=1)
+        check_int("n_pairs", self.n_pairs, minimum=1, maximum=500)
+        check_int("train_size", self.train_size, minimum=1, maximum=10_000_000)
+        check_int("test_size", self.test_size, minimum=1, maximum=1_000_000)
         check_int("train_max_depth", self.train_max_depth, minimum=1, maximum=self.n_pairs)
         check_choice("generator", self.generator, list(dyck.GENERATORS))
         check_int("seed", self.seed, minimum=0)
+
+
+@dataclass(kw_only=True)
+class Config(ChapterConfig):
+    """The chapter's parameters (``notebooks/params/dyck.<scale>.yaml`` says where each value comes from).
+
+    Args:
+        seed: one seed for data, initialisation, data order and dropout masks.
+        n_pairs, train_size, test_size, train_max_depth, generator: the data (:class:`DyckTask`).
+        epochs, batch_size, lr: training (Adam).
+        dropout: dropout rate of every model.
+        units_000, truncation_k: size of paper 000's models, and the k of its k-TURN.
+        units_001, models_001: sizes and kinds (``urn``, ``lstm``, ``arbitrary``) of paper 001's comparison.
+        lstm_embedding: the LSTM's embedding size.
+        variants: also the two k-TURN variants (learning rate ``variant_lr``; no state dropout).
+        variant_lr: learning rate of the first variant.
+        min_bucket: attractor counts with fewer scored test predictions are left out of the claims.
+    """
+
+    CHAPTER = "dyck"
+
+    seed: int
+    n_pairs: int
+    train_size: int
+    test_size: int
+    train_max_depth: int
+    generator: str
+    epochs: int
+    batch_size: int
+    lr: float
+    dropout: float
+    units_000: int
+    truncation_k: int
+    units_001: list
+    models_001: list
+    lstm_embedding: int
+    variants: bool
+    variant_lr: float
+    min_bucket: int
+
+    def validate(self) -> None:
+        self.task()
+        check_int("epochs", self.epochs, minimum=1, maximum=100_000)
+        check_int("batch_size", self.batch_size, minimum=1, maximum=1_000_000)
+        self.train_config()
+        check_float("dropout", self.dropout, minimum=0.0, maximum=0.99)
+        check_int("units_000", self.units_000, minimum=2, maximum=MAX_UNITS)
+        check_int("truncation_k", self.truncation_k, minimum=1)
+        check_int("lstm_embedding", self.lstm_embedding, minimum=1, maximum=MAX_UNITS)
+        check_bool("variants", self.variants)
+        check_float("variant_lr", self.variant_lr, minimum=0.0, strict_min=True)
+        check_int("min_bucket", self.min_bucket, minimum=1)
+        _check_list("units_001", self.units_001, "unit counts, e.g. [8, 16, 32]",
+                    lambda name, n: check_int(name, n, minimum=1, maximum=MAX_UNITS))
+        _check_list("models_001", self.models_001, f"model kinds drawn from {list(COMPARISON_KINDS)}",
+                    lambda name, kind: check_choice(name, kind, list(COMPARISON_KINDS)))
+        if self.variants and self.variant_lr == self.lr:
+            raise ParameterError(f"variant_lr={self.variant_lr} equals lr: the '{self.turn}, lr ...' variant "
+                                 "would repeat the k-TURN; choose another variant_lr or set variants=False")
+        if self.variants and self.dropout == 0:
+            raise ParameterError(f"dropout=0 with variants=True: the '{self.turn}, no state dropout' variant "
+                                 "would repeat the k-TURN; set variants=False")
+        self.models()  # every model spec through the registry's grammar and checks
+        self._check_memory()
+
+    # ------------------------------------------------------------------ what is run
+    def task(self) -> DyckTask:
+        return DyckTask(self.n_pairs, self.train_size, self.test_size, self.train_max_depth, self.generator,
+                        self.seed)
+
+    def train_config(self, lr: float | None = None) -> TrainConfig:
+        return TrainConfig(self.epochs, self.batch_size, self.lr if lr is None else lr, self.seed)
+
+    @property
+    def turn(self) -> str:
+        """The label of paper 000's truncated model, e.g. ``"3-TURN"``."""
+        return f"{self.truncation_k}-TURN"
+
+    def paper000_labels(self) -> list[str]:
+        """The models of paper 000 Fig. 3."""
+        return [self.turn, "Full URN", "Arbitrary"]
+
+    def comparison_labels(self) -> list[str]:
+        """The models of paper 001 Fig. 3, family by family (the notebook's order: URNs, LSTMs, arbitrary)."""
+        return [f"{COMPARISON_KINDS[kind]} {n}" for kind in COMPARISON_KINDS if kind in self.models_001
+                for n in self.units_001]
+
+    def variant_labels(self) -> list[str]:
+        """The k-TURN variants (empty when ``variants`` is off)."""
+        if not self.variants:
+            return []
+        return [f"{self.turn}, lr {self.variant_lr}", f"{self.turn}, no state dropout"]
+
+    def models(self) -> dict[str, tuple[dict[str, Any], float]]:
+        """``{label: (model spec, learning rate)}`` of every run, each spec read by the model registry."""
+        n, k = self.units_000, self.truncation_k
+        out = {self.turn: (self._spec(f"urn {n} k{k}", f"units_000={n}, truncation_k={k}"), self.lr),
+               "Full URN": (self._spec(f"urn {n}", f"units_000={n}"), self.lr),
+               "Arbitrary": (self._spec(f"arbitrary {n}", f"units_000={n}"), self.lr)}
+        for n in self.units_001:
+            for kind in self.models_001:
+                text = f"lstm {n} e{self.lstm_embedding}" if kind == "lstm" else f"{kind} {n}"
+                out[f"{COMPARISON_KINDS[kind]} {n}"] = (self._spec(text, f"units_001 contains {n}"), self.lr)
+        if self.variants:
+            lr_label, state_label = self.variant_labels()
+            out[lr_label] = (out[self.turn][0], self.variant_lr)
+            out[state_label] = ({**out[self.turn][0], "state_dropout": False}, self.lr)
+        return out
+
+    def _spec(self, text: str, source: str) -> dict[str, Any]:
+        try:
+            spec = parse_spec(text)
+        except ParameterError as err:
+            raise ParameterError(f"{source}: {err}") from None
+        return {**spec, "dropout": self.dropout}
+
+    def plan(self) -> list[RunSpec]:
+        """Every run of the chapter: paper 000's three models, paper 001's comparison, the variants."""
+        task = asdict(self.task())
+        return [RunSpec(EXPERIMENT, label,
+                        {"task": task, "model": model, "train": asdict(self.train_config(lr))},
+                        (*COMPONENTS, component_of(model)), f"{__name__}:train_run")
+                for label, (model, lr) in self.models().items()]
+
+    def summary(self) -> str:
+        return (f"Built at {self.describe()}: {self.train_size:,} training strings of {self.n_pairs} bracket "
+                f"pairs (depth <= {self.train_max_depth}), {self.test_size:,} test strings of any depth, "
+                f"{self.epochs} epochs; models: " + "; ".join(s.name for s in self.plan()) + ".")
+
+    # ------------------------------------------------------------------ resources
+    def memory_estimate(self) -> dict[str, tuple[float, str]]:
+        """Bytes of the largest things a run holds, each with the parameters that lower it."""
+        length = 2 * self.n_pairs
+        n = max([self.units_000, *self.units_001])
+        return {
+            # the strings as Python objects while they are generated and encoded, then the tensors
+            "the data": ((self.train_size + self.test_size) * length * 64.0,
+                         "train_size, test_size or n_pairs"),
+            # a batch's states, gates and their gradients (float32)
+            "a training batch": (self.batch_size * length * max(n, self.lstm_embedding) * 4.0 * 32,
+                                 "batch_size, n_pairs, units_000 or units_001"),
+            # every symbol's n x n matrix, its exponential's intermediates and gradients
+            "the symbols' matrices": (VOCAB_SIZE * n * n * 4.0 * 32, "units_000 or units_001"),
+        }
+
+    def _check_memory(self) -> None:
+        parts = self.memory_estimate()
+        total = sum(b for b, _ in parts.values())
+        if total > MEMORY_BUDGET:
+            name, (largest, lower) = max(parts.items(), key=lambda item: item[1][0])
+            raise ParameterError(f"this configuration needs about {total / 2**30:.0f} GiB, more than the "
+                                 f"{MEMORY_BUDGET / 2**30:.0f} GiB of this machine; most of it is {name} "
+                                 f"(about {largest / 2**30:.0f} GiB): lower {lower}")
+
+
+def _check_list(name: str, values: Any, what: str, check) -> None:
+    if not isinstance(values, (list, tuple)) or not values:
+        raise ParameterError(f"{name}={values!r} must be a non-empty list of {what}")
+    for value in values:
+        check(f"each of {name}", value)
+    duplicates = sorted({str(v) for v in values if list(values).count(v) > 1})
+    if duplicates:
+        raise ParameterError(f"{name}={list(values)!r} names {', '.join(duplicates)} twice; every run needs "
+                             "its own name")
 
 
 @dataclass
@@ -66,88 +257,65 @@ def make_data(task: DyckTask) -> DyckData:
     test = dyck.generate(task.test_size, task.n_pairs, max_depth=None, method=task.generator,
                          rng=np.random.default_rng([task.seed, 1]))
     attr = torch.tensor([[-1 if a is None else a for a in dyck.attractors(s)] for s in test])
-    return DyckData(vocab, TokenData(*dyck.encode(train, vocab)), TokenData(*dyck.encode(test, vocab)), test, attr)
+    return DyckData(vocab, TokenData(*dyck.encode(train, vocab)), TokenData(*dyck.encode(test, vocab)), test,
+                    attr)
 
 
-def evaluate_closing(model: torch.nn.Module, data: DyckData) -> dict[str, Any]:
-    """Closing-bracket accuracy on the test set, overall and by number of attractors.
+@torch.no_grad()
+def evaluate_closing(model: torch.nn.Module, data: DyckData, batch_size: int = 1024) -> dict[str, Any]:
+    """Closing-bracket accuracy on the test set, overall and by number of attractors, ``batch_size``
+    strings at a time (it never holds more than one batch of logits).
 
     Returns:
         ``closing_accuracy`` and two lists indexed by attractor count:
-        ``attr_correct[a]``, ``attr_total[a]`` (a = 0 .. 2 n_pairs).
+        ``attr_correct[a]``, ``attr_total[a]`` (a = 0 .. the largest count in the test set).
     """
-    logits = predict(model, data.test.inputs)
-    scored, correct = dyck.score_closing(logits, data.test.targets, data.vocab)
+    was_training = model.training
+    model.eval()
     size = int(data.test_attractors.max()) + 1
-    attr = data.test_attractors[scored]
-    total = torch.bincount(attr, minlength=size)
-    right = torch.bincount(attr, weights=correct[scored].double(), minlength=size)
+    total = torch.zeros(size, dtype=torch.long)
+    right = torch.zeros(size, dtype=torch.long)
+    n_correct = n_scored = torch.zeros((), dtype=torch.long)
+    try:
+        for i in range(0, len(data.test), batch_size):
+            logits = model(data.test.inputs[i : i + batch_size])
+            scored, correct = dyck.score_closing(logits, data.test.targets[i : i + batch_size], data.vocab)
+            attr = data.test_attractors[i : i + batch_size][scored]
+            total += torch.bincount(attr, minlength=size)
+            right += torch.bincount(attr[correct[scored]], minlength=size)
+            n_correct, n_scored = n_correct + correct.sum(), n_scored + scored.sum()
+    finally:
+        model.train(was_training)
     return {
-        "closing_accuracy": float(correct.sum() / scored.sum()),
+        "closing_accuracy": float(n_correct / n_scored),  # true division in the default dtype, as always
         "attr_correct": [int(v) for v in right.tolist()],
         "attr_total": [int(v) for v in total.tolist()],
     }
 
 
-#: model kinds of the paper 001 comparison, and the label prefix of their runs
-COMPARISON_KINDS = {"urn": "URN", "lstm": "LSTM", "arbitrary": "Arbitrary"}
+def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
+    """Train the model of one run of :meth:`Config.plan`; final metrics are the last epoch's."""
+    task, cfg = DyckTask(**spec.params["task"]), TrainConfig(**spec.params["train"])
+    data = make_data(task)
+    seed_everything(cfg.seed)
+    model = build_model(spec.params["model"], len(data.vocab))
+    history, _ = fit(model, data.train, data.test, cfg, evaluate=lambda m: evaluate_closing(m, data),
+                     checkpoint=checkpoint, desc=spec.name)
+    final = {**history.rows[-1], "n_params": count_parameters(model)}
+    return Trained(history.rows, final, model.state_dict(), history.wall_time, history.cpu_time)
 
 
-def plan_runs(*, units_000: int, truncation_k: int, units_001: list[int], models_001: list[str],
-              lstm_embedding: int, dropout: float) -> dict[str, dict[str, Any]]:
-    """The models of the chapter, by label.
-
-    Paper 000 Fig. 3: ``"{k}-TURN"``, ``"Full URN"`` and ``"Arbitrary"`` at ``units_000`` units. Paper 001
-    Fig. 3: each kind of ``models_001`` (paper: URN and LSTM) at each size of ``units_001``, labelled
-    e.g. ``"URN 16"``. Every model is built once here, so an impossible one (odd n for a URN, k >= n, ...)
-    fails before any training.
-    """
-    check_int("units_000", units_000, minimum=2)
-    check_float("dropout", dropout, minimum=0.0, maximum=0.99)
-    if not isinstance(units_001, (list, tuple)) or not units_001:
-        raise ParameterError(f"units_001={units_001!r} must be a non-empty list of unit counts, e.g. [8, 16, 32]")
-    if not isinstance(models_001, (list, tuple)) or not models_001:
-        raise ParameterError(f"models_001={models_001!r} must be a non-empty list drawn from {list(COMPARISON_KINDS)}")
-    for kind in models_001:
-        check_choice("models_001", kind, list(COMPARISON_KINDS))
-    plan = {
-        f"{truncation_k}-TURN": {"kind": "urn", "n": units_000, "k": truncation_k, "dropout": dropout},
-        "Full URN": {"kind": "urn", "n": units_000, "k": None, "dropout": dropout},
-        "Arbitrary": {"kind": "arbitrary", "n": units_000, "dropout": dropout},
-    }
-    specs = {
-        "urn": lambda n: {"kind": "urn", "n": n, "k": None, "dropout": dropout},
-        "lstm": lambda n: {"kind": "lstm", "n": n, "embedding_size": lstm_embedding, "dropout": dropout},
-        "arbitrary": lambda n: {"kind": "arbitrary", "n": n, "dropout": dropout},
-    }
-    for n in units_001:
-        for kind in models_001:
-            plan[f"{COMPARISON_KINDS[kind]} {n}"] = specs[kind](n)
-    check_plan(plan, len(dyck.DyckVocab()),
-               lambda label: "units_001, models_001" if label[-1].isdigit() else "units_000, truncation_k")
-    return plan
-
-
-def run_all(plan: dict[str, dict[str, Any]], task: DyckTask, cfg: TrainConfig, store_dir: str | Path, *,
-            retrain: bool = False, on_stale: str = "warn") -> dict[str, Run]:
-    """Load or train every planned model; return the runs by label.
+def run(config: Config, *, store: str | Path | None = None, mode: str | None = None) -> dict[str, Run]:
+    """The stored run of every planned model, by label (trained first where ``mode`` asks for it).
 
     Args:
-        plan: from :func:`plan_runs`.
-        task, cfg: data and optimisation settings.
-        store_dir: folder of the run store (``notebooks/results`` for the committed paper-scale runs).
-        retrain: train even when a stored run matches.
-        on_stale: see :meth:`urnlib.results.RunStore.get_or_train`.
+        config: the chapter's parameters.
+        store: the run store (default: ``config.store``, relative to ``notebooks/``).
+        mode: ``load``, ``train`` or ``retrain`` (default: ``config.mode``); see :mod:`urnlib.runner`.
     """
-    data = lambda: make_data(task)  # noqa: E731 - cached; built only if something trains
-    return load_or_train(
-        EXPERIMENT, __name__, plan, task, cfg, store_dir, vocab_size=len(dyck.DyckVocab()),
-        train_data=lambda: (data().train, data().test),
-        evaluate=lambda model: evaluate_closing(model, data()),
-        retrain=retrain, on_stale=on_stale,
-    )
+    return run_config(config, store=store, mode=mode)
 
 
 def rebuild_model(run: Run) -> torch.nn.Module:
     """The trained model of a stored run, in eval mode."""
-    return _rebuild(run, len(dyck.DyckVocab()))
+    return build_trained(run.params["model"], run.weights, VOCAB_SIZE)

@@ -13,7 +13,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-__all__ = ["style_for", "accuracy_by_count_figure", "curves_panel", "panel_grid"]
+__all__ = ["style_for", "accuracy_by_count_figure", "curves_panel", "panel_grid", "panels_figure"]
 
 _FAMILY_COLOURS = {
     "turn": ["#6a3d9a", "#b15928", "#33a02c"],
@@ -131,3 +131,27 @@ def panel_grid(rows: int = 2, cols: int = 2, width: float = 10.0, height: float 
     for letter, ax in zip("abcdefgh", np.ravel(axes)):
         ax.text(-0.12, 1.04, f"({letter})", transform=ax.transAxes, fontweight="bold")
     return fig, axes
+
+
+def panels_figure(panels: Sequence[Mapping], rows: int = 2, cols: int = 2, max_legend_cols: int = 6
+                  ) -> Figure:
+    """Panels of curves labelled (a), (b), ... with one legend below them (paper 001 Fig. 3a-d).
+
+    Args:
+        panels: one mapping per panel: the keyword arguments of :func:`curves_panel` (``series``,
+            ``xlabel``, ``ylabel``, ``title``, ``logy``, ``invert_x``, ``markers``) and optionally ``hline``,
+            the height of a dash-dotted reference line (e.g. the majority-class error rate).
+        rows, cols: the grid (``rows * cols`` panels at least).
+        max_legend_cols: the legend's columns at most (one entry per model of the first panel).
+    """
+    fig, axes = panel_grid(rows, cols)
+    for ax, panel in zip(np.ravel(axes), panels):
+        options = dict(panel)
+        hline = options.pop("hline", None)
+        curves_panel(ax, **options)
+        if hline is not None:
+            ax.axhline(hline, color="black", linewidth=0.8, linestyle="-.")
+    handles, names = np.ravel(axes)[0].get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, names, loc="outside lower center", ncol=min(len(names), max_legend_cols))
+    return fig
