@@ -7,6 +7,7 @@ copy and reads it; the installed corpora themselves must pass the pinned check.
 import gzip
 import json
 import shutil
+from dataclasses import replace
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -130,13 +131,13 @@ def test_two_sources_with_the_same_stem_are_refused(tmp_path):
     with _raises(ParameterError, repr(str(first)), repr(str(second)), "same name 'agr'", "rename"):
         source_names([str(first), str(second)])
     with _raises(ParameterError, repr(str(first)), repr(str(second)), "same name 'agr'"):
-        experiment.tasks_for(["synthetic", str(first), str(second)], synthetic={}, corpus={})
+        replace(experiment.Config.paper(), sources=["synthetic", str(first), str(second)], analysis_source="")
     with _raises(ParameterError, "is given twice"):
         source_names([str(first), str(first)])
     offline = tmp_path / "offline.tsv"
     with _raises(ParameterError, "'offline'", repr(str(offline))):
         source_names(["offline", str(offline)])
-    tasks = experiment.tasks_for(["synthetic", str(first)], synthetic={}, corpus={})
+    tasks = replace(experiment.Config.paper(), sources=["synthetic", str(first)], analysis_source="").tasks()
     assert list(tasks) == ["synthetic", "agr"] and experiment.source_name(tasks["agr"]) == "agr"
 
 

@@ -25,7 +25,7 @@ sys.path.insert(0, str(REPO))
 CHAPTERS = {
     "cross_serial": (["urnlib.experiments.cross_serial"], ["cross_serial"]),
     "dyck": (["urnlib.experiments.dyck"], ["dyck"]),
-    "agreement": (["urnlib.experiments.agreement"], ["agreement"]),
+    "agreement": (["urnlib.experiments.agreement"], ["agreement", "agreement_offline"]),
     "primer": (["urnlib.experiments.primer"], ["primer_lm", "primer_elman", "primer_anbn"]),
     "tpru": (["urnlib.experiments.tpru"], ["tpru_entailment", "tpru_lm"]),
     "matrix_embeddings": (["urnlib.experiments.matrix_embeddings"], ["matrix_embeddings", "urn_lm"]),

@@ -346,14 +346,16 @@ class RunStore:
 
     def others(self, spec: RunSpec) -> list[Run]:
         """Stored runs with ``spec``'s name and parameters under other component versions (stale ones),
-        newest first; legacy (format 1) runs with the same name are included."""
+        newest first. A legacy (format 1) run counts when every parameter it recorded has ``spec``'s value
+        (settings added to the loop since are absent from its record)."""
         parent = self.root / spec.experiment
         found = []
         for folder in sorted(parent.glob(f"{_glob_escape(spec.name)}-*")) if parent.is_dir() else []:
             if folder == self.folder(spec) or folder.name.rsplit("-", 1)[0] != spec.name:
                 continue
             run = self.read(folder, weights=False)
-            if run.record.get("format", 1) < FORMAT or run.params == spec.params:
+            legacy = run.record.get("format", 1) < FORMAT
+            if run.params == spec.params or (legacy and _recorded_within(run.params, spec.params)):
                 found.append(run)
         return sorted(found, key=lambda r: r.record.get("created", ""), reverse=True)
 
@@ -415,6 +417,13 @@ class RunStore:
 
             shutil.rmtree(old.path)
         return run
+
+
+def _recorded_within(old: Any, new: Any) -> bool:
+    """Whether every value recorded in ``old`` is in ``new`` at the same place (``new`` may have more keys)."""
+    if isinstance(old, dict):
+        return isinstance(new, dict) and all(k in new and _recorded_within(v, new[k]) for k, v in old.items())
+    return old == new
 
 
 def _glob_escape(name: str) -> str:

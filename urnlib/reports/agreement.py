@@ -2,58 +2,31 @@
 
 Fig. 2 (accuracy by attractors, TURN vs LSTM, one panel per data source), Table 1 (average effect
 ``||Q - I||^2`` of the most frequent tokens), Table 2 (distances between frequent nouns and their
-plurals) and the effects of composed phrases. The paper's numbers are constants here, with their
-source; ours always come from the runs.
+plurals) and the effects of composed phrases (computed in :mod:`urnlib.reports.agreement_tables`). The
+paper's numbers are constants, with their source; ours always come from the runs. ``runs`` is what
+:func:`urnlib.experiments.agreement.run` returns (``runs.by_source[source][label]``,
+``runs.variants[source]``); the ``*_section`` functions return what the page displays, in order
+(``display(*report.table1_section(...))``).
 """
 
 from __future__ import annotations
 
-import itertools
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import torch
 
-from urnlib import analysis
 from urnlib.claims import Claim, claim
 from urnlib.metrics import accuracy_by_count
-from urnlib.models import URN
+from urnlib.models.unitary import skew_size
 from urnlib.plots.curves import accuracy_by_count_figure
-from urnlib.results import Run
+from urnlib.reports.agreement_tables import (PAPER_TABLE1, PAPER_TABLE2, PAPER_TABLE2_WORDS,  # noqa: F401
+                                             PAPER_THRESHOLD, RELEVANT_TAGS, embeddings, frequent_noun_pairs,
+                                             main_tags, number_groups, paper_table2, phrase_table, table1,
+                                             table2)
+from urnlib.reports.common import provenance as _provenance
+from urnlib.results import Run, provenance_table
 
 CHAPTER = "agreement"
-
-#: paper 000 Table 1: average effect of the most frequent tokens of the Wikipedia data (3-TURN, n = 50);
-#: the first entry is printed as a bullet, the text calls it "the dot"
-PAPER_TABLE1 = {
-    ".": 0.22, "the": 1.44, "his": 1.47, "its": 2.17, "also": 2.27, "their": 2.54, "not": 2.73, "been": 2.82,
-    "at": 3.40, "or": 3.46, "by": 3.50, "one": 3.54, "this": 3.62, "be": 3.65, "an": 3.70, "as": 3.76,
-    "he": 3.95, "had": 3.95, "to": 3.96, "a": 4.06, "of": 4.09, "from": 4.09, "i": 4.11, "it": 4.14,
-    "and": 4.18, "on": 4.33, "with": 4.36, "has": 4.41, "for": 4.62, "in": 4.62, "have": 4.62, "who": 4.68,
-    "were": 4.88, "that": 5.00, "was": 5.55, "(": 5.68, ")": 5.74, "are": 6.25, "but": 6.27, "is": 6.38,
-    "which": 7.75, ",": 8.35,
-}
-#: paper 000 Table 2: distances between the embeddings of frequent nouns and their plurals
-PAPER_TABLE2_WORDS = ["article", "year", "area", "world", "family", "articles", "years", "areas", "worlds", "families"]
-PAPER_TABLE2 = np.array([
-    [0.00, 7.04, 6.51, 6.89, 5.82, 9.26, 9.84, 10.01, 10.87, 9.39],
-    [7.04, 0.00, 7.62, 6.30, 5.38, 8.22, 9.06, 9.75, 10.14, 8.64],
-    [6.51, 7.62, 0.00, 6.42, 6.34, 9.57, 9.70, 10.39, 11.63, 10.39],
-    [6.89, 6.30, 6.42, 0.00, 5.17, 7.32, 8.82, 9.17, 9.13, 7.83],
-    [5.82, 5.38, 6.34, 5.17, 0.00, 7.71, 7.72, 8.78, 9.49, 8.82],
-    [9.26, 8.22, 9.57, 7.32, 7.71, 0.00, 5.11, 4.79, 4.28, 4.57],
-    [9.84, 9.06, 9.70, 8.82, 7.72, 5.11, 0.00, 6.42, 6.61, 7.14],
-    [10.01, 9.75, 10.39, 9.17, 8.78, 4.79, 6.42, 0.00, 5.93, 6.09],
-    [10.87, 10.14, 11.63, 9.13, 9.49, 4.28, 6.61, 5.93, 0.00, 7.79],
-    [9.39, 8.64, 10.39, 7.83, 8.82, 4.57, 7.14, 6.09, 7.79, 0.00],
-])
-PAPER_THRESHOLD = 7.5  # paper 000 sec. 4.1: same number "7.5 or less", different number "7.5 or more"
-#: tags of the tokens the paper calls relevant to the task ("verbs, relative pronouns")
-RELEVANT_TAGS = ("VBZ", "VBP", "VBD", "VB", "VBN", "VBG", "MD", "WDT", "WP")
-IRREGULAR_PLURALS = {"man": "men", "woman": "women", "child": "children", "person": "people", "foot": "feet",
-                     "mouse": "mice", "tooth": "teeth", "goose": "geese"}
-
 
 # --------------------------------------------------------------------------- data and Fig. 2
 def data_table(runs_by_source: dict[str, dict[str, Run]]) -> pd.DataFrame:
@@ -106,98 +79,6 @@ def figure2(runs_by_source: dict[str, dict[str, Run]], min_total: int = 5):
     return fig
 
 
-# --------------------------------------------------------------------------- embeddings
-def embeddings(run: Run) -> dict[str, np.ndarray]:
-    """``Q(word)`` (float64, no dropout) of the most frequent words, from the run's stored generators."""
-    if "head_embedding" not in run.weights:
-        raise ValueError(f"run {run.name!r} stored no URN embeddings (is it a URN?)")
-    spec = run.params["model"]
-    rows = run.weights["head_embedding"]
-    model = URN(rows.shape[0], spec["n"], spec["k"], dropout=0.0).double().eval()
-    with torch.no_grad():
-        model.embedding.copy_(rows.double())
-        Q = model.matrices().numpy()
-    return dict(zip(run.final["head_words"], Q))
-
-
-def main_tags(run: Run) -> dict[str, list[str]]:
-    """Each stored word's POS tags in the training data, most frequent first."""
-    return {w: t.split() for w, t in zip(run.final["head_words"], run.final["head_tags"])}
-
-
-def table1(run: Run, top: int = 42) -> pd.DataFrame:
-    """Paper 000 Table 1: effect ``||Q - I||^2`` of the ``top`` most frequent tokens, ascending, with the
-    paper's value for the same token where its table has it."""
-    Q = embeddings(run)
-    tags = main_tags(run)
-    words = list(Q)[:top]
-    df = pd.DataFrame({"token": words, "main tag": [tags[w][0] if tags[w] else "" for w in words],
-                       "effect (ours)": [analysis.effect(Q[w]) for w in words],
-                       "effect (paper)": [PAPER_TABLE1.get(w, np.nan) for w in words]})
-    return df.sort_values("effect (ours)").reset_index(drop=True)
-
-
-def _plural(word: str, known: set[str]) -> str | None:
-    candidates = [IRREGULAR_PLURALS.get(word), word + "s", word + "es"]
-    if word.endswith("y"):
-        candidates.append(word[:-1] + "ies")
-    return next((c for c in candidates if c in known), None)
-
-
-def frequent_noun_pairs(run: Run, count: int = 5) -> list[tuple[str, str]]:
-    """The ``count`` most frequent nouns whose plural is also stored, excluding words that can be verbs
-    (paper 000 Table 2: "Words which can be both nouns and verbs were excluded")."""
-    tags = main_tags(run)
-    never_verb = {w for w, t in tags.items() if t and not any(x.startswith("VB") or x == "MD" for x in t)}
-    plural_nouns = {w for w in never_verb if tags[w][0] == "NNS"}
-    pairs = []
-    for w in run.final["head_words"]:
-        if w in never_verb and tags[w][0] == "NN":
-            p = _plural(w, plural_nouns)
-            if p is not None:
-                pairs.append((w, p))
-        if len(pairs) == count:
-            break
-    return pairs
-
-
-def table2(run: Run, pairs: list[tuple[str, str]]) -> pd.DataFrame:
-    """Paper 000 Table 2: ``||P - Q||^2`` between the singular and plural nouns of ``pairs``."""
-    Q = embeddings(run)
-    words = [s for s, _ in pairs] + [p for _, p in pairs]
-    return pd.DataFrame([[analysis.distance(Q[a], Q[b]) for b in words] for a in words], index=words, columns=words)
-
-
-def paper_table2() -> pd.DataFrame:
-    return pd.DataFrame(PAPER_TABLE2, index=PAPER_TABLE2_WORDS, columns=PAPER_TABLE2_WORDS)
-
-
-def number_groups(table: pd.DataFrame) -> dict[str, np.ndarray]:
-    """Off-diagonal distances of a Table 2 split into same-number and different-number pairs
-    (the first half of the rows are singular, the second half plural)."""
-    d = table.to_numpy()
-    half = len(d) // 2
-    same, diff = [], []
-    for i, j in itertools.combinations(range(len(d)), 2):
-        (same if (i < half) == (j < half) else diff).append(d[i, j])
-    return {"same": np.array(same), "different": np.array(diff)}
-
-
-def phrase_table(run: Run, phrases: list[str]) -> pd.DataFrame:
-    """Effects of composed phrases, ``Q(x_0 ... x_i) = Q(x_0) ... Q(x_i)`` in network order (paper 000
-    sec. 3-4). A phrase with a word outside the stored vocabulary is listed with its missing words."""
-    Q = embeddings(run)
-    rows = []
-    for phrase in phrases:
-        words = phrase.split()
-        missing = [w for w in words if w not in Q]
-        value = np.nan if missing else analysis.effect(analysis.phrase_embedding(Q, words))
-        rows.append({"phrase": phrase, "effect": value,
-                     "sum of word effects": np.nan if missing else sum(analysis.effect(Q[w]) for w in words),
-                     "missing": " ".join(missing)})
-    return pd.DataFrame(rows)
-
-
 # --------------------------------------------------------------------------- claims
 def _flat(run: Run, min_total: int, margin: float = 0.05) -> tuple[bool | None, str]:
     """"No drop with attractors", decided three ways from Wilson 95% intervals:
@@ -239,8 +120,9 @@ def claims(runs_by_source: dict[str, dict[str, Run]], *, turn: str, analysis_sou
             out.append(claim(CHAPTER, "paper 000 sec. 4, Fig. 2",
                              f"{turn} accuracy does not drop as attractors increase ({source} data)",
                              "no drop up to 12 attractors", text,
-                             "drop detected (a bucket's 95% interval entirely below the 0-attractor one): no; "
-                             "every bucket's lower bound within 5 points of the 0-attractor accuracy: yes; "
+                             "drop detected (a bucket's 95% interval entirely below the 0-attractor one): "
+                             "no; every bucket's lower bound within 5 points of the 0-attractor accuracy: "
+                             "yes; "
                              f"else not testable (buckets >= {min_total} sentences)", ok))
             error = 1 - runs[turn].final["accuracy"]
             out.append(claim(CHAPTER, "paper 000 sec. 4", f"{turn} error rate well under 1% ({source} data)",
@@ -257,26 +139,30 @@ def claims(runs_by_source: dict[str, dict[str, Run]], *, turn: str, analysis_sou
         relevant = t1["main tag"].isin(RELEVANT_TAGS)
         med_rel, med_other = t1["effect (ours)"][relevant].median(), t1["effect (ours)"][~relevant].median()
         out.append(claim(CHAPTER, "paper 000 sec. 4.1, Table 1",
-                         f"task-relevant tokens (verbs, relative pronouns) have larger effects ({analysis_source})",
+                         "task-relevant tokens (verbs, relative pronouns) have larger effects "
+                         f"({analysis_source})",
                          "verbs and relative pronouns at the top, the dot and 'not' near the bottom",
-                         f"median effect {med_rel:.2f} ({int(relevant.sum())} verb/WH tokens) vs {med_other:.2f} "
-                         f"(other {int((~relevant).sum())})",
+                         f"median effect {med_rel:.2f} ({int(relevant.sum())} verb/WH tokens) vs "
+                         f"{med_other:.2f} (other {int((~relevant).sum())})",
                          "median effect of verb/MD/WDT/WP tokens > median of the rest, among the top 42",
                          bool(med_rel > med_other)))
         both = t1.dropna()
-        rho = float(both["effect (ours)"].rank().corr(both["effect (paper)"].rank())) if len(both) > 2 else np.nan
+        rho = (float(both["effect (ours)"].rank().corr(both["effect (paper)"].rank())) if len(both) > 2
+               else np.nan)
         out.append(claim(CHAPTER, "paper 000 Table 1", f"the order of the effects ({analysis_source})",
                          "the printed order", f"Spearman rho {rho:.2f} over {len(both)} shared tokens",
-                         "rank correlation with the paper's effects > 0.5", None if np.isnan(rho) else rho > 0.5))
+                         "rank correlation with the paper's effects > 0.5",
+                         None if np.isnan(rho) else rho > 0.5))
         pairs = frequent_noun_pairs(run)
         if len(pairs) >= 2:
             g = number_groups(table2(run, pairs))
             right = np.mean(np.concatenate([g["same"] <= PAPER_THRESHOLD, g["different"] >= PAPER_THRESHOLD]))
             out.append(claim(CHAPTER, "paper 000 sec. 4.1, Table 2",
-                             f"nouns of the same number are closer than nouns of different number ({analysis_source})",
+                             "nouns of the same number are closer than nouns of different number "
+                             f"({analysis_source})",
                              "same number <= 7.5, different number >= 7.5",
-                             f"mean {g['same'].mean():.2f} (same) vs {g['different'].mean():.2f} (different); "
-                             f"{right:.0%} of pairs on the paper's side of 7.5",
+                             f"mean {g['same'].mean():.2f} (same) vs {g['different'].mean():.2f} "
+                             f"(different); {right:.0%} of pairs on the paper's side of 7.5",
                              "mean same-number distance < mean different-number distance",
                              bool(g["same"].mean() < g["different"].mean())))
     return out
@@ -306,7 +192,8 @@ def findings(runs_by_source: dict[str, dict[str, Run]]) -> str:
     return "\n".join(lines)
 
 
-def vocabulary_table(runs_by_source: dict[str, dict[str, Run]], variants: dict[str, Run], turn: str) -> pd.DataFrame:
+def vocabulary_table(runs_by_source: dict[str, dict[str, Run]], variants: dict[str, Run],
+                     turn: str) -> pd.DataFrame:
     """The k-TURN on real text with the chapter's vocabulary and with a smaller one (``variants``: source ->
     run): how much of its result is the size of its embedding table."""
     rows = []
@@ -317,3 +204,140 @@ def vocabulary_table(runs_by_source: dict[str, dict[str, Run]], variants: dict[s
                          "test accuracy": f["accuracy"], "best epoch's accuracy": max(run.column("accuracy")),
                          "training loss": f["train_loss"], "test loss": f["test_loss"]})
     return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------- what the page shows
+def provenance(runs) -> list:
+    """:func:`urnlib.reports.common.provenance` of every run, with each run's source (labels repeat)."""
+    listed = runs.listed()
+    table = provenance_table([run for _, run in listed])
+    table.insert(0, "source", [source for source, _ in listed])
+    return _provenance([run for _, run in listed])[:-1] + [table.style.hide(axis="index")]
+
+
+def data_section(runs) -> list:
+    """Examples per attractor count of each source; each model's size and overall result."""
+    formats = {"train": "{:,}", "test": "{:,}", "vocabulary": "{:,}", "parameters": "{:,}",
+               "majority class": "{:.1%}", "test accuracy": "{:.4f}", "test error": "{:.2%}"}
+    return [data_table(runs.by_source), source_table(runs.by_source).style.hide(axis="index").format(formats)]
+
+
+def _analysed(runs, analysis_source: str | None, turn: str | None) -> Run | None:
+    return runs.by_source.get(analysis_source or "", {}).get(turn) if turn else None
+
+
+def _note(text: str) -> list:
+    from IPython.display import Markdown
+
+    return [Markdown(f"*{text}*")]
+
+
+def vocabulary_section(runs, turn: str | None) -> list:
+    """The k-TURN on real text with the chapter's vocabulary and with ``small_vocab`` words."""
+    if not runs.variants:
+        return _note("No real-text source, no TURN among the models, or `small_vocab=0`: skipped.")
+    formats = {"vocabulary": "{:,}", "parameters": "{:,}", "test accuracy": "{:.4f}",
+               "best epoch's accuracy": "{:.4f}", "training loss": "{:.3f}", "test loss": "{:.3f}"}
+    return [vocabulary_table(runs.by_source, runs.variants, turn).style.hide(axis="index").format(formats)]
+
+
+def table1_section(runs, analysis_source: str | None, turn: str | None) -> list:
+    run = _analysed(runs, analysis_source, turn)
+    if run is None:
+        return _note("No analysis source or no TURN among the models: Table 1 is skipped.")
+    formats = {"effect (ours)": "{:.2f}", "effect (paper)": "{:.2f}"}
+    return [table1(run).style.hide(axis="index").format(formats, na_rep="")]
+
+
+def table2_section(runs, analysis_source: str | None, turn: str | None) -> list:
+    """Ours (when the stored words hold at least 2 noun/plural pairs), then the paper's."""
+    from IPython.display import Markdown
+
+    run, out = _analysed(runs, analysis_source, turn), []
+    pairs = frequent_noun_pairs(run) if run is not None else []
+    if run is not None and len(pairs) < 2:
+        out = _note(f"Only {len(pairs)} noun/plural pair(s) among the {len(run.final['head_words'])} stored "
+                    "words: no table at this scale.")
+    elif run is not None:
+        t2 = table2(run, pairs)
+        groups = number_groups(t2)
+        out = [Markdown(f"**Ours** ({analysis_source}, {turn}):"),
+               t2.style.format("{:.2f}").background_gradient(cmap="Blues_r", axis=None),
+               Markdown(f"Mean distance: same number {groups['same'].mean():.2f}, different number "
+                        f"{groups['different'].mean():.2f}.")]
+    return out + [Markdown("**Paper 000 Table 2** (Wikipedia):"),
+                  paper_table2().style.format("{:.2f}").background_gradient(cmap="Blues_r", axis=None)]
+
+
+def phrase_section(runs, analysis_source: str | None, turn: str | None, phrases: list[str]) -> list:
+    run = _analysed(runs, analysis_source, turn)
+    if run is None:
+        return _note("No analysis source or no TURN among the models: the phrases are skipped.")
+    formats = {"effect": "{:.2f}", "sum of word effects": "{:.2f}"}
+    return [phrase_table(run, phrases).style.hide(axis="index").format(formats, na_rep="-")]
+
+
+def _urn_terms(spec: dict) -> tuple[int, str]:
+    """``l`` of a k-TURN spec, and the sum it is, ``"49 + 48 + 47"``."""
+    n, k = spec["n"], spec["k"]
+    return skew_size(n, k), " + ".join(str(n - 1 - i) for i in range(k if k is not None else n - 1))
+
+
+def _data_size(real: dict[str, dict[str, Run]], turn: str | None) -> str:
+    stats = {s: next(iter(r.values())).final["data"] for s, r in real.items()}
+    sentences = " and ".join(f"{st['train_examples']:,} ({s})" for s, st in stats.items())
+    many = sum(v for st in stats.values() for k, v in st["train_attractors"].items() if int(k) > 3)
+    text = (f"* **Data size.** Real text reachable here yields {sentences} training sentences, not "
+            f"{PAPER_SENTENCES / 1e6:.1f} million, {many:,} of them with more than 3 attractors.")
+    source, by_label = next(iter(real.items()))
+    if turn in by_label:
+        l, words = _urn_terms(by_label[turn].params["model"])[0], by_label[turn].final["data"]["vocabulary"]
+        text += (f" A {turn} has $l = {l}$ parameters per word: with the {words:,} tokens of the {source} "
+                 f"vocabulary that is {l * words:,} parameters, most of them for words seen a handful of "
+                 "times")
+        if "LSTM" in by_label:
+            size = by_label["LSTM"].params["model"]["embedding_size"]
+            text += f"; the LSTM's {size} per word make it {'far ' if l >= 2 * size else ''}smaller"
+        text += "."
+    return text + (" A training loss far below the test loss is the mark of a model memorising its sentences "
+                   "rather than learning the rule. Run the paper's own file (see the top of this page) to "
+                   "test the claims at their scale.\n")
+
+
+def differences(runs, turn: str | None) -> str:
+    """What separates these runs from the paper's (Markdown bullets), with the numbers of the runs."""
+    real = {s: by_label for s, by_label in runs.by_source.items() if s != "synthetic"}
+    return (_data_size(real, turn) if real else "") + (
+        "* **The synthetic grammar is easier than English in one way**: its subject is always the "
+        "sentence's first noun, so remembering that noun's number solves it. A model that fails on it fails "
+        "to *keep* the number across attractors and length (a sentence with 12 attractors is longer than "
+        "any training sentence); a model that succeeds has not shown that it finds subjects.\n"
+        "* **The paper's LSTM curve is Linzen et al.'s**, trained on their data; ours is the same "
+        "architecture trained here, on each source, with the paper's optimiser settings.")
+
+
+def implementation_notes(runs, turn: str | None) -> str:
+    """The models and the optimiser as the runs used them (Markdown bullets)."""
+    first = {label: run for by_label in runs.by_source.values() for label, run in by_label.items()}
+    models = ["* **The classifier** is the language model of the other chapters with a readout of 2 "
+              "classes read at the last word before the verb; every other position carries no loss."]
+    if turn in first:
+        spec = first[turn].params["model"]
+        l, terms = _urn_terms(spec)
+        models.append(f"The {turn} has $l = {terms} = {l}$ parameters per word, dropout {spec['dropout']} "
+                      "on its parameters (one mask per batch), its state and its output.")
+    if "LSTM" in first:
+        spec = first["LSTM"].params["model"]
+        models.append(f"**The LSTM** ({spec['n']} units, embedding {spec['embedding_size']}; Linzen et al.: "
+                      f"50 and 50) has one bias per gate and dropout {spec['dropout']}.")
+    train = next(iter(first.values())).params["train"]
+    return "\n".join([
+        " ".join(models),
+        "* **Vocabulary**: the `vocab_size` most frequent words of the training sentences; every other word "
+        "is replaced by its POS tag (paper 000 sec. 4). Training computes the matrices of only the words a "
+        "batch reads.",
+        "* **Real text** is split by a seeded shuffle of its sentences (two verbs of one sentence stay on "
+        "one side). The offline builder keeps sentences of at most 50 tokens and every present-tense verb "
+        "(VBZ/VBP) whose subject is a common noun (NN/NNS), coordinated subjects excluded.",
+        f"* **Adam, learning rate {train['lr']}, batch {train['batch_size']}, {train['epochs']} epochs** "
+        "(paper 000 sec. 4: learning rate 0.01, 10 epochs; reference-facts: batch 512)."])

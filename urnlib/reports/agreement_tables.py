@@ -1,0 +1,144 @@
+"""Tables of the agreement chapter read from a k-TURN's word embeddings (paper 000 sec. 4.1, Tables 1-2,
+and the effects of composed phrases), from the generators a stored run keeps of its most frequent words.
+The paper's numbers are constants here, with their source.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import torch
+
+from urnlib import analysis
+from urnlib.models import URN
+from urnlib.results import Run
+
+__all__ = ["PAPER_TABLE1", "PAPER_TABLE2_WORDS", "PAPER_TABLE2", "PAPER_THRESHOLD", "RELEVANT_TAGS",
+           "embeddings", "main_tags", "table1", "frequent_noun_pairs", "table2", "paper_table2",
+           "number_groups", "phrase_table"]
+
+#: paper 000 Table 1: average effect of the most frequent tokens of the Wikipedia data (3-TURN, n = 50);
+#: the first entry is printed as a bullet, the text calls it "the dot"
+PAPER_TABLE1 = {
+    ".": 0.22, "the": 1.44, "his": 1.47, "its": 2.17, "also": 2.27, "their": 2.54, "not": 2.73, "been": 2.82,
+    "at": 3.40, "or": 3.46, "by": 3.50, "one": 3.54, "this": 3.62, "be": 3.65, "an": 3.70, "as": 3.76,
+    "he": 3.95, "had": 3.95, "to": 3.96, "a": 4.06, "of": 4.09, "from": 4.09, "i": 4.11, "it": 4.14,
+    "and": 4.18, "on": 4.33, "with": 4.36, "has": 4.41, "for": 4.62, "in": 4.62, "have": 4.62, "who": 4.68,
+    "were": 4.88, "that": 5.00, "was": 5.55, "(": 5.68, ")": 5.74, "are": 6.25, "but": 6.27, "is": 6.38,
+    "which": 7.75, ",": 8.35,
+}
+#: paper 000 Table 2: distances between the embeddings of frequent nouns and their plurals
+PAPER_TABLE2_WORDS = ["article", "year", "area", "world", "family",
+                      "articles", "years", "areas", "worlds", "families"]
+PAPER_TABLE2 = np.array([
+    [0.00, 7.04, 6.51, 6.89, 5.82, 9.26, 9.84, 10.01, 10.87, 9.39],
+    [7.04, 0.00, 7.62, 6.30, 5.38, 8.22, 9.06, 9.75, 10.14, 8.64],
+    [6.51, 7.62, 0.00, 6.42, 6.34, 9.57, 9.70, 10.39, 11.63, 10.39],
+    [6.89, 6.30, 6.42, 0.00, 5.17, 7.32, 8.82, 9.17, 9.13, 7.83],
+    [5.82, 5.38, 6.34, 5.17, 0.00, 7.71, 7.72, 8.78, 9.49, 8.82],
+    [9.26, 8.22, 9.57, 7.32, 7.71, 0.00, 5.11, 4.79, 4.28, 4.57],
+    [9.84, 9.06, 9.70, 8.82, 7.72, 5.11, 0.00, 6.42, 6.61, 7.14],
+    [10.01, 9.75, 10.39, 9.17, 8.78, 4.79, 6.42, 0.00, 5.93, 6.09],
+    [10.87, 10.14, 11.63, 9.13, 9.49, 4.28, 6.61, 5.93, 0.00, 7.79],
+    [9.39, 8.64, 10.39, 7.83, 8.82, 4.57, 7.14, 6.09, 7.79, 0.00],
+])
+PAPER_THRESHOLD = 7.5  # paper 000 sec. 4.1: same number "7.5 or less", different number "7.5 or more"
+#: tags of the tokens the paper calls relevant to the task ("verbs, relative pronouns")
+RELEVANT_TAGS = ("VBZ", "VBP", "VBD", "VB", "VBN", "VBG", "MD", "WDT", "WP")
+IRREGULAR_PLURALS = {"man": "men", "woman": "women", "child": "children", "person": "people", "foot": "feet",
+                     "mouse": "mice", "tooth": "teeth", "goose": "geese"}
+
+
+# --------------------------------------------------------------------------- embeddings
+def embeddings(run: Run) -> dict[str, np.ndarray]:
+    """``Q(word)`` (float64, no dropout) of the most frequent words, from the run's stored generators."""
+    if "head_embedding" not in run.weights:
+        raise ValueError(f"run {run.name!r} stored no URN embeddings (is it a URN?)")
+    spec = run.params["model"]
+    rows = run.weights["head_embedding"]
+    model = URN(rows.shape[0], spec["n"], spec["k"], dropout=0.0).double().eval()
+    with torch.no_grad():
+        model.embedding.copy_(rows.double())
+        Q = model.matrices().numpy()
+    return dict(zip(run.final["head_words"], Q))
+
+
+def main_tags(run: Run) -> dict[str, list[str]]:
+    """Each stored word's POS tags in the training data, most frequent first."""
+    return {w: t.split() for w, t in zip(run.final["head_words"], run.final["head_tags"])}
+
+
+def table1(run: Run, top: int = 42) -> pd.DataFrame:
+    """Paper 000 Table 1: effect ``||Q - I||^2`` of the ``top`` most frequent tokens, ascending, with the
+    paper's value for the same token where its table has it."""
+    Q = embeddings(run)
+    tags = main_tags(run)
+    words = list(Q)[:top]
+    df = pd.DataFrame({"token": words, "main tag": [tags[w][0] if tags[w] else "" for w in words],
+                       "effect (ours)": [analysis.effect(Q[w]) for w in words],
+                       "effect (paper)": [PAPER_TABLE1.get(w, np.nan) for w in words]})
+    return df.sort_values("effect (ours)").reset_index(drop=True)
+
+
+def _plural(word: str, known: set[str]) -> str | None:
+    candidates = [IRREGULAR_PLURALS.get(word), word + "s", word + "es"]
+    if word.endswith("y"):
+        candidates.append(word[:-1] + "ies")
+    return next((c for c in candidates if c in known), None)
+
+
+def frequent_noun_pairs(run: Run, count: int = 5) -> list[tuple[str, str]]:
+    """The ``count`` most frequent nouns whose plural is also stored, excluding words that can be verbs
+    (paper 000 Table 2: "Words which can be both nouns and verbs were excluded")."""
+    tags = main_tags(run)
+    never_verb = {w for w, t in tags.items() if t and not any(x.startswith("VB") or x == "MD" for x in t)}
+    plural_nouns = {w for w in never_verb if tags[w][0] == "NNS"}
+    pairs = []
+    for w in run.final["head_words"]:
+        if w in never_verb and tags[w][0] == "NN":
+            p = _plural(w, plural_nouns)
+            if p is not None:
+                pairs.append((w, p))
+        if len(pairs) == count:
+            break
+    return pairs
+
+
+def table2(run: Run, pairs: list[tuple[str, str]]) -> pd.DataFrame:
+    """Paper 000 Table 2: ``||P - Q||^2`` between the singular and plural nouns of ``pairs``."""
+    Q = embeddings(run)
+    words = [s for s, _ in pairs] + [p for _, p in pairs]
+    return pd.DataFrame([[analysis.distance(Q[a], Q[b]) for b in words] for a in words], index=words,
+                        columns=words)
+
+
+def paper_table2() -> pd.DataFrame:
+    return pd.DataFrame(PAPER_TABLE2, index=PAPER_TABLE2_WORDS, columns=PAPER_TABLE2_WORDS)
+
+
+def number_groups(table: pd.DataFrame) -> dict[str, np.ndarray]:
+    """Off-diagonal distances of a Table 2 split into same-number and different-number pairs
+    (the first half of the rows are singular, the second half plural)."""
+    d = table.to_numpy()
+    half = len(d) // 2
+    same, diff = [], []
+    for i, j in itertools.combinations(range(len(d)), 2):
+        (same if (i < half) == (j < half) else diff).append(d[i, j])
+    return {"same": np.array(same), "different": np.array(diff)}
+
+
+def phrase_table(run: Run, phrases: list[str]) -> pd.DataFrame:
+    """Effects of composed phrases, ``Q(x_0 ... x_i) = Q(x_0) ... Q(x_i)`` in network order (paper 000
+    sec. 3-4). A phrase with a word outside the stored vocabulary is listed with its missing words."""
+    Q = embeddings(run)
+    rows = []
+    for phrase in phrases:
+        words = phrase.split()
+        missing = [w for w in words if w not in Q]
+        value = np.nan if missing else analysis.effect(analysis.phrase_embedding(Q, words))
+        rows.append({"phrase": phrase, "effect": value,
+                     "sum of word effects": np.nan if missing else sum(analysis.effect(Q[w]) for w in words),
+                     "missing": " ".join(missing)})
+    return pd.DataFrame(rows)
