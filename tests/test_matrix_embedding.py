@@ -428,23 +428,28 @@ def test_41_trains():
     lambda: WFSAMatrixLM(7, d=3, algebra="upper"),
     lambda: NeuralMatrixLM(7, d=3, algebra="dense", window=1),
 ])
-def test_token_loss_is_the_negative_log_likelihood_in_the_training_loop(make):
-    """urnlib.train.fit's token cross-entropy on TokenLoss logits equals the model's NLL per token."""
-    import torch.nn.functional as F
-
-    from urnlib.models.matrix_embedding import PAD, TokenLoss
-    from urnlib.train import IGNORE
+def test_the_training_loss_is_the_negative_log_likelihood_per_word(make):
+    """The loss the chapter passes to urnlib.train.fit is the model's own NLL per scored word, with their
+    count; the loop's batched test loss gives the same mean."""
+    from urnlib.experiments.matrix_embeddings import token_nll
+    from urnlib.models.matrix_embedding import PAD
+    from urnlib.tokens import IGNORE, TokenData
+    from urnlib.train import evaluate_loss
 
     torch.manual_seed(0)
     model = make().double()
-    tokens = torch.tensor([[1, 2, 3, 4], [5, 6, PAD, PAD]])
+    tokens = torch.tensor([[1, 2, 3, 4], [5, 6, PAD, PAD], [0, 3, 3, PAD]])
     targets = torch.where(tokens == PAD, IGNORE, 0)
-    logits = TokenLoss(model)(tokens)
-    ce = F.cross_entropy(logits.reshape(-1, 2), targets.reshape(-1), ignore_index=IGNORE, reduction="sum")
-    nll = model.nll(tokens.clamp(min=0), torch.tensor([4, 2])).sum()
-    torch.testing.assert_close(ce, nll, rtol=1e-10, atol=1e-10)
-    per_token = model.token_log_probs(tokens.clamp(min=0), torch.tensor([4, 2]))
-    torch.testing.assert_close(per_token.sum(1), -model.nll(tokens.clamp(min=0), torch.tensor([4, 2])))
+    lengths = torch.tensor([4, 2, 3])
+    loss, count = token_nll(model, tokens, targets)
+    nll = model.nll(tokens.clamp(min=0), lengths).sum()
+    assert count == 9
+    torch.testing.assert_close(loss, nll / 9, rtol=1e-12, atol=1e-12)
+    per_token = model.token_log_probs(tokens.clamp(min=0), lengths)
+    torch.testing.assert_close(per_token.sum(1), -model.nll(tokens.clamp(min=0), lengths))
+    data = TokenData(tokens, targets)
+    for batch in (1, 2, 3):  # sentences of different lengths in different batches: the same mean per word
+        assert evaluate_loss(model, data, batch, token_nll) == pytest.approx(float(nll.detach()) / 9, rel=1e-12)
 
 
 # --------------------------------------------------------------------------- #
@@ -487,18 +492,21 @@ def test_lookup_gradient_sums_repeated_ids_in_their_order_with_two_threads(threa
 def test_training_gradients_are_bit_identical_for_one_and_two_threads(make, shape, threads):
     """The gradient of the training loss (float32, more than 32768 gathered entries, frequent words repeated)
     has the same bits at one and at two threads, and on every repetition."""
-    from urnlib.models.matrix_embedding import PAD, TokenLoss
+    from urnlib.experiments.matrix_embeddings import token_nll
+    from urnlib.models.matrix_embedding import PAD
+    from urnlib.tokens import IGNORE
 
     torch.manual_seed(0)
-    model = TokenLoss(make())
+    model = make()
     g = torch.Generator().manual_seed(1)
     tokens = torch.randint(0, 12, shape, generator=g)
     tokens[::3, shape[1] // 2:] = PAD
+    targets = torch.where(tokens == PAD, IGNORE, 0)
 
     def gradients(n_threads):
         threads(n_threads)
         model.zero_grad(set_to_none=True)
-        model(tokens)[..., 0].sum().backward()
+        token_nll(model, tokens, targets)[0].backward()
         return [p.grad.clone() for p in model.parameters()]
 
     reference = gradients(1)

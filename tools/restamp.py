@@ -6,9 +6,10 @@ For each run of the chapter's paper plan that has no current stored run: the sto
 name made by older code (a format-1 record, or older component versions) is restamped - stored under
 today's key, component and library versions, with new checksums, its numbers and weights unchanged -
 when (1) every probe of the chapter passes against its golden (the goldens were written by the code
-that trained the runs, so a passing probe means the same numbers), and (2) its parameters equal the
-plan's, up to the training settings that were added since with the values that reproduce the old loop
-(:data:`NEUTRAL`). Anything else is reported and left stale: it needs retraining.
+that trained the runs, so a passing probe means the same numbers), (2) no component the run uses has
+changed since (a format-1 run was made by version 1 of every component), and (3) its parameters equal
+the plan's, up to the training settings that were added since with the values that reproduce the old
+loop (:data:`NEUTRAL`). Anything else is reported and left stale: it needs retraining.
 """
 
 from __future__ import annotations
@@ -81,6 +82,15 @@ def restamp(chapter: str, dry_run: bool = False) -> int:
                 counts["missing"] += 1
                 continue
             old = store.read(older[0].path)
+            if old.record.get("format", 1) > 1:  # made under component versions that differ from today's
+                print(f"  left stale: {spec.experiment}/{spec.name}: {'; '.join(old.stale_reasons())}")
+                counts["left stale"] += 1
+                continue
+            changed = [f"{c} v1 -> v{v}" for c, v in spec.versions.items() if v > 1]
+            if changed:  # a legacy run was made by v1 of every component
+                print(f"  left stale: {spec.experiment}/{spec.name}: changed since it was made: {'; '.join(changed)}")
+                counts["left stale"] += 1
+                continue
             diff = params_difference(old.params, spec.params)
             if diff:
                 print(f"  left stale: {spec.experiment}/{spec.name}: parameters differ: {'; '.join(diff)}")

@@ -4,13 +4,19 @@
 from __future__ import annotations
 
 import math
+from dataclasses import asdict, replace
 
 import numpy as np
+import torch
 
 from urnlib.corpora.analogy import evaluate_3cosadd
-from urnlib.experiments import matrix_embeddings as me, urn_lm
+from urnlib.experiments import matrix_embeddings as me
+from urnlib.experiments import urn_lm
 from urnlib.models import build_model
+from urnlib.models.matrix_embedding import PAD
 from urnlib.models.ngram import KneserNey
+from urnlib.results import RunStore
+from urnlib.runner import run_plan
 from urnlib.train import TrainConfig
 
 from tests.probes import digest, init_logits, run_values, temporary_store
@@ -18,6 +24,33 @@ from tests.probes import digest, init_logits, run_values, temporary_store
 TASK = me.LMTask(corpus="brown+sotu", lower=True, min_count=2, max_length=20, max_sentences=60,
                  test_fraction=0.1, seed=0)
 MODELS = ["4.1 dense 2", "4.1 diagonal 3", "4.2 dense 2", "4.2 diagonal 3", "4.2 upper 2", "4.3 upper 2"]
+
+
+def _config() -> me.Config:
+    """The paper preset with the probe's data settings, models and baselines (word2vec 4, Kneser-Ney 3,
+    URN 4); the training settings of the runs are set per run (``_specs``)."""
+    return replace(me.Config.paper(), **asdict(TASK), models=MODELS, word2vec_size=4, word2vec_epochs=2,
+                   ngram_order=3, urn_units=4, urn_dropout=0.05)
+
+
+def _specs(config: me.Config, train: TrainConfig, kinds) -> list:
+    """The plan's runs of model ``kinds``, their training settings (where they have any) set to ``train``."""
+    return [replace(s, params={**s.params, "train": asdict(train)}) if "train" in s.params else s
+            for s in config.plan() if s.params["model"]["kind"] in kinds]
+
+
+class _TwoClassLogits(torch.nn.Module):
+    """``[log p_t, log(1 - p_t)]`` of every word: what the retired TokenLoss adapter gave the loop (the golden
+    pins them); the loop now reads the models' ``-log p_t`` directly (``matrix_embeddings.token_nll``)."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, tokens):
+        mask = tokens != PAD
+        logp = self.model.token_log_probs(tokens.masked_fill(~mask, 0), mask).clamp(max=0.0)  # (B, T)
+        return torch.stack([logp, torch.log(-torch.expm1(logp.clamp(max=-1e-7)))], dim=-1)
 
 
 def _data_values(d: me.LMData):
@@ -51,7 +84,8 @@ def probe_matrix_embeddings():
     d = me.make_data(TASK)
     V, sentences = len(d.vocab.tokens), [[d.vocab.tokens[w] for w in s] for s in d.train_ids]
     cfg = TrainConfig(epochs=2, batch_size=math.ceil(len(d.train) / 2), lr=0.05, seed=1)  # 2 batches
-    plan = me.plan_runs(MODELS)
+    specs = _specs(_config(), cfg, {*me.MATRIX_KINDS, "word2vec", "kneser-ney"})
+    plan = {s.name: s.params["model"] for s in specs if s.params["model"]["kind"] in me.MATRIX_KINDS}
     # the same sentences, vocabulary and calls as the baselines' (matrix_embeddings._word2vec and
     # _kneser_ney), for numbers their runs do not store: word2vec's vector norms, Kneser-Ney's probabilities
     from gensim.models import Word2Vec
@@ -59,16 +93,14 @@ def probe_matrix_embeddings():
     w2v = Word2Vec(sentences, vector_size=4, window=5, min_count=1, workers=1, seed=0, epochs=2)
     kn = KneserNey(3).fit(sentences, d.vocab.tokens)
     values = {"data": _data_values(d), "plan": plan, "analogies": _analogy_values(),
-              # TokenLoss's logits: [log p_t, log(1 - p_t)] of every word of the first two test sentences
-              "init_logits": {label: init_logits(lambda: me.build(spec, V), d.test.inputs[:2])
-                              for label, spec in plan.items()},
+              "init_logits": {label: init_logits(lambda: _TwoClassLogits(build_model(spec, V)),
+                                                 d.test.inputs[:2]) for label, spec in plan.items()},
               "word2vec": {"norms": [float(np.linalg.norm(w2v.wv[w])) for w in d.vocab.tokens[1:9]]},
               "kneser_ney": {w: kn.prob(w, ["<s>", "the"]) for w in [*d.vocab.tokens[:6], "</s>"]}}
     with temporary_store() as store:
-        values["runs"] = run_values(me.run_all(plan, TASK, cfg, store, retrain=True))
-        baselines = me.run_baselines(TASK, store, word2vec_size=4, word2vec_epochs=2, ngram_order=3, seed=0,
-                                     retrain=True)
-    values["baselines"] = run_values(baselines)
+        runs = run_plan(specs, RunStore(store), mode="retrain")
+    values["runs"] = run_values({k: r for k, r in runs.items() if k in plan})
+    values["baselines"] = run_values({k: r for k, r in runs.items() if k not in plan})
     values["baselines"]["word2vec"] = values["baselines"].pop("word2vec 4")
     return values
 
@@ -77,11 +109,12 @@ def probe_urn_lm():
     d = me.make_data(TASK)
     start = len(d.vocab.tokens)  # the start symbol's id
     train, test = urn_lm.lm_data(d.train, start), urn_lm.lm_data(d.test, start)
-    urn = lambda: build_model("urn", start + 1, n=4, k=None, dropout=0.05)  # noqa: E731 - as run_urn_lm's
+    specs = _specs(_config(), TrainConfig(epochs=2, batch_size=math.ceil(len(train) / 2), lr=0.01, seed=2),
+                   {"urn"})
+    urn = lambda: build_model(specs[0].params["model"], start + 1)  # noqa: E731 - as urn_lm.train_run's
     lm = digest(train.inputs, train.targets, test.inputs, test.targets)
     values = {"data": _data_values(d) | {"lm": lm},
               "init_logits": init_logits(urn, test.inputs[:2], seed=2)}
     with temporary_store() as store:
-        values["runs"] = run_values(urn_lm.run_urn_lm(TASK, store, units=4, epochs=2, lr=0.01, seed=2,
-                                                      batch_size=math.ceil(len(train) / 2), retrain=True))
+        values["runs"] = run_values(run_plan(specs, RunStore(store), mode="retrain"))
     return values

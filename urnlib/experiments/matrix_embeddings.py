@@ -6,17 +6,24 @@ analogy questions each answers by 3CosAdd on the flattened matrices (555 and 81 
 (4.3) answered 1 or 2. Here the corpus is what is reachable offline: the Brown corpus and the State of the
 Union addresses (:mod:`urnlib.corpora.text`), about 3M words, a thousand times fewer.
 
-Every model trains in the one loop of :mod:`urnlib.train` through :class:`urnlib.models.matrix_embedding.TokenLoss`
-(its loss is the negative log-likelihood per word, so ``exp(test loss)`` is the per-word perplexity, no
-end-of-sentence symbol); the analogy score is measured after every epoch. A run stores its numbers, not its
-matrices: the analogy counts per section, nearest neighbours of a few probe words, and the probabilistic
-properties of sec. 4.2 measured on the trained matrices.
+The chapter's protocol, callable without a notebook::
+
+    from urnlib.experiments import matrix_embeddings
+    runs = matrix_embeddings.run(matrix_embeddings.Config.paper())   # every stored run, by name; never trains
+
+:meth:`Config.plan` has one run per matrix model of ``models``, and the baselines on the same sentences and
+vocabulary: word2vec, an interpolated Kneser-Ney n-gram and a URN language model
+(:mod:`urnlib.experiments.urn_lm`). Every matrix model trains in the one loop of :mod:`urnlib.train` with the
+loss :func:`token_nll`, the models' own negative log-likelihood per word (``exp(test loss)`` is the per-word
+perplexity, no end-of-sentence symbol); the analogy score is measured after every epoch. A run stores its
+weights, and the numbers the chapter shows: the analogy counts per section, the nearest neighbours of a few
+probe words, and the probabilistic properties of sec. 4.2 measured on the trained matrices.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+import time
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -27,45 +34,166 @@ import torch
 
 from urnlib.corpora import text
 from urnlib.corpora.analogy import evaluate_3cosadd, google_analogy_path, read_analogies
-from urnlib.models.matrix_embedding import (PAD, NeuralMatrixLM, ProbabilisticMatrixLM, TokenLoss, WFSAMatrixLM,
-                                            check_algebra)
-from urnlib.params import ParameterError, check_choice, check_float, check_int
-from urnlib.results import Run, RunStore
-from urnlib.train import IGNORE, TokenData, TrainConfig, fit, seed_everything
+from urnlib.experiments import matrix_resources
+from urnlib.experiments.config import ChapterConfig
+from urnlib.models import build_model
+from urnlib.models.matrix_embedding import PAD, ProbabilisticMatrixLM, check_algebra
+from urnlib.models.registry import component_of, parse_spec, spec_string
+from urnlib.params import ParameterError, check_bool, check_choice, check_float, check_int
+from urnlib.results import Run, RunSpec, RunStore, Trained
+from urnlib.runner import run_plan
+from urnlib.tokens import IGNORE, TokenData
+from urnlib.train import TrainConfig, fit, seed_everything
 
-__all__ = ["LMTask", "LMData", "make_data", "parse_model", "plan_runs", "run_all", "run_baselines", "analogies",
-           "EXPERIMENT", "MODEL_CLASSES", "embedding_vectors"]
+__all__ = ["Config", "LMTask", "LMData", "make_data", "token_nll", "train_run", "run", "analogies",
+           "neighbours", "embedding_vectors", "probabilistic_properties", "EXPERIMENT", "MATRIX_KINDS",
+           "PROBES"]
 
 EXPERIMENT = "matrix_embeddings"
-MODEL_CLASSES = {"4.1": NeuralMatrixLM, "4.2": ProbabilisticMatrixLM, "4.3": WFSAMatrixLM}
+MATRIX_KINDS = ("4.1", "4.2", "4.3")  #: paper 003 sec. 4.1-4.3
+#: words whose nearest neighbours a run stores
 PROBES = ("king", "france", "good", "war", "president", "three", "america", "money")
+_DATA = ("data.text_corpus", "data.analogy")
+_MAX_SENTENCES = 10_000_000  # a bound on max_sentences (both corpora have about 120k sentences)
 
 
 @dataclass(frozen=True)
 class LMTask:
-    """The corpus and its preparation."""
+    """The corpus and its preparation (the values come from :class:`Config`)."""
 
-    corpus: str = "brown+sotu"  # what is reachable offline (the paper: UMBC, 3.3G words)
-    lower: bool = True  # the paper kept case; lower-casing pools counts on a corpus 1000x smaller
-    min_count: int = 5  # rarer words -> <unk> (the paper: frequency < 52 on 3.3G words)
-    max_length: int = 50  # longer sentences dropped (the paper: "we excluded long sentences")
-    max_sentences: int = 0  # the first this many sentences of each source (0: all)
-    test_fraction: float = 0.05  # held-out sentences for the perplexity (seeded shuffle)
-    seed: int = 0
+    corpus: str  # "brown", "sotu" or "brown+sotu"
+    lower: bool  # lower-case every token
+    min_count: int  # training words seen fewer times become <unk>
+    max_length: int  # longer sentences are dropped
+    max_sentences: int  # the first this many sentences of each source (0: all)
+    test_fraction: float  # held-out sentences for the perplexity (seeded shuffle)
+    seed: int
 
     def __post_init__(self):
-        check_choice("corpus", self.corpus, ["brown", "sotu", "brown+sotu"])
-        check_int("min_count", self.min_count, minimum=1)
-        check_int("max_length", self.max_length, minimum=2)
-        check_int("max_sentences", self.max_sentences, minimum=0)
+        check_choice("corpus", self.corpus, list(text.CORPORA))
+        check_bool("lower", self.lower)
+        check_int("min_count", self.min_count, minimum=1, maximum=_MAX_SENTENCES)
+        check_int("max_length", self.max_length, minimum=2, maximum=1000)
+        check_int("max_sentences", self.max_sentences, minimum=0, maximum=_MAX_SENTENCES)
         check_float("test_fraction", self.test_fraction, minimum=0.0, maximum=0.5, strict_min=True)
         check_int("seed", self.seed, minimum=0)
+
+
+@dataclass(kw_only=True)
+class Config(ChapterConfig):
+    """The chapter's parameters (``notebooks/params/matrix_embeddings.<scale>.yaml`` says where each value
+    comes from). ``word2vec_size``, ``ngram_order`` or ``urn_units`` of 0 leaves that baseline out."""
+
+    CHAPTER = "matrix_embeddings"
+
+    seed: int
+    corpus: str
+    lower: bool
+    min_count: int
+    max_length: int
+    max_sentences: int
+    test_fraction: float
+    models: list
+    epochs: int
+    batch_size: int
+    lr: float
+    word2vec_size: int
+    word2vec_epochs: int
+    ngram_order: int
+    urn_units: int
+    urn_dropout: float
+    urn_epochs: int
+    urn_batch_size: int
+    urn_lr: float
+
+    def validate(self) -> None:
+        self.task()
+        self.model_specs()
+        for prefix in ("", "urn_"):
+            check_int(f"{prefix}epochs", getattr(self, f"{prefix}epochs"), minimum=1, maximum=100_000)
+            check_int(f"{prefix}batch_size", getattr(self, f"{prefix}batch_size"), minimum=1,
+                      maximum=1_000_000)
+            check_float(f"{prefix}lr", getattr(self, f"{prefix}lr"), minimum=0.0, strict_min=True)
+        check_int("word2vec_size", self.word2vec_size, minimum=0, maximum=100_000)
+        check_int("word2vec_epochs", self.word2vec_epochs, minimum=1, maximum=100_000)
+        check_int("ngram_order", self.ngram_order, minimum=0, maximum=5)
+        check_int("urn_units", self.urn_units, minimum=0, maximum=4096)
+        if self.urn_units % 2:
+            raise ParameterError(f"urn_units={self.urn_units}: a URN needs an even number of units (its "
+                                 "rotations act on planes), or 0 to leave the URN language model out")
+        check_float("urn_dropout", self.urn_dropout, minimum=0.0, maximum=0.99)
+        matrix_resources.check_corpus(self.corpus)
+        google_analogy_path()  # gensim and its questions-words.txt: all runs but Kneser-Ney's score analogies
+        matrix_resources.check_memory(self)
+
+    def task(self) -> LMTask:
+        return LMTask(self.corpus, self.lower, self.min_count, self.max_length, self.max_sentences,
+                      self.test_fraction, self.seed)
+
+    def model_specs(self) -> list[dict[str, Any]]:
+        """The parsed ``models``: ``"4.2 dense 10"`` -> ``{"kind": "4.2", "algebra": "dense", "d": 10}``."""
+        if not isinstance(self.models, (list, tuple)) or not self.models:
+            raise ParameterError(f"models={self.models!r}: give a non-empty list of 'MODEL ALGEBRA d' with "
+                                 f"MODEL in {list(MATRIX_KINDS)}, e.g. ['4.2 diagonal 100', '4.2 dense 10']")
+        specs = []
+        for model in self.models:
+            words = model.split() if isinstance(model, str) else []
+            if len(words) == 3 and words[0] in MATRIX_KINDS:
+                check_algebra(words[1])  # says why symmetric or skew matrices are no algebra
+            spec = parse_spec(model)
+            if spec["kind"] not in MATRIX_KINDS:
+                raise ParameterError(f"models contains {model!r}, which is not a matrix model: write 'MODEL "
+                                     f"ALGEBRA d' with MODEL in {list(MATRIX_KINDS)}, e.g. '4.2 dense 10'")
+            if spec in specs:
+                raise ParameterError(f"models names {spec_string(spec)!r} twice; every model is trained once")
+            specs.append(spec)
+        return specs
+
+    def train_config(self) -> TrainConfig:
+        return TrainConfig(self.epochs, self.batch_size, self.lr, self.seed)
+
+    def plan(self) -> list[RunSpec]:
+        """The matrix models of ``models``, then word2vec, Kneser-Ney and the URN language model."""
+        task, cfg = asdict(self.task()), asdict(self.train_config())
+        train = f"{__name__}:train_run"
+        specs = [RunSpec(EXPERIMENT, spec_string(m), {"task": task, "model": m, "train": cfg},
+                         ("train.loop", *_DATA, "experiment.matrix_embeddings", component_of(m)), train)
+                 for m in self.model_specs()]
+        if self.word2vec_size:
+            model = {"kind": "word2vec", "size": self.word2vec_size, "epochs": self.word2vec_epochs}
+            specs.append(RunSpec(EXPERIMENT, f"word2vec {self.word2vec_size}",
+                                 {"task": task, "model": model, "seed": self.seed},
+                                 (*_DATA, "experiment.matrix_embeddings", "model.word2vec"), train))
+        if self.ngram_order:
+            model = {"kind": "kneser-ney", "order": self.ngram_order}
+            specs.append(RunSpec(EXPERIMENT, f"Kneser-Ney {self.ngram_order}-gram",
+                                 {"task": task, "model": model, "seed": self.seed},
+                                 ("data.text_corpus", "experiment.matrix_embeddings", "model.kneser_ney"),
+                                 train))
+        if self.urn_units:
+            model = {"kind": "urn", "n": self.urn_units, "k": None, "dropout": self.urn_dropout}
+            urn_cfg = asdict(TrainConfig(self.urn_epochs, self.urn_batch_size, self.urn_lr, self.seed))
+            specs.append(RunSpec(EXPERIMENT, f"URN {self.urn_units}",
+                                 {"task": task, "model": model, "train": urn_cfg},
+                                 ("train.loop", *_DATA, "experiment.urn_lm", "model.urn"),
+                                 "urnlib.experiments.urn_lm:train_run"))
+        return specs
+
+    def summary(self) -> str:
+        limit = (f"the first {self.max_sentences:,} sentences of each source" if self.max_sentences
+                 else "all sentences")
+        return (f"Built at {self.describe()}: corpus {self.corpus} ({limit} of 1 to {self.max_length} words, "
+                f"{'lower-cased, ' if self.lower else ''}words seen fewer than {self.min_count} times -> "
+                "`<unk>`, "
+                f"{self.test_fraction:.0%} held out); matrix models {', '.join(map(str, self.models))}: "
+                f"{self.epochs} epochs, Adam lr {self.lr}, batch {self.batch_size}; runs: "
+                + ", ".join(s.name for s in self.plan()) + ".")
 
 
 @dataclass
 class LMData:
     vocab: text.Vocabulary
-    train: TokenData  # (N, T) word ids padded with PAD; targets 0 at words (TokenLoss), IGNORE at padding
+    train: TokenData  # (N, T) word ids padded with PAD; targets 0 at the words (scored), IGNORE at padding
     test: TokenData
     train_ids: list[list[int]]
     test_ids: list[list[int]]
@@ -73,6 +201,7 @@ class LMData:
 
 
 def _encode(sentences: list[list[int]]) -> TokenData:
+    """The models score their own input words: the targets only mark them (0) and the padding (IGNORE)."""
     T = max(len(s) for s in sentences)
     x = torch.full((len(sentences), T), PAD, dtype=torch.long)
     for i, s in enumerate(sentences):
@@ -83,12 +212,14 @@ def _encode(sentences: list[list[int]]) -> TokenData:
 @lru_cache(maxsize=2)
 def make_data(task: LMTask) -> LMData:
     """Sentences of the corpus (length 1..max_length), split, vocabulary of the training part, ids."""
-    sentences = [s for s in text.corpus(task.corpus, lower=task.lower, max_sentences=task.max_sentences or None)
+    sentences = [s for s in text.corpus(task.corpus, lower=task.lower,
+                                        max_sentences=task.max_sentences or None)
                  if 0 < len(s) <= task.max_length]
     if len(sentences) < 20:
-        raise ParameterError(f"only {len(sentences)} sentences of {task.corpus!r} with 1..{task.max_length} words: "
-                             "raise max_sentences or max_length")
-    split = text.split_by_fraction(sentences, (1 - task.test_fraction, 0.0, task.test_fraction), seed=task.seed)
+        raise ParameterError(f"only {len(sentences)} sentences of {task.corpus!r} with 1..{task.max_length} "
+                             "words: raise max_sentences or max_length")
+    fractions = (1 - task.test_fraction, 0.0, task.test_fraction)
+    split = text.split_by_fraction(sentences, fractions, seed=task.seed)
     vocab = text.build_vocabulary(split.train, min_count=task.min_count)
     ids = lambda part: [[vocab.index.get(w, 0) for w in s] for s in part]  # noqa: E731 - 0 is <unk>
     train, test = ids(split.train), ids(split.test)
@@ -99,27 +230,14 @@ def make_data(task: LMTask) -> LMData:
     return LMData(vocab, _encode(train), _encode(test), train, test, stats)
 
 
-def parse_model(spec: str) -> dict[str, Any]:
-    """``"4.2 diagonal 100"`` -> ``{"kind": "4.2", "algebra": "diagonal", "d": 100}`` (model, algebra, d)."""
-    parts = spec.split() if isinstance(spec, str) else []
-    if len(parts) != 3 or parts[0] not in MODEL_CLASSES or not parts[2].isdigit():
-        raise ParameterError(f"model {spec!r}: write 'MODEL ALGEBRA d' with MODEL in {list(MODEL_CLASSES)}, "
-                             "e.g. '4.2 diagonal 100' or '4.2 dense 10'")
-    check_algebra(parts[1])
-    check_int(f"d of {spec!r}", int(parts[2]), minimum=1, maximum=200)
-    return {"kind": parts[0], "algebra": parts[1], "d": int(parts[2])}
-
-
-def plan_runs(models: list[str]) -> dict[str, dict[str, Any]]:
-    """Label -> spec for every ``"MODEL ALGEBRA d"`` string (see :func:`parse_model`)."""
-    if not isinstance(models, (list, tuple)) or not models:
-        raise ParameterError(f"models={models!r}: give a non-empty list such as ['4.2 diagonal 100', '4.2 dense 10']")
-    return {m: parse_model(m) for m in models}
-
-
-def build(spec: dict[str, Any], vocab_size: int) -> TokenLoss:
-    opts = {k: v for k, v in spec.items() if k != "kind"}
-    return TokenLoss(MODEL_CLASSES[spec["kind"]](vocab_size, **opts))
+def token_nll(model, tokens: torch.Tensor, targets: torch.Tensor) -> tuple[torch.Tensor, int]:
+    """The loss of :func:`urnlib.train.fit` for the matrix models: ``-log P(w_t | context)`` of every word,
+    averaged over the words (``targets != IGNORE``), and their count. 4.2 and 4.3 give the probability of each
+    observed word directly (their constraints normalise them), 4.1 by a softmax over the vocabulary."""
+    mask = targets != IGNORE
+    count = int(mask.sum())
+    logp = model.token_log_probs(tokens.masked_fill(~mask, 0), mask)  # (B, T), 0 outside the mask
+    return -logp.sum() / max(count, 1), count
 
 
 @lru_cache(maxsize=1)
@@ -128,11 +246,11 @@ def analogies():
     return read_analogies(google_analogy_path(), lower=True)
 
 
-def embedding_vectors(model: TokenLoss) -> np.ndarray:
+def embedding_vectors(model) -> np.ndarray:
     """``(V, n_free)`` the word matrices' allowed entries, flattened (3CosAdd on flattened matrices, paper 003
     sec. 5; the entries outside the algebra are 0 for every word, so they change no cosine)."""
     with torch.no_grad():
-        return model.model.free_entries().double().numpy()
+        return model.free_entries().detach().cpu().double().numpy()
 
 
 def neighbours(vectors: np.ndarray, words: list[str], probes=PROBES, k: int = 5) -> dict[str, list[str]]:
@@ -165,7 +283,8 @@ def probabilistic_properties(model: ProbabilisticMatrixLM, rng: np.random.Genera
         power = [float(one @ torch.linalg.matrix_power(star, n) @ one / d) for n in range(1, 6)]
         length1 = float(a.sum())  # sum over the V strings w of (1/d) 1^T M_w 1
         length2 = sum(float((a[i : i + 512] @ b.T).sum()) for i in range(0, V, 512))  # all V^2 pairs
-        p = lambda mats: float(one @ torch.linalg.multi_dot([*mats, torch.eye(d, dtype=torch.float64)]) @ one / d)  # noqa: E731
+        eye = torch.eye(d, dtype=torch.float64)
+        p = lambda mats: float(one @ torch.linalg.multi_dot([*mats, eye]) @ one / d)  # noqa: E731
         end, middle = [], []
         for _ in range(20):
             w1, w2 = (int(x) for x in rng.integers(0, V, 2))
@@ -177,50 +296,44 @@ def probabilistic_properties(model: ProbabilisticMatrixLM, rng: np.random.Genera
                 "star_at_end_change": max(end), "star_in_middle_change": float(np.median(middle))}
 
 
-def run_all(plan: dict[str, dict[str, Any]], task: LMTask, cfg: TrainConfig, store_dir: str | Path, *,
-            retrain: bool = False, on_stale: str = "warn") -> dict[str, Run]:
-    """Load or train every planned model; the data is read only when something has to be trained."""
-    store = RunStore(store_dir, code_module=__name__)
-    data = lambda: make_data(task)  # noqa: E731
-    runs = {}
-    for label, spec in plan.items():
-        def train(checkpoint, spec=spec, label=label):
-            d = data()
-            seed_everything(cfg.seed)
-            model = build(spec, len(d.vocab.tokens))
-            evaluate = lambda m: {"analogies_correct": evaluate_3cosadd(  # noqa: E731
-                embedding_vectors(m), d.vocab.tokens, analogies()).correct}
-            history, wall = fit(model, d.train, d.test, cfg, evaluate=evaluate, checkpoint=checkpoint, desc=label)
-            final = dict(history.rows[-1])
-            vectors = embedding_vectors(model)
-            result = evaluate_3cosadd(vectors, d.vocab.tokens, analogies())
-            sections = result.per_section()
-            final.update({
-                "perplexity": math.exp(final["test_loss"]), "n_params": model.model.parameter_count,
-                "data": d.stats, "analogies_answered": result.answered, "analogies_skipped": result.skipped,
-                "analogy_sections": {s: {c: int(sections.loc[s, c]) for c in ("correct", "answered", "questions")}
-                                     for s in sections.index},
-                "neighbours": neighbours(vectors, d.vocab.tokens),
-            })
-            if spec["kind"] == "4.2":
-                final["properties"] = probabilistic_properties(model.model, np.random.default_rng(cfg.seed))
-            return history.rows, final, {}, wall
-
-        params = {"task": asdict(task), "model": spec, "train": asdict(cfg)}
-        runs[label] = store.get_or_train(EXPERIMENT, label, params, train, retrain=retrain, on_stale=on_stale)
-    return runs
+def _analogy_numbers(vectors: np.ndarray, d: LMData) -> dict[str, Any]:
+    result = evaluate_3cosadd(vectors, d.vocab.tokens, analogies())
+    return {"analogies_correct": result.correct, "analogies_answered": result.answered,
+            "analogies_skipped": result.skipped, "neighbours": neighbours(vectors, d.vocab.tokens),
+            "data": d.stats, "sections": result.per_section()}
 
 
-def _word2vec(d: LMData, size: int, epochs: int, seed: int) -> dict[str, Any]:
+def _train_matrix(spec: RunSpec, checkpoint: Path | None) -> Trained:
+    task, cfg = LMTask(**spec.params["task"]), TrainConfig(**spec.params["train"])
+    d = make_data(task)
+    seed_everything(cfg.seed)
+    model = build_model(spec.params["model"], len(d.vocab.tokens))
+    evaluate = lambda m: {"analogies_correct": evaluate_3cosadd(  # noqa: E731
+        embedding_vectors(m), d.vocab.tokens, analogies()).correct}
+    history, _ = fit(model, d.train, d.test, cfg, loss=token_nll, evaluate=evaluate, checkpoint=checkpoint,
+                     desc=spec.name, eval_batch_size=cfg.batch_size)
+    final = dict(history.rows[-1])
+    numbers = _analogy_numbers(embedding_vectors(model), d)
+    sections = numbers.pop("sections")
+    counts = ("correct", "answered", "questions")
+    final.update(numbers, perplexity=math.exp(final["test_loss"]), n_params=model.parameter_count,
+                 analogy_sections={s: {c: int(sections.loc[s, c]) for c in counts} for s in sections.index})
+    if spec.params["model"]["kind"] == "4.2":
+        final["properties"] = probabilistic_properties(model, np.random.default_rng(cfg.seed))
+    return Trained(history.rows, final, model.state_dict(), history.wall_time, history.cpu_time)
+
+
+def _word2vec(d: LMData, size: int, epochs: int, seed: int) -> tuple[dict[str, Any], dict[str, torch.Tensor]]:
+    """gensim's CBOW on the training sentences; its vectors (V, size) in vocabulary order are the weights."""
     from gensim.models import Word2Vec
 
     sentences = [[d.vocab.tokens[w] for w in s] for s in d.train_ids]
     model = Word2Vec(sentences, vector_size=size, window=5, min_count=1, workers=1, seed=seed, epochs=epochs)
     vectors = np.stack([model.wv[w] if w in model.wv else np.zeros(size, np.float32) for w in d.vocab.tokens])
-    result = evaluate_3cosadd(vectors.astype(np.float64), d.vocab.tokens, analogies())
-    return {"analogies_correct": result.correct, "analogies_answered": result.answered,
-            "analogies_skipped": result.skipped, "n_params": 2 * size * len(d.vocab.tokens),
-            "neighbours": neighbours(vectors.astype(np.float64), d.vocab.tokens), "data": d.stats}
+    final = _analogy_numbers(vectors.astype(np.float64), d)
+    del final["sections"]
+    final["n_params"] = 2 * size * len(d.vocab.tokens)
+    return final, {"vectors": torch.from_numpy(vectors)}
 
 
 def _kneser_ney(d: LMData, order: int) -> dict[str, Any]:
@@ -241,31 +354,29 @@ def _kneser_ney(d: LMData, order: int) -> dict[str, Any]:
             "order": order, "data": d.stats}
 
 
-def run_baselines(task: LMTask, store_dir: str | Path, *, word2vec_size: int, word2vec_epochs: int,
-                  ngram_order: int, seed: int, retrain: bool = False, on_stale: str = "warn") -> dict[str, Run]:
-    """word2vec (gensim CBOW; analogies and neighbours) and an interpolated Kneser-Ney n-gram (perplexity) on
-    the same sentences and vocabulary. ``word2vec_size=0`` or ``ngram_order=0`` skips one."""
-    import time
+def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
+    """Train one run of :meth:`Config.plan`: a matrix model, word2vec or Kneser-Ney. The baselines store one
+    history row (their final numbers); Kneser-Ney's counts are Python dicts, not tensors: it stores no weights
+    (refitting it from the corpus takes seconds and gives the same model)."""
+    model = spec.params["model"]
+    if model["kind"] in MATRIX_KINDS:
+        return _train_matrix(spec, checkpoint)
+    d = make_data(LMTask(**spec.params["task"]))
+    t0, c0 = time.perf_counter(), time.process_time()
+    if model["kind"] == "word2vec":
+        final, weights = _word2vec(d, model["size"], model["epochs"], spec.params["seed"])
+    else:
+        final, weights = _kneser_ney(d, model["order"]), {}
+    return Trained([dict(final, epoch=1)], final, weights, time.perf_counter() - t0, time.process_time() - c0)
 
-    store = RunStore(store_dir, code_module=__name__)
-    runs = {}
-    jobs = {}
-    if word2vec_size:
-        check_int("word2vec_size", word2vec_size, minimum=1)
-        check_int("word2vec_epochs", word2vec_epochs, minimum=1)
-        jobs[f"word2vec {word2vec_size}"] = ({"kind": "word2vec", "size": word2vec_size, "epochs": word2vec_epochs},
-                                            lambda: _word2vec(make_data(task), word2vec_size, word2vec_epochs, seed))
-    if ngram_order:
-        check_int("ngram_order", ngram_order, minimum=1, maximum=5)
-        jobs[f"Kneser-Ney {ngram_order}-gram"] = ({"kind": "kneser-ney", "order": ngram_order},
-                                                  lambda: _kneser_ney(make_data(task), ngram_order))
-    for label, (spec, job) in jobs.items():
-        def train(checkpoint, job=job):
-            t0 = time.perf_counter()
-            final = job()
-            wall = time.perf_counter() - t0
-            return [dict(final, epoch=1)], final, {}, wall
 
-        params = {"task": asdict(task), "model": spec, "seed": seed}
-        runs[label] = store.get_or_train(EXPERIMENT, label, params, train, retrain=retrain, on_stale=on_stale)
-    return runs
+def run(config: Config, *, store: str | Path | None = None, mode: str | None = None) -> dict[str, Run]:
+    """The stored run of every planned model and baseline, by name (trained first where ``mode`` asks for it).
+
+    Args:
+        config: the chapter's parameters.
+        store: the run store (default: ``config.store``, relative to ``notebooks/``).
+        mode: ``load``, ``train`` or ``retrain`` (default: ``config.mode``); see :mod:`urnlib.runner`.
+    """
+    store = RunStore(store if store is not None else config.store_path(), rebuild=config.rebuild_command())
+    return run_plan(config.plan(), store, mode=mode or config.mode, on_stale=config.on_stale)

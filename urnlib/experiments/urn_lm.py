@@ -1,31 +1,35 @@
 """A URN language model on the matrix-embedding chapter's corpus: orthogonal word matrices as a baseline.
 
-Paper 003's matrices are non-negative (4.2, 4.3) or unconstrained (4.1); a URN (paper 000) embeds every word as
-an orthogonal matrix ``Q = expm(S)`` and reads a sentence by multiplying them onto a state. Trained as a
-next-word model on the same sentences and vocabulary (:func:`urnlib.experiments.matrix_embeddings.make_data`), its
-flattened ``Q``'s answer the same analogy questions; the cosine of two orthogonal matrices is
+Paper 003's matrices are non-negative (4.2, 4.3) or unconstrained (4.1); a URN (paper 000) embeds every word
+as an orthogonal matrix ``Q = expm(S)`` and reads a sentence by multiplying them onto a state. Trained as a
+next-word model on the same sentences and vocabulary (:func:`urnlib.experiments.matrix_embeddings.make_data`),
+its flattened ``Q``'s answer the same analogy questions; the cosine of two orthogonal matrices is
 ``<P, Q>_F / n``.
+
+Its run is one of :meth:`urnlib.experiments.matrix_embeddings.Config.plan` (``urn_*`` parameters), trained by
+:func:`train_run`. A softmax over the whole vocabulary at every word makes it the slowest model of the
+chapter; its held-out loss is measured once, after training, by :func:`urnlib.train.evaluate_loss`,
+:data:`~urnlib.experiments.matrix_resources.URN_EVAL_BATCH` sentences at a time (never all N x T x V logits).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict
 from pathlib import Path
 
+import numpy as np
 import torch
 
-from urnlib.experiments.common import load_or_train
-from urnlib.experiments.matrix_embeddings import LMTask, analogies, make_data, neighbours
 from urnlib.corpora.analogy import evaluate_3cosadd
+from urnlib.experiments.matrix_embeddings import LMTask, analogies, make_data, neighbours
+from urnlib.experiments.matrix_resources import URN_EVAL_BATCH
+from urnlib.models import build_model, count_parameters
 from urnlib.models.matrix_embedding import PAD
-from urnlib.params import check_int
-from urnlib.results import Run, RunStore
-from urnlib.train import IGNORE, TokenData, TrainConfig
+from urnlib.results import RunSpec, Trained
+from urnlib.tokens import IGNORE, TokenData
+from urnlib.train import TrainConfig, evaluate_loss, fit, seed_everything
 
-__all__ = ["lm_data", "run_urn_lm", "EXPERIMENT"]
-
-EXPERIMENT = "matrix_embeddings"
+__all__ = ["lm_data", "train_run", "word_vectors"]
 
 
 def lm_data(data: TokenData, start: int) -> TokenData:
@@ -37,64 +41,30 @@ def lm_data(data: TokenData, start: int) -> TokenData:
     return TokenData(inputs, targets)
 
 
-@torch.no_grad()
-def held_out_loss(model, data: TokenData, batch: int = 64) -> float:
-    """Mean next-word cross-entropy (nats) over the scored words, ``batch`` sentences at a time (memory
-    ``batch x T x V`` logits, not ``N x T x V``)."""
-    model.eval()
-    total, count = 0.0, 0
-    for i in range(0, len(data), batch):
-        logits = model(data.inputs[i : i + batch])
-        y = data.targets[i : i + batch]
-        total += float(torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1),
-                                                         ignore_index=IGNORE, reduction="sum"))
-        count += int((y != IGNORE).sum())
-    return total / max(count, 1)
-
-
-def _vectors(model) -> torch.Tensor:
+def word_vectors(model) -> np.ndarray:
+    """``(V, n * n)`` float64: the words' orthogonal matrices, flattened (the start symbol's left out)."""
     with torch.no_grad():
         Q = model.eval().matrices()[:-1]  # (V, n, n) without the start symbol
-    return Q.reshape(Q.shape[0], -1).double().numpy()
+    return Q.reshape(Q.shape[0], -1).cpu().double().numpy()
 
 
-def run_urn_lm(task: LMTask, store_dir: str | Path, *, units: int, epochs: int, batch_size: int, lr: float,
-               seed: int, retrain: bool = False, on_stale: str = "warn") -> dict[str, Run]:
-    """Train (or load) the URN language model; returns ``{"URN n": run}`` (empty when ``units`` is 0).
-
-    Args:
-        units: n (even; ``0`` skips the baseline).
-        epochs, batch_size, lr, seed: its training (a softmax over the whole vocabulary at every word makes it
-            the slowest model of the chapter).
-    """
-    check_int("urn_units", units, minimum=0)
-    if not units:
-        return {}
-    data = lambda: make_data(task)  # noqa: E731
-    plan = {f"URN {units}": {"kind": "urn", "n": units, "k": None, "dropout": 0.05}}  # paper 000's dropout
-    cfg = TrainConfig(epochs, batch_size, lr, seed)
-
-    def evaluate(model):
-        return {"analogies_correct": evaluate_3cosadd(_vectors(model), data().vocab.tokens, analogies()).correct}
-
-    def keep(model):
-        d = data()
-        vectors = _vectors(model)
-        result = evaluate_3cosadd(vectors, d.vocab.tokens, analogies())
-        test_loss = held_out_loss(model, lm_data(d.test, start))
-        return ({"analogies_correct": result.correct, "analogies_answered": result.answered,
-                 "analogies_skipped": result.skipped, "neighbours": neighbours(vectors, d.vocab.tokens),
-                 "test_loss": test_loss, "perplexity": math.exp(test_loss), "data": d.stats}, {})
-
-    label, spec = next(iter(plan.items()))
-    stored = RunStore(store_dir, code_module=__name__).load(
-        EXPERIMENT, label, {"task": asdict(task), "model": spec, "train": asdict(cfg)})
-    # the vocabulary size comes from the data: read it only when the run will be trained
-    must_train = retrain or stored is None or (stored.stale and on_stale == "retrain")
-    start = len(data().vocab.tokens) if must_train else 0  # the start symbol's id: after the words
-    return load_or_train(
-        EXPERIMENT, __name__, plan, task, cfg, store_dir, vocab_size=start + 1,
-        # no per-epoch test loss: urnlib.train.evaluate_loss holds every test logit at once (N x T x V floats,
-        # 20 GB here); the held-out loss is measured once, in batches, after training (keep)
-        train_data=lambda: (lm_data(data().train, start), None),
-        evaluate=evaluate, retrain=retrain, on_stale=on_stale, keep=keep)
+def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
+    """Train the URN language model of one run; its final numbers are the last epoch's, the held-out loss and
+    perplexity, and the analogy answers and neighbours of its word matrices."""
+    task, cfg = LMTask(**spec.params["task"]), TrainConfig(**spec.params["train"])
+    d = make_data(task)
+    start = len(d.vocab.tokens)  # the start symbol's id: after the words
+    seed_everything(cfg.seed)
+    model = build_model(spec.params["model"], start + 1)
+    evaluate = lambda m: {"analogies_correct": evaluate_3cosadd(  # noqa: E731
+        word_vectors(m), d.vocab.tokens, analogies()).correct}
+    history, _ = fit(model, lm_data(d.train, start), None, cfg, evaluate=evaluate, checkpoint=checkpoint,
+                     desc=spec.name)
+    vectors = word_vectors(model)
+    result = evaluate_3cosadd(vectors, d.vocab.tokens, analogies())
+    test_loss = evaluate_loss(model, lm_data(d.test, start), URN_EVAL_BATCH)
+    final = {**history.rows[-1], "n_params": count_parameters(model), "analogies_correct": result.correct,
+             "analogies_answered": result.answered, "analogies_skipped": result.skipped,
+             "neighbours": neighbours(vectors, d.vocab.tokens), "test_loss": test_loss,
+             "perplexity": math.exp(test_loss), "data": d.stats}
+    return Trained(history.rows, final, model.state_dict(), history.wall_time, history.cpu_time)

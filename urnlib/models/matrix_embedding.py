@@ -31,10 +31,10 @@ from urnlib.params import ParameterError
 
 __all__ = [
     "ALGEBRAS", "check_algebra", "algebra_mask", "free_entry_count",
-    "NeuralMatrixLM", "ProbabilisticMatrixLM", "WFSAMatrixLM", "TokenLoss", "PAD",
+    "NeuralMatrixLM", "ProbabilisticMatrixLM", "WFSAMatrixLM", "PAD",
 ]
 
-PAD = -1  #: padding id of the (N, T) token tensors of :class:`TokenLoss`
+PAD = -1  #: padding id of (N, T) token tensors of sentences (no word: never a vocabulary id)
 
 #: matrix algebras a model may use (each contains the identity and is closed under product).
 ALGEBRAS = {
@@ -360,27 +360,3 @@ class WFSAMatrixLM(_MatrixEmbedding):
         dist = v @ self.emission_matrix()
         return dist[0] if single else dist
 
-
-class TokenLoss(nn.Module):
-    """A matrix language model in the shape of :func:`urnlib.train.fit`: ``(B, T)`` tokens -> ``(B, T, 2)`` logits.
-
-    The models of this module give the probability ``p_t`` of each *observed* word directly (4.2 and 4.3
-    need no softmax over the vocabulary: their constraints normalise them). The training loop minimises the
-    cross-entropy of ``(B, T, C)`` logits against targets; with the two logits ``[log p_t, log(1 - p_t)]`` and
-    the target 0 at every word (``IGNORE`` at padding), that cross-entropy is exactly ``-log p_t``, so the
-    loop's loss is the models' negative log-likelihood per token and its test loss gives the perplexity
-    ``exp(loss)``. Padding is :data:`PAD` (-1).
-
-    Args:
-        model: a :class:`NeuralMatrixLM`, :class:`ProbabilisticMatrixLM` or :class:`WFSAMatrixLM`.
-    """
-
-    def __init__(self, model: _MatrixEmbedding):
-        super().__init__()
-        self.model = model
-
-    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
-        mask = tokens != PAD
-        logp = self.model.token_log_probs(tokens.masked_fill(~mask, 0), mask).clamp(max=0.0)  # (B, T)
-        log_rest = torch.log(-torch.expm1(logp.clamp(max=-1e-7)))  # log(1 - p), finite for p < 1
-        return torch.stack([logp, log_rest], dim=-1)

@@ -1,81 +1,112 @@
-"""Tables, figures and claims of the matrix-embedding chapter (paper 003 sec. 5), from stored runs."""
+"""Tables, figures and claims of the matrix-embedding chapter (paper 003 sec. 5), from stored runs.
+
+Every function takes the chapter's runs by name (``urnlib.experiments.matrix_embeddings.run``): the matrix
+models (kinds 4.1, 4.2, 4.3) and the baselines (word2vec, Kneser-Ney, the URN language model), told apart by
+the model kind in their parameters.
+"""
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
 from urnlib.claims import Claim, claim
-from urnlib.experiments.matrix_embeddings import PROBES
+from urnlib.plots.curves import curves_panel, panel_grid
 from urnlib.results import Run
 
 CHAPTER = "matrix_embeddings"
+MATRIX_KINDS = ("4.1", "4.2", "4.3")  #: paper 003 sec. 4.1-4.3
 #: paper 003 sec. 5: Google analogy questions answered correctly (UMBC corpus, 3.3G words)
 PAPER_CORRECT = {"4.2 diagonal 100": "555", "4.2 dense 10": "81", "4.3 dense 10": "1-2"}
 PAPER_WORDS = 3_338_000_000  # paper 003 sec. 5: "about 3.338G words"
 
 
+def _kind(run: Run) -> str:
+    return run.params["model"]["kind"]
+
+
+def matrix_runs(runs: dict[str, Run]) -> dict[str, Run]:
+    """The runs of the matrix models (paper 003 sec. 4.1-4.3)."""
+    return {k: r for k, r in runs.items() if _kind(r) in MATRIX_KINDS}
+
+
+def baseline_runs(runs: dict[str, Run]) -> dict[str, Run]:
+    """The baselines: word2vec, Kneser-Ney, the URN language model."""
+    return {k: r for k, r in runs.items() if _kind(r) not in MATRIX_KINDS}
+
+
+def _embeddings(runs: dict[str, Run]) -> dict[str, Run]:
+    """The runs that have word embeddings (all but Kneser-Ney): they answer analogies and have neighbours."""
+    return {k: r for k, r in runs.items() if "neighbours" in r.final}
+
+
 def data_line(runs: dict[str, Run]) -> str:
+    """The corpus as the runs saw it (Markdown)."""
     s = next(iter(runs.values())).final["data"]
-    return (f"{s['train_sentences']:,} training sentences ({s['train_tokens']:,} words), {s['test_sentences']:,} "
-            f"held out ({s['test_tokens']:,} words); vocabulary {s['vocabulary']:,} (`<unk>` is "
-            f"{s['unk_share_train']:.1%} of the training words); the paper's corpus is "
+    return (f"{s['train_sentences']:,} training sentences ({s['train_tokens']:,} words), "
+            f"{s['test_sentences']:,} held out ({s['test_tokens']:,} words); vocabulary {s['vocabulary']:,} "
+            f"(`<unk>` is {s['unk_share_train']:.1%} of the training words); the paper's corpus is "
             f"{PAPER_WORDS / s['train_tokens']:,.0f} times larger.")
 
 
-def analogy_table(runs: dict[str, Run], baselines: dict[str, Run]) -> pd.DataFrame:
+def analogy_line(runs: dict[str, Run]) -> str:
+    """How many analogy questions there are and how many this vocabulary can answer (Markdown)."""
+    sections = next(r for r in matrix_runs(runs).values()).final["analogy_sections"]
+    total = sections["total"]
+    return (f"The Google analogy set has {total['questions']:,} questions in {len(sections) - 1} sections; "
+            f"{total['answered']:,} have all four words in this vocabulary.")
+
+
+def analogy_table(runs: dict[str, Run]) -> pd.DataFrame:
     """Paper 003's table: Google analogy questions correct (3CosAdd, top-1), ours next to the paper's."""
     rows = []
-    for label, run in {**runs, **_embeddings(baselines)}.items():
+    for label, run in _embeddings(runs).items():
         f = run.final
-        rows.append({"model": label, "parameters": f["n_params"], "correct (paper)": PAPER_CORRECT.get(label, ""),
+        rows.append({"model": label, "parameters": f["n_params"],
+                     "correct (paper)": PAPER_CORRECT.get(label, ""),
                      "correct (ours)": f["analogies_correct"], "answered": f["analogies_answered"],
                      "skipped (out of vocabulary)": f["analogies_skipped"],
                      "accuracy on answered": f["analogies_correct"] / max(f["analogies_answered"], 1)})
     return pd.DataFrame(rows)
 
 
-def _embeddings(baselines: dict[str, Run]) -> dict[str, Run]:
-    """The baselines that have word embeddings (word2vec, the URN language model)."""
-    return {k: v for k, v in baselines.items() if "neighbours" in v.final}
-
-
 def section_table(runs: dict[str, Run]) -> pd.DataFrame:
     """Correct answers per section of the analogy set (the sections with at least one answered question)."""
-    cols = {}
-    for label, run in runs.items():
-        cols[label] = {s: v["correct"] for s, v in run.final["analogy_sections"].items()}
-    any_run = next(iter(runs.values())).final["analogy_sections"]
+    models = matrix_runs(runs)
+    cols = {label: {s: v["correct"] for s, v in run.final["analogy_sections"].items()}
+            for label, run in models.items()}
+    any_run = next(iter(models.values())).final["analogy_sections"]
     df = pd.DataFrame(cols)
     df.insert(0, "answered", [any_run[s]["answered"] for s in df.index])
     df.insert(0, "questions", [any_run[s]["questions"] for s in df.index])
     return df[df["answered"] > 0]
 
 
-def perplexity_table(runs: dict[str, Run], baselines: dict[str, Run]) -> pd.DataFrame:
+def perplexity_table(runs: dict[str, Run]) -> pd.DataFrame:
     """Per-word perplexity on the held-out sentences (no end-of-sentence prediction)."""
     rows = [{"model": k, "held-out perplexity": r.final["perplexity"],
-             "note": "uses both-side context: a pseudo-perplexity" if k.startswith("4.1") else ""}
-            for k, r in runs.items()]
-    for k, r in baselines.items():
-        if k.startswith("URN"):
+             "note": "uses both-side context: a pseudo-perplexity" if _kind(r) == "4.1" else ""}
+            for k, r in matrix_runs(runs).items()]
+    for k, r in baseline_runs(runs).items():
+        if _kind(r) == "urn":
             rows.append({"model": k, "held-out perplexity": r.final["perplexity"],
                          "note": "orthogonal word matrices, softmax readout"})
-        if "Kneser" in k:
+        if _kind(r) == "kneser-ney":
+            with_end = r.final["perplexity_with_end"]
             rows.append({"model": k, "held-out perplexity": r.final["perplexity"],
-                         "note": f"with the end-of-sentence prediction: {r.final['perplexity_with_end']:.1f}"})
+                         "note": f"with the end-of-sentence prediction: {with_end:.1f}"})
     return pd.DataFrame(rows)
 
 
 def properties_table(runs: dict[str, Run]) -> pd.DataFrame:
     """Sec. 4.2's properties measured on each trained 4.2 model (float64 on float32 parameters)."""
     rows = []
-    for label, run in runs.items():
+    for label, run in matrix_runs(runs).items():
         p = run.final.get("properties")
         if p:
+            power = max(abs(x - 1) for x in p["one_star_power"])
             rows.append({"model": label, "max |row sum of M_* - 1|": p["row_sum_error"],
-                         "max |(1/d) 1^T M_*^n 1 - 1|, n = 1..5": max(abs(x - 1) for x in p["one_star_power"]),
+                         "max |(1/d) 1^T M_*^n 1 - 1|, n = 1..5": power,
                          "sum over all strings, length 1": p["sum_length1"],
                          "sum over all strings, length 2": p["sum_length2"],
                          "M_* appended: max relative change": p["star_at_end_change"],
@@ -83,33 +114,34 @@ def properties_table(runs: dict[str, Run]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def neighbours_table(runs: dict[str, Run], baselines: dict[str, Run]) -> pd.DataFrame:
-    """The 5 nearest words (cosine) of a few probe words, per model."""
-    models = {**runs, **_embeddings(baselines)}
-    probes = [p for p in PROBES if any(p in r.final["neighbours"] for r in models.values())]  # the run's order
+def neighbours_table(runs: dict[str, Run]) -> pd.DataFrame:
+    """The 5 nearest words (cosine) of the probe words each run stored, per model (probe words sorted)."""
+    models = _embeddings(runs)
+    probes = sorted({p for r in models.values() for p in r.final["neighbours"]})
     return pd.DataFrame({label: {p: ", ".join(r.final["neighbours"].get(p, [])) for p in probes}
-                         for label, r in models.items()})
+                         for label, r in models.items()}, index=probes)
 
 
 def curves(runs: dict[str, Run]):
-    """Held-out perplexity and analogy questions correct after every epoch."""
-    fig, (a, b) = plt.subplots(1, 2, figsize=(10.4, 3.6), layout="constrained")
-    for label, run in runs.items():
-        epochs = run.column("epoch")
-        a.plot(epochs, np.exp(run.column("test_loss")), marker="o", label=label)
-        b.plot(epochs, run.column("analogies_correct"), marker="o", label=label)
-    a.set(xlabel="epoch", ylabel="held-out perplexity (per word)", yscale="log", title="(a) perplexity")
-    b.set(xlabel="epoch", ylabel="analogy questions correct", title="(b) Google analogies, 3CosAdd")
+    """Held-out perplexity (a) and analogy questions correct (b) after every epoch, per matrix model."""
+    models = matrix_runs(runs)
+    fig, (a, b) = panel_grid(1, 2, width=10.4, height=3.8)
+    curves_panel(a, {k: (r.column("epoch"), np.exp(r.column("test_loss"))) for k, r in models.items()},
+                 xlabel="epoch", ylabel="held-out perplexity (per word)", title="perplexity", logy=True,
+                 markers=True)
+    curves_panel(b, {k: (r.column("epoch"), r.column("analogies_correct")) for k, r in models.items()},
+                 xlabel="epoch", ylabel="analogy questions correct", title="Google analogies, 3CosAdd",
+                 markers=True)
     for ax in (a, b):
-        ax.grid(alpha=0.3)
-    b.legend(fontsize=8)
+        ax.xaxis.get_major_locator().set_params(integer=True)  # whole epochs
+    b.legend(fontsize="small")
     return fig
 
 
 def peaks(runs: dict[str, Run]) -> str:
-    """Where each model's analogy score peaked during training, against its final score (Markdown)."""
+    """Where each matrix model's analogy score peaked during training, against its final score (Markdown)."""
     parts = []
-    for label, run in runs.items():
+    for label, run in matrix_runs(runs).items():
         scores = run.column("analogies_correct")
         best = int(np.argmax(scores))
         parts.append(f"{label}: best {scores[best]} after epoch {best + 1}, final {scores[-1]}")
@@ -118,14 +150,15 @@ def peaks(runs: dict[str, Run]) -> str:
 
 def claims(runs: dict[str, Run], tol: float = 1e-5) -> list[Claim]:
     """The chapter's claims, decided by rules fixed before the paper-scale runs were looked at."""
+    runs = matrix_runs(runs)
     out = []
     diag = next((r for k, r in runs.items() if k.startswith("4.2 diagonal")), None)
     dense = next((r for k, r in runs.items() if k.startswith("4.2 dense")), None)
     wfsa = next((r for k, r in runs.items() if k.startswith("4.3")), None)
     if diag is not None and dense is not None:
         c_diag, c_dense = diag.final["analogies_correct"], dense.final["analogies_correct"]
-        out.append(claim(CHAPTER, "paper 003 sec. 5, table", "commutative (diagonal) 4.2 answers more analogies "
-                         "than dense 4.2", "555 vs 81", f"{c_diag} vs {c_dense}",
+        out.append(claim(CHAPTER, "paper 003 sec. 5, table", "commutative (diagonal) 4.2 answers more "
+                         "analogies than dense 4.2", "555 vs 81", f"{c_diag} vs {c_dense}",
                          "diagonal correct > dense correct (not testable when both answer none)",
                          None if c_diag == c_dense == 0 else c_diag > c_dense))
         ratio = PAPER_WORDS / diag.final["data"]["train_tokens"]
@@ -136,7 +169,8 @@ def claims(runs: dict[str, Run], tol: float = 1e-5) -> list[Claim]:
         c = wfsa.final["analogies_correct"]
         lowest = min(diag.final["analogies_correct"], dense.final["analogies_correct"])
         out.append(claim(CHAPTER, "paper 003 sec. 5", "the continuous WFSA (4.3) answers almost no analogy",
-                         "1 or 2", str(c), "4.3 correct below both 4.2 models (not testable when they answer none)",
+                         "1 or 2", str(c),
+                         "4.3 correct below both 4.2 models (not testable when they answer none)",
                          None if lowest == 0 else c < lowest))
     props = [(k, r.final["properties"]) for k, r in runs.items() if r.final.get("properties")]
     if props:
@@ -149,9 +183,9 @@ def claims(runs: dict[str, Run], tol: float = 1e-5) -> list[Claim]:
                          f"largest deviation {worst_pow:.1e} for n = 1..5", f"< {tol:g}", worst_pow < tol))
         end = max(p["star_at_end_change"] for _, p in props)
         middle = max(p["star_in_middle_change"] for _, p in props)
-        out.append(claim(CHAPTER, "paper 003 sec. 4.2", "M_* does not change the probability of any sequence, "
-                         "no matter where it is inserted", "no change anywhere",
-                         f"appended: {end:.1e}; in the middle: median {middle:.1e} (it gives the skip-gram marginal)",
-                         f"relative change < {tol:g} wherever it is inserted", bool(end < tol and middle < tol),
-                         partly=end < tol))
+        out.append(claim(CHAPTER, "paper 003 sec. 4.2", "M_* does not change the probability of any "
+                         "sequence, no matter where it is inserted", "no change anywhere",
+                         f"appended: {end:.1e}; in the middle: median {middle:.1e} (it gives the skip-gram "
+                         "marginal)", f"relative change < {tol:g} wherever it is inserted",
+                         bool(end < tol and middle < tol), partly=end < tol))
     return out
