@@ -111,6 +111,9 @@ def execute(notebook: Path, output: Path, parameters: dict, cwd: Path) -> None:
             progress_bar=not _in_ci(),
             log_output=False,
             request_save_on_cell_execute=True,
+            # the kernel's own stderr (where the progress bars go) stays this terminal's instead of
+            # becoming notebook output: ipykernel otherwise captures file descriptors 1 and 2
+            extra_arguments=["--IPKernelApp.capture_fd_output=False"],
         )
     finally:
         if output.exists():
