@@ -115,3 +115,94 @@ def test_bad_arguments():
         accepts(*counter_probs(2), positions="some")
     with pytest.raises(ParameterError):
         largest_accepted(counter_probs, -1)
+
+
+# ------------------------------------------------------------------------------------------ the experiment
+# urnlib.experiments.primer_anbn: model specs, acceptance, and the LSTM's cell states
+def test_anbn_models_and_largest():
+    from urnlib.experiments import primer_anbn
+
+    assert primer_anbn.model_spec("lstm 10") == {"kind": "lstm", "n": 10}
+    assert primer_anbn.model_spec("urn 10 k3") == {"kind": "urn", "n": 10, "k": 3}
+    assert primer_anbn.label(primer_anbn.model_spec("srn 10"), 2) == "srn 10 seed 2"
+    for bad in ["urn 5", "gru", "tpru 10 N4", "lstm 0", "nnlm 3 4 5 direct", 7]:
+        with pytest.raises(ParameterError):
+            primer_anbn.model_spec(bad)
+    assert primer_anbn.largest([True, True, False, True]) == 2
+    assert primer_anbn.largest([False, True]) == 0
+    assert primer_anbn.largest([True] * 5) == 5
+    task = primer_anbn.AnbnTask(max_train_n=3, copies=2, max_test_n=3, threshold=0.5, trace_n=2)
+    assert len(primer_anbn.training_data(task)) == 6
+    with pytest.raises(ParameterError):
+        primer_anbn.AnbnTask(max_train_n=10, copies=1, max_test_n=5, threshold=0.5, trace_n=2)
+
+
+def test_anbn_models_are_built_as_the_lecture_has_them():
+    from urnlib.experiments import primer_anbn
+
+    lstm = primer_anbn.build(primer_anbn.model_spec("lstm 6"))
+    assert lstm.embedding_size == len(V) and lstm.dropout == 0.0  # an embedding as wide as the vocabulary
+    assert primer_anbn.build(primer_anbn.model_spec("lstm 6 e3")).embedding_size == 3
+    urn = primer_anbn.build(primer_anbn.model_spec("urn 4"))
+    assert urn.dropout == 0.0 and urn.state_dropout is False
+    assert primer_anbn.build(primer_anbn.model_spec("srn 4")).localist
+
+
+def _lstm_reference(model, tokens):
+    """PaperLSTM's equations for one sequence, step by step: (h, c), each (T, n)."""
+    n = model.n
+    x = model.embedding(tokens)
+    W_h, W_x = model.gates.weight[:, :n], model.gates.weight[:, n:]
+    act = torch.tanh if model.candidate == "tanh" else torch.sigmoid
+    h, c, hs, cs = x.new_zeros(n), x.new_zeros(n), [], []
+    for t in range(len(tokens)):
+        g = W_x @ x[t] + model.gates.bias + W_h @ h
+        f, i, o = torch.sigmoid(g[: 3 * n]).split(n)
+        c = f * c + i * act(g[3 * n :])
+        h = o * torch.tanh(c)
+        hs.append(h)
+        cs.append(c)
+    return torch.stack(hs), torch.stack(cs)
+
+
+@pytest.mark.parametrize("candidate", ["tanh", "sigmoid"])
+def test_lstm_cell_states_follow_the_equations(candidate):
+    """PaperLSTM.states(cells=True) returns c_t of the loop that makes h_t (lecture 004's cell-state plot)."""
+    from urnlib.models.recurrent import PaperLSTM
+
+    torch.manual_seed(1)
+    model = PaperLSTM(len(V), 6, 4, dropout=0.0, candidate=candidate).eval()
+    tokens = torch.tensor([[1, 3, 3, 3, 4, 4, 4], [1, 3, 4, 2, 0, 0, 0]])
+    with torch.no_grad():
+        h, c = model.states(tokens, cells=True)
+        assert torch.equal(h, model.states(tokens))  # the same hidden states as without cells
+        for row in range(len(tokens)):
+            h_ref, c_ref = _lstm_reference(model, tokens[row])
+            assert torch.allclose(h[row], h_ref, atol=1e-6) and torch.allclose(c[row], c_ref, atol=1e-6)
+    assert c.shape == h.shape == (2, 7, 6) and not torch.allclose(c, h)
+
+
+def test_acceptance_of_a_perfect_counter():
+    """A model that outputs the true next-symbol distribution of a^n b^n accepts every n."""
+    from urnlib.experiments import primer_anbn
+
+    class Oracle(torch.nn.Module):
+        def forward(self, tokens):
+            out = torch.full((*tokens.shape, len(V)), -30.0)
+            for i, row in enumerate(tokens.tolist()):
+                a = b = 0
+                for t, s in enumerate(row):
+                    a += s == A
+                    b += s == B
+                    if b == 0:
+                        out[i, t, A] = 0.0
+                        if a:
+                            out[i, t, B] = 0.0
+                    elif b < a:
+                        out[i, t, B] = 0.0
+                    else:
+                        out[i, t, STOP] = 0.0
+            return out
+
+    task = primer_anbn.AnbnTask(max_train_n=3, copies=1, max_test_n=12, threshold=0.5, trace_n=2)
+    assert primer_anbn.acceptance(Oracle(), task) == [True] * 12

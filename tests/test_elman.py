@@ -98,3 +98,66 @@ def test_stream_concatenates():
 def test_bad_arguments(call):
     with pytest.raises(ParameterError):
         call()
+
+
+# ------------------------------------------------------------------------------------------ the experiment
+# urnlib.experiments.primer_elman: rows of the stream, training settings, mean states; the report's clustering
+def test_elman_rows_and_settings():
+    from urnlib.experiments import primer_elman
+
+    task = primer_elman.ElmanTask(n_sentences=40, hidden=4, row_length=5, seed=0)
+    stream, data, held_out = primer_elman.make_data(task)
+    words = primer_elman.vocabulary()
+    assert len(words) == 21
+    flat = [words[i] for i in data.inputs.flatten().tolist()]
+    assert flat == stream[: len(flat)]
+    assert (data.targets[:, :-1] == data.inputs[:, 1:]).all()
+    assert len(held_out) > 0
+    assert primer_elman.parse_setting("20 8 0.01") == (20, 8, 0.01)
+    for bad in ["20 8", "x 8 0.1", "20 8 0.01 3", "0 8 0.01", "20 0 0.01", "20 8 0", "20 8 nan", 20]:
+        with pytest.raises(ParameterError, match="elman_settings"):
+            primer_elman.parse_setting(bad)
+    with pytest.raises(ParameterError):
+        primer_elman.ElmanTask(n_sentences=40, hidden=0, row_length=5, seed=0)
+
+
+def test_mean_states_average_the_state_after_each_word():
+    import torch
+
+    from urnlib.experiments import primer_elman
+
+    torch.manual_seed(0)
+    model = primer_elman.build(primer_elman.ElmanTask(n_sentences=10, hidden=3, row_length=2, seed=0))
+    assert model.localist and model.n == 3
+    stream = ["man", "eat", "cookie", "man", "sleep"] * 40
+    means = primer_elman.mean_states(model, stream)
+    index = {w: i for i, w in enumerate(primer_elman.vocabulary())}
+    with torch.no_grad():
+        h = model.states(torch.tensor([[index[w] for w in stream]]))[0].double()
+    for word in set(stream):
+        rows = [t for t, w in enumerate(stream) if w == word]
+        assert np.allclose(means[word], h[rows].mean(0).numpy(), atol=1e-5)
+
+
+def test_elman_partitions_on_hand_made_states():
+    from pathlib import Path
+
+    from urnlib.experiments import primer_elman
+    from urnlib.reports import primer as report
+    from urnlib.results import Run
+
+    classes = word_classes()
+    states = {}
+    for w in primer_elman.vocabulary():
+        noun = all(c.startswith("NOUN") for c in classes[w])
+        animate = any(c in report.ANIMATE for c in classes[w])
+        states[w] = [0.0 if noun else 10.0, 1.0 if animate else 0.0, 0.01 * len(w)]
+
+    def run(mean_states):
+        record = {"name": "x", "params": {}, "final": {"mean_states": mean_states}, "history": []}
+        return Run(record, Path("."))
+
+    parts = report.elman_partitions(run(states))
+    assert parts["noun_verb"] == 1.0 and parts["animate_inanimate"] == 1.0
+    swapped = dict(states, man=states["eat"])  # one noun among the verbs
+    assert report.elman_partitions(run(swapped))["noun_verb"] == pytest.approx(20 / 21)

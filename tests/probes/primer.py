@@ -1,5 +1,6 @@
 """Probes of the primer chapter: Brown language models (urnlib.experiments.primer_lm), Elman's SRN
-(experiments.primer_elman) and counting a^n b^n (experiments.primer_anbn)."""
+(experiments.primer_elman) and counting a^n b^n (experiments.primer_anbn), each trained through the chapter's
+run specs and train functions (urnlib.runner.run_plan into a temporary store)."""
 
 from __future__ import annotations
 
@@ -8,22 +9,25 @@ import math
 from urnlib.experiments import primer_anbn, primer_elman, primer_lm
 from urnlib.languages import anbn
 from urnlib.models.ngram import KneserNey
+from urnlib.results import RunStore
+from urnlib.runner import run_plan
 from urnlib.train import TrainConfig
 
 from tests.probes import digest, init_logits, oracle, run_values, temporary_store
 
 BROWN = primer_lm.BrownTask(train_tokens=600, valid_tokens=150, test_tokens=150, min_count=2, lower=False,
                             max_sentences=60, window=8, warmup=4)
-LM_MODELS = ["nnlm 3 4 5 direct", "nnlm 3 0 5 direct", "nnlm 2 4 5 nodirect", "srn 4 3", "gru 4 3",
-             "lstm 4 3"]
+LM_MODELS = ["nnlm 3 4 5 direct", "nnlm 3 0 5 direct", "nnlm 2 4 5 nodirect", "srn 4 e3", "gru 4 e3",
+             "lstm 4 e3"]
 
 
 def probe_primer_lm():
     d = primer_lm.make_data(BROWN)
     parts = {p: primer_lm.rows(d.streams[p], BROWN.window, BROWN.warmup, d.start_id) for p in d.streams}
     V, batch = len(d.vocab.tokens), parts["valid"].inputs[:2]
-    cfg = TrainConfig(epochs=2, batch_size=math.ceil(len(parts["train"]) / 2), lr=0.01, seed=1)  # 2 batches
-    plan = primer_lm.plan_runs(LM_MODELS, BROWN.warmup)
+    cfg = TrainConfig(epochs=2, batch_size=math.ceil(len(parts["train"]) / 2), lr=0.01, seed=1,  # 2 batches
+                      monitor="valid_ppl", minimize=True, keep_best=True)
+    plan = {primer_lm.label(spec): spec for spec in map(primer_lm.lm_spec, LM_MODELS)}
     kn = KneserNey(3).fit([d.words["train"]], d.vocab.tokens[:-1])  # as the runs' mixture fits it
     context = d.words["train"][:2]
     values = {
@@ -32,15 +36,16 @@ def probe_primer_lm():
                  "rows": digest(*(t for p in ("train", "valid", "test")
                                   for t in (parts[p].inputs, parts[p].targets)))},
         "plan": plan,
-        "init_logits": {label: init_logits(lambda: primer_lm.build(spec, V, d.start_id), batch)
+        "init_logits": {label: init_logits(lambda spec=spec: primer_lm.build(spec, V, d.start_id), batch)
                         for label, spec in plan.items()},
         "kneser_ney": {"context": context,
                        "probs": {w: kn.prob(w, context) for w in [*d.words["train"][2:6], "<unk>", "the"]},
                        "stream_probs": primer_lm.kneser_ney_probs(kn, d.words["valid"][:12])},
     }
     with temporary_store() as store:
-        values["runs"] = run_values(primer_lm.run_all(plan, BROWN, cfg, store, retrain=True))
-        kneser_ney = primer_lm.run_kneser_ney(BROWN, [2, 3], store, retrain=True)
+        specs = primer_lm.specs(BROWN, list(plan.values()), cfg)
+        values["runs"] = run_values(run_plan(specs, RunStore(store), mode="retrain"))
+        kneser_ney = run_plan(primer_lm.kneser_ney_specs(BROWN, [2, 3]), RunStore(store), mode="retrain")
         values["kneser_ney"]["runs"] = run_values(kneser_ney)
     return values
 
@@ -48,20 +53,21 @@ def probe_primer_lm():
 def probe_primer_elman():
     task = primer_elman.ElmanTask(n_sentences=40, hidden=4, row_length=5, seed=1)
     stream, data, held_out = primer_elman.make_data(task)
-    setting = f"2 {math.ceil(len(data) / 2)} 0.01"  # 2 epochs of 2 batches
-    srn = lambda: primer_elman.SRN(len(primer_elman.vocabulary()), task.hidden)  # noqa: E731 - as run_elman's
+    cfg = TrainConfig(epochs=2, batch_size=math.ceil(len(data) / 2), lr=0.01, seed=task.seed)  # 2 batches
     values = {"data": {"digest": digest(stream, data.inputs, data.targets, held_out.inputs, held_out.targets),
                        "stream": stream[:12], "rows": len(data)},
-              "init_logits": init_logits(srn, held_out.inputs[:2], seed=task.seed)}
+              "init_logits": init_logits(lambda: primer_elman.build(task), held_out.inputs[:2],
+                                         seed=task.seed)}
     with temporary_store() as store:
-        values["runs"] = run_values(primer_elman.run_elman(task, [setting], store, retrain=True))
+        runs = run_plan(primer_elman.specs(task, [cfg]), RunStore(store), mode="retrain")
+        values["runs"] = run_values(runs)
     return values
 
 
 def probe_primer_anbn():
     task = primer_anbn.AnbnTask(max_train_n=3, copies=2, max_test_n=6, threshold=0.5, trace_n=4)
     data = primer_anbn.training_data(task)
-    models = ["srn 3", "gru 3", "lstm 3", "urn 4"]
+    models = {m: primer_anbn.model_spec(m) for m in ["srn 3", "gru 3", "lstm 3", "urn 4"]}
     cfg = TrainConfig(epochs=2, batch_size=3, lr=0.05, seed=0)  # 6 strings: 2 epochs of 2 batches
     # the runs accept nothing: acceptance of known right and wrong predictions (wrong: the final </s>)
     _, targets = anbn.encode(anbn.strings(range(1, task.max_test_n + 1)), anbn.AnbnVocab())
@@ -69,9 +75,9 @@ def probe_primer_anbn():
     accepted = primer_anbn.acceptance(model, task)
     values = {"data": {"digest": digest(data.inputs, data.targets), "rows": len(data)},
               "oracle_acceptance": {"accepted": accepted, "largest": primer_anbn.largest(accepted)},
-              "init_logits": {m: init_logits(lambda: primer_anbn.build(primer_anbn.parse_model(m)),
-                                             data.inputs[-2:])
-                              for m in models}}
+              "init_logits": {m: init_logits(lambda spec=spec: primer_anbn.build(spec), data.inputs[-2:])
+                              for m, spec in models.items()}}
     with temporary_store() as store:
-        values["runs"] = run_values(primer_anbn.run_all(models, [2], task, cfg, store, retrain=True))
+        specs = primer_anbn.specs(task, list(models.values()), [2], cfg)
+        values["runs"] = run_values(run_plan(specs, RunStore(store), mode="retrain"))
     return values

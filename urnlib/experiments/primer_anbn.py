@@ -1,49 +1,66 @@
 """Counting with recurrent units: a^n b^n (Weiss, Goldberg & Yahav 2018; lecture 004, "Training recurrent
 architectures on a^nb^n" and "Hidden & cell state contents").
 
-A language model reads ``<s> a^n b^n`` and predicts every next symbol; it is trained on n = 1 .. N and a string is
-*accepted* when, at every position where the next symbol is forced, the model gives that symbol probability above a
-threshold (:mod:`urnlib.languages.anbn`). The largest n such that every a^m b^m with m <= n is accepted measures how
-far a model counts beyond its training range. The lecture shows the LSTM counting past N and the GRU and SRN not,
-and plots the LSTM's cell state rising over the a's and falling over the b's.
+A language model reads ``<s> a^n b^n`` and predicts every next symbol; it is trained on n = 1 .. N and a
+string is *accepted* when, at every position where the next symbol is forced, the model gives that symbol
+probability above a threshold (:mod:`urnlib.languages.anbn`). The largest n such that every a^m b^m with
+m <= n is accepted measures how far a model counts beyond its training range. The lecture shows the LSTM
+counting past N and the GRU and SRN not, and plots the LSTM's cell state rising over the a's and falling over
+the b's.
 
-Models: :class:`~urnlib.models.cells.SRN` and :class:`~urnlib.models.cells.GRU` (localist input),
-:class:`~urnlib.models.recurrent.PaperLSTM` and the unitary :class:`~urnlib.models.unitary.URN` (paper 000's cell,
-a rotation per symbol: can a norm-preserving state count?), all trained by the one loop of :mod:`urnlib.train`
-without dropout. A run stores, per model and seed, which n are accepted, and the hidden (and LSTM cell) states along
-one long string for the state plots.
+Models, written in the registry's grammar (``"srn 10"``, ``"gru 10"``, ``"lstm 10"``, ``"urn 10"``):
+:class:`~urnlib.models.cells.SRN` and :class:`~urnlib.models.cells.GRU` (localist input),
+:class:`~urnlib.models.recurrent.PaperLSTM` (an embedding as wide as the vocabulary unless ``eE`` says
+otherwise) and the unitary :class:`~urnlib.models.unitary.URN` (paper 000's cell, a rotation per symbol: can a
+norm-preserving state count?), all trained by the one loop of :mod:`urnlib.train` without dropout. A run
+stores, per model and seed, which n are accepted, the hidden (and LSTM cell) states along one long string for
+the state plots, and its weights.
+
+The chapter's :class:`~urnlib.experiments.primer.Config` plans the runs with :func:`specs`; :func:`train_run`
+trains one.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import torch
 
 from urnlib.languages import anbn
-from urnlib.models.cells import GRU, SRN
-from urnlib.models.recurrent import PaperLSTM
-from urnlib.models.unitary import URN
-from urnlib.params import ParameterError, check_choice, check_float, check_int
-from urnlib.results import Run, RunStore
+from urnlib.models import build_model, count_parameters
+from urnlib.models.registry import component_of, parse_spec, spec_string
+from urnlib.params import ParameterError, check_float, check_int
+from urnlib.results import Run, RunSpec, Trained
 from urnlib.train import TokenData, TrainConfig, fit, seed_everything
 
-__all__ = ["AnbnTask", "KINDS", "parse_model", "build", "training_data", "acceptance", "lstm_cell_states",
-           "run_all", "EXPERIMENT"]
+__all__ = ["AnbnTask", "KINDS", "model_spec", "build", "training_data", "acceptance", "largest", "specs",
+           "train_run", "rebuild_model", "EXPERIMENT"]
 
 EXPERIMENT = "primer_anbn"
 KINDS = ("srn", "gru", "lstm", "urn")
+COMPONENTS = ("train.loop", "data.anbn", "experiment.primer_anbn")
+VOCAB_SIZE = len(anbn.AnbnVocab())
 
 
 @dataclass(frozen=True)
 class AnbnTask:
-    max_train_n: int = 20  # lecture 004: D_train = {a^n b^n : n <= N}, N = 20 on the slide
-    copies: int = 50  # each training string this many times per epoch (our choice)
-    max_test_n: int = 200  # largest n tested
-    threshold: float = 0.5  # accept when p(forced next symbol) > threshold (our choice; see urnlib.languages.anbn)
-    trace_n: int = 50  # the string a^n b^n whose states are plotted
+    """Training and test strings (values from the chapter's Config).
+
+    Args:
+        max_train_n: D_train = {a^n b^n : n <= N} (lecture 004: N = 20 on the slide).
+        copies: each training string this many times per epoch.
+        max_test_n: largest n tested.
+        threshold: accept when p(forced next symbol) > threshold (see :mod:`urnlib.languages.anbn`).
+        trace_n: the string a^n b^n whose states are plotted.
+    """
+
+    max_train_n: int
+    copies: int
+    max_test_n: int
+    threshold: float
+    trace_n: int
 
     def __post_init__(self):
         check_int("max_train_n", self.max_train_n, minimum=1)
@@ -55,27 +72,28 @@ class AnbnTask:
             raise ParameterError(f"threshold={self.threshold}: need a probability strictly below 1")
 
 
-def parse_model(spec: str) -> dict[str, Any]:
-    """``"lstm 10"`` -> ``{"kind": "lstm", "n": 10}``; KIND one of :data:`KINDS` (a URN needs an even n)."""
-    parts = spec.split() if isinstance(spec, str) else []
-    if len(parts) != 2 or parts[0] not in KINDS or not parts[1].isdigit() or int(parts[1]) < 1:
-        raise ParameterError(f"model {spec!r}: write 'KIND UNITS' with KIND in {list(KINDS)}, e.g. 'lstm 10'")
-    kind, n = parts[0], int(parts[1])
-    if kind == "urn" and n % 2:
-        raise ParameterError(f"model {spec!r}: a URN needs an even number of units")
-    return {"kind": kind, "n": n}
+def model_spec(text: str) -> dict[str, Any]:
+    """``"lstm 10"`` -> ``{"kind": "lstm", "n": 10}``: a spec of the registry's grammar with KIND one of
+    :data:`KINDS`, as it is stored (options left at their defaults are left out)."""
+    spec = parse_spec(text)
+    if spec["kind"] not in KINDS:
+        raise ParameterError(f"model {text!r}: the a^n b^n models are {list(KINDS)}, written 'KIND UNITS', "
+                             "e.g. 'lstm 10' (see urnlib.models.registry for their options)")
+    return {k: v for k, v in spec.items() if v is not None}
+
+
+def label(spec: dict[str, Any], seed: int) -> str:
+    """``"lstm 10 seed 0"``."""
+    return f"{spec_string(spec)} seed {seed}"
 
 
 def build(spec: dict[str, Any]) -> torch.nn.Module:
     """The model of a spec over the a^n b^n vocabulary (V = 5), without dropout."""
-    V, n = len(anbn.AnbnVocab()), spec["n"]
-    if spec["kind"] == "srn":
-        return SRN(V, n)  # localist input
-    if spec["kind"] == "gru":
-        return GRU(V, n)
-    if spec["kind"] == "lstm":
-        return PaperLSTM(V, n, V, dropout=0.0)  # an embedding of the 5 symbols, as wide as the vocabulary
-    return URN(V, n, dropout=0.0, state_dropout=False)
+    if spec["kind"] == "lstm" and spec.get("embedding_size") is None:
+        spec = {**spec, "embedding_size": VOCAB_SIZE}  # an embedding of the 5 symbols, as wide as V
+    if spec["kind"] == "urn":
+        return build_model(spec, VOCAB_SIZE, dropout=0.0, state_dropout=False)
+    return build_model(spec, VOCAB_SIZE, dropout=0.0)
 
 
 def training_data(task: AnbnTask) -> TokenData:
@@ -99,63 +117,43 @@ def largest(accepted: list[bool]) -> int:
     return next((i for i, ok in enumerate(accepted) if not ok), len(accepted))
 
 
-def lstm_cell_states(model: PaperLSTM, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Hidden and cell states ``(T, n)`` each of one sequence ``(T,)``, in eval mode (the LSTM's own loop returns
-    only the hidden states; this repeats its equations and keeps ``c_t``)."""
-    n = model.n
-    x = model.embedding(tokens)  # (T, e)
-    W_h, W_x = model.gates.weight[:, :n], model.gates.weight[:, n:]
-    act = torch.tanh if model.candidate == "tanh" else torch.sigmoid
-    h, c = x.new_zeros(n), x.new_zeros(n)
-    hs, cs = [], []
-    for t in range(len(tokens)):
-        g = W_x @ x[t] + model.gates.bias + W_h @ h
-        f, i, o = torch.sigmoid(g[: 3 * n]).split(n)
-        c = f * c + i * act(g[3 * n :])
-        h = o * torch.tanh(c)
-        hs.append(h)
-        cs.append(c)
-    return torch.stack(hs), torch.stack(cs)
-
-
 def _trace(model: torch.nn.Module, spec: dict[str, Any], n: int) -> dict[str, list]:
+    """The hidden states (and the LSTM's cell states) along ``<s> a^n b^n``, in eval mode."""
     inputs, _ = anbn.encode(anbn.strings([n]), anbn.AnbnVocab())
     model.eval()
     with torch.no_grad():
         if spec["kind"] == "lstm":
-            h, c = lstm_cell_states(model, inputs[0])
-            return {"hidden": h.tolist(), "cell": c.tolist()}
+            h, c = model.states(inputs, cells=True)
+            return {"hidden": h[0].tolist(), "cell": c[0].tolist()}
         return {"hidden": model.states(inputs)[0].tolist()}
 
 
-def run_all(models: list[str], seeds: list[int], task: AnbnTask, cfg: TrainConfig, store_dir: str | Path, *,
-            retrain: bool = False, on_stale: str = "warn") -> dict[str, Run]:
-    """Load or train every model for every seed (the label is ``"KIND UNITS seed S"``)."""
-    check_choice("on_stale", on_stale, ["warn", "retrain", "error"])
-    if not isinstance(models, (list, tuple)) or not models:
-        raise ParameterError(f"models={models!r}: give a non-empty list such as ['srn 10', 'gru 10', 'lstm 10']")
-    if not isinstance(seeds, (list, tuple)) or not seeds:
-        raise ParameterError(f"seeds={seeds!r}: give a non-empty list of seeds such as [0, 1, 2]")
-    specs = {m: parse_model(m) for m in models}
-    for s in seeds:
-        check_int("seed", s, minimum=0)
-    store = RunStore(store_dir, code_module=__name__)
-    runs = {}
-    for label, spec in specs.items():
-        for seed in seeds:
-            def train(checkpoint, spec=spec, seed=seed, label=label):
-                seed_everything(seed)
-                model = build(spec)
-                config = TrainConfig(cfg.epochs, cfg.batch_size, cfg.lr, seed)
-                history, wall = fit(model, training_data(task), None, config, checkpoint=checkpoint,
-                                    desc=f"{label} seed {seed}")
-                accepted = acceptance(model, task)
-                final = {**history.rows[-1], "accepted": accepted, "largest_accepted": largest(accepted),
-                         "trace": _trace(model, spec, task.trace_n),
-                         "n_params": sum(p.numel() for p in model.parameters())}
-                return history.rows, final, {}, wall
+def specs(task: AnbnTask, models: list[dict[str, Any]], seeds: list[int], cfg: TrainConfig) -> list[RunSpec]:
+    """One run per model of :func:`model_spec` and seed. The seed of a run (``params["seed"]``) seeds its
+    initialisation and data order; ``cfg`` gives the epochs, batch size and learning rate (its own ``seed``,
+    the chapter's, is stored as the committed runs have it and not used)."""
+    return [RunSpec(EXPERIMENT, label(m, seed), {"task": asdict(task), "model": m, "seed": seed,
+                                                 "train": asdict(cfg)},
+                    (*COMPONENTS, component_of(m)), f"{__name__}:train_run")
+            for m in models for seed in seeds]
 
-            params = {"task": asdict(task), "model": spec, "seed": seed, "train": asdict(cfg)}
-            runs[f"{label} seed {seed}"] = store.get_or_train(EXPERIMENT, f"{label} seed {seed}", params, train,
-                                                              retrain=retrain, on_stale=on_stale)
-    return runs
+
+def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
+    """Train one model of :func:`specs`; final metrics are the last epoch's, which n are accepted and the
+    states along a^trace_n b^trace_n."""
+    task, seed, model_spec_ = AnbnTask(**spec.params["task"]), spec.params["seed"], spec.params["model"]
+    cfg = replace(TrainConfig(**spec.params["train"]), seed=seed)
+    seed_everything(seed)
+    model = build(model_spec_)
+    history, _ = fit(model, training_data(task), None, cfg, checkpoint=checkpoint, desc=spec.name)
+    accepted = acceptance(model, task)
+    final = {**history.rows[-1], "accepted": accepted, "largest_accepted": largest(accepted),
+             "trace": _trace(model, model_spec_, task.trace_n), "n_params": count_parameters(model)}
+    return Trained(history.rows, final, model.state_dict(), history.wall_time, history.cpu_time)
+
+
+def rebuild_model(run: Run) -> torch.nn.Module:
+    """The trained model of a stored run (one stored with its weights), in eval mode."""
+    model = build(run.params["model"])
+    model.load_state_dict(run.weights)
+    return model.eval()

@@ -1,49 +1,59 @@
-"""Elman (1990), "Finding structure in time": an SRN learns word classes from next-word prediction (lecture 004,
-"Learning with artificial language input" and "Learning word classes").
+"""Elman (1990), "Finding structure in time": an SRN learns word classes from next-word prediction (lecture
+004, "Learning with artificial language input" and "Learning word classes").
 
 Elman generated 10,000 two- and three-word sentences from 16 templates over 13 word categories
-(:mod:`urnlib.languages.elman`, the lecture's Tables 3 and 4), concatenated them into one stream of 27,534 words
-without sentence boundaries, and trained a simple recurrent network with 150 hidden units and localist (one-hot)
-input and output to predict the next word, six passes over the stream. He then averaged the hidden state over every
-occurrence of each word and clustered the averages hierarchically: the tree splits nouns from verbs, and within the
-nouns animates from inanimates, although the network only ever saw which word follows which.
+(:mod:`urnlib.languages.elman`, the lecture's Tables 3 and 4), concatenated them into one stream of 27,534
+words without sentence boundaries, and trained a simple recurrent network with 150 hidden units and localist
+(one-hot) input and output to predict the next word, six passes over the stream. He then averaged the hidden
+state over every occurrence of each word and clustered the averages hierarchically: the tree splits nouns from
+verbs, and within the nouns animates from inanimates, although the network only ever saw which word follows
+which.
 
-Here the SRN is :class:`urnlib.models.cells.SRN` with localist input (``embedding_size=None``), trained by the one
-loop of :mod:`urnlib.train` with Adam (Elman used plain back-propagation with a copy-back context layer, i.e. no
-gradient through time; we back-propagate through the rows the stream is cut into). A run stores the per-word mean
-hidden states; the clustering is done by the report from those.
+Here the SRN is :class:`urnlib.models.cells.SRN` with localist input (the registry's ``"srn N"``), trained by
+the one loop of :mod:`urnlib.train` with Adam (Elman used plain back-propagation with a copy-back context
+layer, i.e. no gradient through time; we back-propagate through the rows the stream is cut into). A run stores
+the per-word mean hidden states (the report clusters them), its losses and its weights.
+
+The chapter's :class:`~urnlib.experiments.primer.Config` plans the runs with :func:`specs`, one per training
+setting; :func:`train_run` trains one.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import torch
 
 from urnlib.languages import elman
-from urnlib.models.cells import SRN
+from urnlib.models import build_model, count_parameters
 from urnlib.params import ParameterError, check_int
-from urnlib.results import Run, RunStore
+from urnlib.results import Run, RunSpec, Trained
 from urnlib.train import TokenData, TrainConfig, fit, seed_everything
 
-__all__ = ["ElmanTask", "make_data", "parse_setting", "run_elman", "main_run", "mean_states", "EXPERIMENT", "ANIMATE",
-           "INANIMATE"]
+__all__ = ["ElmanTask", "vocabulary", "make_data", "build", "parse_setting", "label", "specs", "train_run",
+           "rebuild_model", "main_run", "mean_states", "EXPERIMENT"]
 
 EXPERIMENT = "primer_elman"
-#: Elman (1990) Fig. 7: the animate and inanimate noun categories.
-ANIMATE = ("NOUN-HUM", "NOUN-ANIM", "NOUN-AGRESS")
-INANIMATE = ("NOUN-INANIM", "NOUN-FRAG", "NOUN-FOOD")
+COMPONENTS = ("train.loop", "data.elman", "experiment.primer_elman", "model.srn")
 
 
 @dataclass(frozen=True)
 class ElmanTask:
-    n_sentences: int = 10_000  # Elman (1990): 10,000 sentences
-    hidden: int = 150  # Elman (1990): 150 hidden units
-    row_length: int = 24  # words per training row, back-propagated through (our choice; Elman: one step)
-    seed: int = 0  # sentences, initialisation and data order
+    """The language and the network (values from the chapter's Config).
+
+    Args:
+        n_sentences: sentences of the training stream (Elman 1990: 10,000).
+        hidden: SRN hidden units (Elman 1990: 150).
+        row_length: words per training row, back-propagated through (ours; Elman: one step).
+        seed: sentences, initialisation and data order.
+    """
+
+    n_sentences: int
+    hidden: int
+    row_length: int
+    seed: int
 
     def __post_init__(self):
         check_int("n_sentences", self.n_sentences, minimum=10)
@@ -66,14 +76,20 @@ def _rows(stream: list[str], L: int) -> TokenData:
 
 def make_data(task: ElmanTask) -> tuple[list[str], TokenData, TokenData]:
     """The training stream and its rows (row k reads words ``k L .. (k+1) L - 1`` and predicts the word after
-    each), and held-out rows from ``n_sentences // 10`` further sentences (for the held-out loss per epoch)."""
+    each), and held-out rows from ``n_sentences // 10`` further sentences (for the held-out loss per
+    epoch)."""
     rng = np.random.default_rng(task.seed)
     stream = elman.stream(elman.generate(task.n_sentences, rng))
     held_out = elman.stream(elman.generate(task.n_sentences // 10, rng))
     return stream, _rows(stream, task.row_length), _rows(held_out, task.row_length)
 
 
-def mean_states(model: SRN, stream: list[str]) -> dict[str, list[float]]:
+def build(task: ElmanTask) -> torch.nn.Module:
+    """Elman's SRN: localist input and output over the 21 words, ``task.hidden`` units."""
+    return build_model({"kind": "srn", "n": task.hidden}, len(vocabulary()))
+
+
+def mean_states(model: torch.nn.Module, stream: list[str]) -> dict[str, list[float]]:
     """The hidden state after each word of ``stream`` (read in one pass, as Elman's network read its stream),
     averaged per word."""
     words = vocabulary()
@@ -88,7 +104,7 @@ def mean_states(model: SRN, stream: list[str]) -> dict[str, list[float]]:
     return {word: means[i].tolist() for i, word in enumerate(words) if counts[i] > 0}
 
 
-def _next_word_accuracy(model: SRN, data: TokenData) -> float:
+def _next_word_accuracy(model: torch.nn.Module, data: TokenData) -> float:
     """Share of positions where the most probable next word is one the grammar allows (any word of a category
     that can follow); a stand-in for Elman's "the network predicts the category, not the word"."""
     model.eval()
@@ -101,7 +117,7 @@ def _next_word_accuracy(model: SRN, data: TokenData) -> float:
 
 
 def _allowed_next() -> dict[str, set[str]]:
-    """Words that can follow each word in the stream (inside a template, or as the first word of a sentence)."""
+    """Words that can follow each word in the stream (inside a template, or first in a sentence)."""
     firsts = {w for t in elman.TEMPLATES for w in elman.CATEGORIES[t[0]]}
     out: dict[str, set[str]] = {w: set(firsts) for w in vocabulary()}
     for t in elman.TEMPLATES:
@@ -111,50 +127,54 @@ def _allowed_next() -> dict[str, set[str]]:
     return out
 
 
-def parse_setting(spec: str) -> TrainConfig:
-    """``"20 32 0.01"`` (epochs, batch size, Adam learning rate) -> a :class:`~urnlib.train.TrainConfig`."""
-    parts = spec.split() if isinstance(spec, str) else []
+def parse_setting(text: str, name: str = "elman_settings") -> tuple[int, int, float]:
+    """``"20 32 0.01"`` -> ``(epochs, batch size, Adam learning rate)``; errors name ``name``."""
+    parts = text.split() if isinstance(text, str) else []
     try:
-        epochs, batch, lr = int(parts[0]), int(parts[1]), float(parts[2])
         if len(parts) != 3:
             raise ValueError
-    except (ValueError, IndexError):
-        raise ParameterError(f"training setting {spec!r}: write 'EPOCHS BATCH LR', e.g. '20 32 0.01'") from None
-    return TrainConfig(epochs, batch, lr)
+        epochs, batch, lr = int(parts[0]), int(parts[1]), float(parts[2])
+    except ValueError:
+        raise ParameterError(f"{name} contains {text!r}: write each training setting as 'EPOCHS BATCH LR', "
+                             "e.g. '20 32 0.01'") from None
+    check_int(f"the epochs of {text!r} in {name}", epochs, minimum=1, maximum=100_000)
+    check_int(f"the batch size of {text!r} in {name}", batch, minimum=1, maximum=1_000_000)
+    if not (np.isfinite(lr) and lr > 0):
+        raise ParameterError(f"the learning rate of {text!r} in {name} must be a number > 0, not {lr}")
+    return epochs, batch, lr
 
 
-def run_elman(task: ElmanTask, settings: list[str], store_dir: str | Path, *, retrain: bool = False,
-              on_stale: str = "warn") -> dict[str, Run]:
-    """Load or train the SRN once per training setting (``"EPOCHS BATCH LR"``, see :func:`parse_setting`); each run
-    stores its per-word mean hidden states and its training and held-out loss per epoch.
+def label(task: ElmanTask, cfg: TrainConfig) -> str:
+    """``"SRN 150, 20 epochs, batch 32, lr 0.01"``."""
+    epochs = f"{cfg.epochs} epoch" + "s" * (cfg.epochs != 1)
+    return f"SRN {task.hidden}, {epochs}, batch {cfg.batch_size}, lr {cfg.lr:g}"
 
-    Elman's own procedure (one word at a time, no gradient through time, six passes) has no direct counterpart in
-    a batched loop, so the chapter trains under a few settings and shows how much the clustering depends on them;
-    :func:`main_run` picks the one with the lowest held-out loss."""
-    if not isinstance(settings, (list, tuple)) or not settings:
-        raise ParameterError(f"settings={settings!r}: give a non-empty list such as ['20 32 0.01']")
-    configs = {spec: parse_setting(spec) for spec in settings}
-    store = RunStore(store_dir, code_module=__name__)
-    runs = {}
-    for spec, cfg in configs.items():
-        cfg = TrainConfig(cfg.epochs, cfg.batch_size, cfg.lr, task.seed)
 
-        def train(checkpoint, cfg=cfg, spec=spec):
-            stream, data, held_out = make_data(task)
-            seed_everything(task.seed)
-            model = SRN(len(vocabulary()), task.hidden)  # localist input
-            history, wall = fit(model, data, held_out, cfg, checkpoint=checkpoint, desc=f"Elman SRN ({spec})")
-            final = {**history.rows[-1], "words": len(stream), "sentences": task.n_sentences,
-                     "grammatical_prediction": _next_word_accuracy(model, data),
-                     "mean_states": mean_states(model, stream),
-                     "n_params": sum(p.numel() for p in model.parameters())}
-            return history.rows, final, {}, wall
+def specs(task: ElmanTask, configs: list[TrainConfig]) -> list[RunSpec]:
+    """One run of Elman's SRN per training setting."""
+    return [RunSpec(EXPERIMENT, label(task, cfg), {"task": asdict(task), "train": asdict(cfg)}, COMPONENTS,
+                    f"{__name__}:train_run") for cfg in configs]
 
-        epochs = f"{cfg.epochs} epoch" + "s" * (cfg.epochs != 1)
-        label = f"SRN {task.hidden}, {epochs}, batch {cfg.batch_size}, lr {cfg.lr:g}"
-        params: dict[str, Any] = {"task": asdict(task), "train": asdict(cfg)}
-        runs[label] = store.get_or_train(EXPERIMENT, label, params, train, retrain=retrain, on_stale=on_stale)
-    return runs
+
+def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
+    """Train the SRN of one run of :func:`specs`; final metrics are the last epoch's, with the per-word mean
+    hidden states and the share of grammatical next-word predictions."""
+    task, cfg = ElmanTask(**spec.params["task"]), TrainConfig(**spec.params["train"])
+    stream, data, held_out = make_data(task)
+    seed_everything(task.seed)
+    model = build(task)
+    history, _ = fit(model, data, held_out, cfg, checkpoint=checkpoint, desc=f"Elman {spec.name}")
+    final = {**history.rows[-1], "words": len(stream), "sentences": task.n_sentences,
+             "grammatical_prediction": _next_word_accuracy(model, data),
+             "mean_states": mean_states(model, stream), "n_params": count_parameters(model)}
+    return Trained(history.rows, final, model.state_dict(), history.wall_time, history.cpu_time)
+
+
+def rebuild_model(run: Run) -> torch.nn.Module:
+    """The trained SRN of a stored run (one stored with its weights), in eval mode."""
+    model = build(ElmanTask(**run.params["task"]))
+    model.load_state_dict(run.weights)
+    return model.eval()
 
 
 def main_run(runs: dict[str, Run]) -> str:

