@@ -5,6 +5,10 @@
   that started the run (the kernel's inherited stderr), so ``make reproduce`` shows training progress
   while the executed notebook, and hence the book, stays free of progress output.
 * otherwise ``tqdm.auto``: a widget in Jupyter, text in a terminal.
+
+:class:`RunsBar` is the one bar over a plan's runs (:mod:`urnlib.runner`): done, running and failed
+runs, the ETA, and the epoch each running run is at; :func:`note` prints a line (a cluster's dashboard
+address, a failed run) to the same place as the bars, even where the bars are off.
 """
 
 from __future__ import annotations
@@ -13,7 +17,11 @@ import os
 import sys
 import warnings
 
-__all__ = ["progress"]
+__all__ = ["progress", "note", "RunsBar"]
+
+
+def _stream():
+    return sys.__stderr__ if os.environ.get("URNLIB_PROGRESS") == "terminal" else sys.stderr
 
 
 def progress(iterable, *, desc: str, total: int | None = None, initial: int = 0, **options):
@@ -28,3 +36,57 @@ def progress(iterable, *, desc: str, total: int | None = None, initial: int = 0,
         warnings.simplefilter("ignore")
         from tqdm.auto import tqdm
     return tqdm(iterable, desc=desc, total=total, initial=initial, disable=disable, leave=False, **options)
+
+
+def note(text: str) -> None:
+    """Print ``text`` where the progress bars go (the terminal under ``URNLIB_PROGRESS=terminal``, else
+    stderr), whether or not bars are shown."""
+    stream = _stream()
+    if stream is not None:
+        print(text, file=stream, flush=True)
+
+
+class RunsBar:
+    """One bar over the ``total`` runs of a plan that are trained: its count is the runs finished (stored
+    or failed), its ETA tqdm's, its postfix ``running N, failed N`` and ``name epoch/epochs`` of each
+    running run (as the backend reports them)."""
+
+    def __init__(self, total: int, desc: str = "runs"):
+        self.bar = progress(None, desc=desc, total=total, unit="run")
+        self.running: dict[str, str] = {}
+        self.failed = 0
+
+    def _show(self) -> None:
+        text = f"running {len(self.running)}, failed {self.failed}"
+        epochs = [f"{name} {at}" for name, at in self.running.items() if at]
+        self.bar.set_postfix_str(text + (" | " + ", ".join(epochs) if epochs else ""), refresh=True)
+
+    def started(self, name: str) -> None:
+        self.running.setdefault(name, "")
+        self._show()
+
+    def epoch(self, name: str, epoch: int, epochs: int | None = None) -> None:
+        """``name`` has finished ``epoch`` (1-based) of ``epochs``."""
+        self.running[name] = f"{epoch}/{epochs}" if epochs else str(epoch)
+        self._show()
+
+    def finished(self, name: str, *, failed: bool = False) -> None:
+        self.running.pop(name, None)
+        self.failed += bool(failed)
+        self.bar.update(1)
+        self._show()
+
+    def note(self, text: str) -> None:
+        """:func:`note` ``text`` above the bar (the bar is cleared and drawn again below it)."""
+        stream = _stream()
+        if stream is not None:
+            self.bar.write(text, file=stream)
+
+    def close(self) -> None:
+        self.bar.close()
+
+    def __enter__(self) -> RunsBar:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

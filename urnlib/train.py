@@ -13,20 +13,28 @@ Adagrad or SGD, optional gradient-norm clipping), the test loss in batches, the 
 :class:`History` row, the monitor (keep the best epoch's weights, stop early after ``patience`` epochs
 without improvement) and a checkpoint. A run interrupted after epoch e resumes from its checkpoint at
 epoch e + 1 and gives the same numbers as an uninterrupted one, the monitor's best weights included.
+The checkpoint is a file, or a :class:`CheckpointSink` (an object with ``load()`` and ``save(state)``)
+when the file system is not the place for it, e.g. on a Dask worker (:mod:`urnlib.cluster`).
+
+``fit`` trains on a ``device`` (``"cpu"``, ``"cuda"``, ...; default: the one :func:`default_device`
+set, else the CPU): it moves the model and each batch there and gives the model back on the CPU.
 
 The version of this component is ``train.loop`` in :mod:`urnlib.components`.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import io
 import math
 import os
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import torch
 import torch.nn.functional as F
@@ -38,7 +46,8 @@ from urnlib.progress import progress
 from urnlib.tokens import IGNORE, TokenData
 
 __all__ = ["IGNORE", "TokenData", "TrainConfig", "History", "Loss", "token_cross_entropy", "fit",
-           "evaluate_loss", "predict", "seed_everything", "OPTIMIZERS"]
+           "evaluate_loss", "predict", "seed_everything", "OPTIMIZERS", "CheckpointSink", "default_device",
+           "checkpoint_bytes", "checkpoint_from_bytes"]
 
 #: optimisers a run may name (paper 001 sec. 2: Adam; Bengio et al. 2003: SGD; paper 003's code: Adagrad)
 OPTIMIZERS = {"adam": torch.optim.Adam, "adagrad": torch.optim.Adagrad, "sgd": torch.optim.SGD}
@@ -135,12 +144,15 @@ def token_cross_entropy(model: nn.Module, inputs: torch.Tensor, targets: torch.T
 
 @torch.no_grad()
 def predict(model: nn.Module, inputs: torch.Tensor, batch_size: int = 1024) -> torch.Tensor:
-    """Logits ``(N, T, V)`` in evaluation mode (no dropout). Holds all N rows' logits: for small
-    vocabularies only; use :func:`evaluate_loss` or a batched callback for large ones."""
+    """Logits ``(N, T, V)`` in evaluation mode (no dropout), computed on the model's device and given on the
+    CPU. Holds all N rows' logits: for small vocabularies only; use :func:`evaluate_loss` or a batched
+    callback for large ones."""
     was_training = model.training
     model.eval()
+    device = _device_of(model)
     try:
-        return torch.cat([model(inputs[i : i + batch_size]) for i in range(0, len(inputs), batch_size)])
+        return torch.cat([model(inputs[i : i + batch_size].to(device)).cpu()
+                          for i in range(0, len(inputs), batch_size)])
     finally:
         model.train(was_training)
 
@@ -153,9 +165,11 @@ def evaluate_loss(model: nn.Module, data: TokenData, batch_size: int = 1024, los
     was_training = model.training
     model.eval()
     total, count = 0.0, 0
+    device = _device_of(model)
     try:
         for i in range(0, len(data), batch_size):
-            mean, n = loss(model, data.inputs[i : i + batch_size], data.targets[i : i + batch_size])
+            mean, n = loss(model, data.inputs[i : i + batch_size].to(device),
+                           data.targets[i : i + batch_size].to(device))
             if n:
                 total, count = total + float(mean) * n, count + n
     finally:
@@ -168,7 +182,39 @@ def _tmp_name(path: Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
 
 
-def _save_checkpoint(path: Path, state: dict[str, Any]) -> None:
+@runtime_checkable
+class CheckpointSink(Protocol):
+    """Where :func:`fit` keeps its epoch checkpoints when not in a file: ``load()`` gives the last state
+    saved (``None``: none yet, train from the first epoch), ``save(state)`` keeps a new one.
+    :func:`checkpoint_bytes` and :func:`checkpoint_from_bytes` turn a state into bytes and back."""
+
+    def load(self) -> dict[str, Any] | None: ...
+
+    def save(self, state: dict[str, Any]) -> None: ...
+
+
+def checkpoint_bytes(state: dict[str, Any]) -> bytes:
+    """``state`` as the bytes a checkpoint file holds."""
+    buffer = io.BytesIO()
+    torch.save(state, buffer)
+    return buffer.getvalue()
+
+
+def checkpoint_from_bytes(blob: bytes, where: str = "checkpoint") -> dict[str, Any]:
+    """The state in ``blob`` (what :func:`checkpoint_bytes` made, or a checkpoint file's content), its
+    tensors on the CPU; an unreadable one is a :class:`ParameterError` naming ``where``."""
+    try:
+        return torch.load(io.BytesIO(blob), weights_only=False, map_location="cpu")
+    except Exception as err:  # noqa: BLE001 - a checkpoint cut short by a crash
+        raise ParameterError(f"{where} cannot be read ({type(err).__name__}: {err}); delete it to train this "
+                             "run from its first epoch") from None
+
+
+def _save_checkpoint(target: str | os.PathLike | CheckpointSink, state: dict[str, Any]) -> None:
+    if not isinstance(target, (str, os.PathLike)):
+        target.save(state)
+        return
+    path = Path(target)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = _tmp_name(path)
     try:
@@ -178,14 +224,33 @@ def _save_checkpoint(path: Path, state: dict[str, Any]) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def _load_checkpoint(path: Path) -> dict[str, Any] | None:
+def _load_checkpoint(target: str | os.PathLike | CheckpointSink) -> dict[str, Any] | None:
+    if not isinstance(target, (str, os.PathLike)):
+        return target.load()
     try:
-        return torch.load(path, weights_only=False)
+        blob = Path(target).read_bytes()
     except FileNotFoundError:
         return None
-    except Exception as err:  # noqa: BLE001 - a checkpoint cut short by a crash: start the run again
-        raise ParameterError(f"checkpoint {path} cannot be read ({type(err).__name__}: {err}); delete it to "
-                             "train this run from its first epoch") from None
+    return checkpoint_from_bytes(blob, f"checkpoint {target}")
+
+
+_DEVICE: contextvars.ContextVar[str | None] = contextvars.ContextVar("urnlib_device", default=None)
+
+
+@contextlib.contextmanager
+def default_device(device: str | torch.device | None) -> Iterator[None]:
+    """Within the block, :func:`fit` calls that name no ``device`` train on ``device`` (the runner sets it
+    around a chapter's training function, so chapters need not pass it on)."""
+    token = _DEVICE.set(None if device is None else str(device))
+    try:
+        yield
+    finally:
+        _DEVICE.reset(token)
+
+
+def _device_of(model: nn.Module) -> torch.device:
+    param = next(iter(model.parameters()), None)
+    return param.device if param is not None else torch.device("cpu")
 
 
 def fit(
@@ -197,9 +262,10 @@ def fit(
     loss: Loss | None = None,
     evaluate: Callable[[nn.Module], dict[str, Any]] | None = None,
     callbacks: Sequence[Callback] = (),
-    checkpoint: str | Path | None = None,
+    checkpoint: str | Path | CheckpointSink | None = None,
     desc: str = "train",
     eval_batch_size: int = 1024,
+    device: str | torch.device | None = None,
 ) -> tuple[History, float]:
     """Train ``model``; return its :class:`History` and the training wall time (s).
 
@@ -212,22 +278,30 @@ def fit(
         evaluate: called after every epoch in eval mode without gradients; its dict joins the epoch's row.
         callbacks: :class:`~urnlib.callbacks.Callback` objects called at batch and epoch ends; their
             ``state_dict`` is checkpointed.
-        checkpoint: file written after every epoch; if it exists, training resumes from it.
+        checkpoint: file written after every epoch; if it exists, training resumes from it. Or a
+            :class:`CheckpointSink`: its ``load()`` gives the state to resume from, ``save`` keeps each
+            epoch's.
         desc: progress-bar label.
         eval_batch_size: rows per batch of the test loss.
+        device: where to train (default: the :func:`default_device` of the caller, else ``"cpu"``). The
+            model is moved there and back to the CPU at the end; batches are moved one at a time.
     """
     loss = loss or token_cross_entropy
+    device = torch.device(device if device is not None else (_DEVICE.get() or "cpu"))
+    model.to(device)
     optimizer = OPTIMIZERS[config.optimizer](model.parameters(), lr=config.lr)
     monitor = Monitor(config) if config.monitor else None
     hooks = [*callbacks, *([monitor] if monitor else [])]
     history, start_epoch, wall, cpu, stopped = History(), 0, 0.0, 0.0, False
-    ckpt = Path(checkpoint) if checkpoint is not None else None
+    ckpt = checkpoint if isinstance(checkpoint, CheckpointSink) or checkpoint is None else Path(checkpoint)
     state = _load_checkpoint(ckpt) if ckpt is not None else None
     if state is not None:
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         history.rows = state["history"]
         torch.set_rng_state(state["rng"])
+        if device.type == "cuda" and state.get("cuda_rng") is not None:
+            torch.cuda.set_rng_state(state["cuda_rng"], device)
         start_epoch, wall, cpu, stopped = state["epoch"] + 1, state["wall"], state.get("cpu", 0.0), state.get(
             "stopped", False)
         for i, hook in enumerate(hooks):
@@ -244,6 +318,7 @@ def fit(
         batches = progress(range(n_batches), desc=f"{desc} epoch {epoch + 1}", total=n_batches, unit="batch")
         for b in batches:
             x, y = train.batch(order[b * config.batch_size : (b + 1) * config.batch_size])
+            x, y = x.to(device), y.to(device)
             value, count = loss(model, x, y)
             optimizer.zero_grad(set_to_none=True)
             value.backward()
@@ -276,10 +351,13 @@ def fit(
         if ckpt is not None:
             _save_checkpoint(ckpt, {
                 "model": model.state_dict(), "optimizer": optimizer.state_dict(), "history": history.rows,
-                "epoch": epoch, "rng": torch.get_rng_state(), "wall": wall, "cpu": cpu, "stopped": stopped,
-                "callbacks": {str(i): hook.state_dict() for i, hook in enumerate(hooks)}})
+                "epoch": epoch, "epochs": config.epochs, "rng": torch.get_rng_state(), "wall": wall,
+                "cpu": cpu, "stopped": stopped,
+                "callbacks": {str(i): hook.state_dict() for i, hook in enumerate(hooks)},
+                **({"cuda_rng": torch.cuda.get_rng_state(device)} if device.type == "cuda" else {})})
     for hook in hooks:
         hook.on_train_end(model)
+    model.to("cpu")
     model.eval()
     history.wall_time, history.cpu_time, history.stopped_early = wall, cpu, stopped
     history.best_epoch = monitor.best_epoch if monitor else None
