@@ -313,7 +313,7 @@ def test_paper_lstm_forget_bias_is_one():
         (lambda: build_model("urn", 12, n=7), ["n=7"]),
         (lambda: URN(12, 8, 8), ["k=8"]),
         (lambda: URN(12, 8, 0), ["k=0"]),
-        (lambda: build_model("hopfield", 12, n=8), ["kind", "hopfield", "urn N [kK]"]),
+        (lambda: build_model("hopfield", 12, n=8), ["kind", "hopfield", "urn N [k<k>]"]),
         (lambda: build_model("urn", 12, n=8, colour="red"), ["colour"]),
         (lambda: build_model("lstm", 12, n=8, embedding_size=4, k=3), ["'k'"]),
         (lambda: URN(12, 8, dropout=1.0), ["dropout"]),

@@ -28,7 +28,7 @@ def test_parse_and_write_back(text, spec):
 
 
 @pytest.mark.parametrize("text, words", [
-    ("hopfield 5", ["unknown kind 'hopfield'", "urn N [kK]", "tpru D"]),
+    ("hopfield 5", ["unknown kind 'hopfield'", "urn N [k<k>]", "tpru D N<roles>"]),
     ("urn 7", ["even"]),
     ("urn 8 k8", ["k must be between"]),
     ("urn eight", ["whole number"]),

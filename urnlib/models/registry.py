@@ -56,8 +56,10 @@ class ModelKind:
 
     @property
     def grammar(self) -> str:
-        parts = [self.name] + [name.upper() if typ is int else "|".join(typ) for name, typ in self.positional]
-        parts += [f"[{p}{opt.upper()}]" if opt in self.defaults else f"{p}{opt.upper()}"
+        short = {"embedding_size": "embedding", "n_roles": "roles"}
+        parts = [self.name] + [short.get(name, name).upper() if typ is int else "|".join(typ)
+                               for name, typ in self.positional]
+        parts += [f"[{p}<{short.get(opt, opt)}>]" if opt in self.defaults else f"{p}<{short.get(opt, opt)}>"
                   for p, opt in self.prefixed.items()]
         if self.words:
             parts.append("|".join(self.words))
@@ -205,12 +207,12 @@ def _tpru(spec: dict[str, Any]) -> None:
 
 
 register(ModelKind("urn", "urnlib.models.unitary:URN", "model.urn",
-                   "unitary RNN, Q = expm(S); kK truncates to k rotation planes (paper 000 sec. 2)",
+                   "unitary RNN, Q = expm(S); k<k> truncates it to k rotation planes (paper 000 sec. 2)",
                    positional=(("n", int),), prefixed={"k": "k"}, defaults={"k": None}, check=_even_urn))
 register(ModelKind("arbitrary", "urnlib.models.unitary:ArbitraryRNN", "model.arbitrary",
                    "the URN's cell with unconstrained matrices (paper 000 sec. 5)", positional=(("n", int),)))
 register(ModelKind("lstm", "urnlib.models.recurrent:PaperLSTM", "model.lstm",
-                   "LSTM with one bias per gate and an embedding of size E (paper 001 sec. 2.1)",
+                   "LSTM with one bias per gate and an embedding layer (paper 001 sec. 2.1)",
                    positional=(("n", int),), prefixed={"e": "embedding_size"}, defaults={"embedding_size": None}))
 register(ModelKind("srn", "urnlib.models.cells:SRN", "model.srn", "Elman's simple recurrent network (lecture 004)",
                    positional=(("n", int),), prefixed={"e": "embedding_size"}, defaults={"embedding_size": None}))
