@@ -199,7 +199,8 @@ def test_forward_puts_the_class_logits_at_position_0():
         assert torch.equal(out[:, 0], model.classify(x))
         assert (out[:, 1:] == 0).all()
         labels = torch.tensor([1, 0, 1, 1])
-        token_loss = F.cross_entropy(out.reshape(-1, 2), pack_targets(labels, 7).reshape(-1), ignore_index=IGNORE)
+        token_loss = F.cross_entropy(out.reshape(-1, 2), pack_targets(labels, 7).reshape(-1),
+                                     ignore_index=IGNORE)
         assert torch.allclose(token_loss, F.cross_entropy(out[:, 0], labels))  # fit's loss = the pair loss
     assert torch.equal(predict_labels(model, x), out[:, 0].argmax(-1))
 
@@ -233,7 +234,8 @@ def test_fit_learns_a_toy_entailment_and_renaming_generalises_to_unseen_variable
         model = make_model(e=8, d=16, hidden=16, variable_ids=aug, seed=seed)
         history, _ = fit(model, TokenData(x, pack_targets(y, 8)), None, config)
         assert history.column("train_loss")[-1] < history.column("train_loss")[0]
-        acc[aug is not None] = (entailment_accuracy(model, x_seen, y_seen), entailment_accuracy(model, x_new, y_new))
+        acc[aug is not None] = (entailment_accuracy(model, x_seen, y_seen),
+                                entailment_accuracy(model, x_new, y_new))
     assert acc[True][0] > 0.95 and acc[True][1] > 0.9
     assert acc[False][0] > 0.95 and acc[False][1] < 0.85
     assert entailment_accuracy(model, x_seen, pack_targets(y_seen, 8)) == acc[False][0]  # packed targets too
@@ -266,7 +268,8 @@ def test_parameter_count(kind, layers):
     {"variable_ids": [2, V]}, {"variable_ids": [2.0]}, {"dropout": 1.0},
 ])
 def test_bad_arguments_raise(kwargs):
-    args = {"vocab_size": V, "embedding_size": 4, "encoder": TorchRNN("gru", 4, 3, 1), "encoder_dim": 3, "hidden": 5}
+    args = {"vocab_size": V, "embedding_size": 4, "encoder": TorchRNN("gru", 4, 3, 1), "encoder_dim": 3,
+            "hidden": 5}
     args.update(kwargs)
     with pytest.raises(ParameterError):
         EntailmentModel(args.pop("vocab_size"), args.pop("embedding_size"), args.pop("encoder"),

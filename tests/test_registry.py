@@ -55,7 +55,8 @@ def test_every_kind_has_a_component_and_builds():
     built = {"urn 32": build_model("urn 32", 12, dropout=0.05), "lstm 8 e12": build_model("lstm 8 e12", 12),
              "srn 5 e4": build_model("srn 5 e4", 12), "gru 5": build_model("gru 5", 12),
              "nnlm 3 5 4 direct": build_model("nnlm 3 5 4 direct", 12),
-             "4.2 dense 3": build_model("4.2 dense 3", 12)}
+             "4.2 dense 3": build_model("4.2 dense 3", 12), "tpru 8 N4 s2": build_model("tpru 8 N4 s2", 12),
+             "arbitrary 6": build_model("arbitrary 6", 12)}
     assert count_parameters(built["urn 32"]) == urn_parameter_count(12, 32)
     assert count_parameters(built["lstm 8 e12"]) == lstm_parameter_count(12, 8, 12)
     for text, model in built.items():

@@ -76,7 +76,7 @@ def _random_cell(variant="tpru", slices=1, d_in=3, d=8, N=5, seed=0):
 # eqs. 2-6 and the normalisation (eq. 4)
 # --------------------------------------------------------------------------- #
 def test_normalisation_sums_to_one_and_is_sparse():
-    f_tilde = torch.tensor([[0.0, 2.0, 0.0, 1.0], [0.0, 0.0, 0.0, 0.0], [3.0, 0.0, 0.0, 0.0]], requires_grad=True)
+    f_tilde = torch.tensor([[0.0, 2.0, 0.0, 1.0], [0.0] * 4, [3.0, 0.0, 0.0, 0.0]], requires_grad=True)
     f = relu_square_normalise(f_tilde)
     assert torch.allclose(f[0], torch.tensor([0.0, 0.8, 0.0, 0.2]))
     assert torch.all(f[0][f_tilde[0] == 0] == 0)  # exactly 0 where f~ is 0
@@ -211,21 +211,22 @@ def test_parameter_counts_match_table1(d, d_in):
     assert table1_parameter_count("tpru", d, d_in) == 4 * d * d + 2 * d * d_in
     assert table1_parameter_count("lstm", d, d_in) == 4 * d * d + 4 * d * d_in
     assert table1_parameter_count("gru", d, d_in) == 3 * d * d + 3 * d * d_in
+    count = table1_parameter_count
     for kind in ("lstm", "gru"):
         one = RecurrentStack(kind, d_in, d)
-        assert weight_matrix_count(one) == table1_parameter_count(kind, d, d_in)
-        assert sum(p.numel() for p in one.parameters()) == table1_parameter_count(kind, d, d_in) + bias_count(kind, d)
+        assert weight_matrix_count(one) == count(kind, d, d_in)
+        assert sum(p.numel() for p in one.parameters()) == count(kind, d, d_in) + bias_count(kind, d)
         two = RecurrentStack(kind, d_in, d, 2)
-        assert weight_matrix_count(two) == table1_parameter_count(kind, d, d_in) + table1_parameter_count(kind, d, d)
+        assert weight_matrix_count(two) == count(kind, d, d_in) + count(kind, d, d)
     for variant in VARIANTS:
         for slices in (1, 2):
             cell = TPRU(d_in, d, 5, variant=variant, slices=slices)
             want = table1_parameter_count(variant, d, d_in)
             assert weight_matrix_count(cell) == want  # E (a buffer) and the biases are not counted
             assert sum(p.numel() for p in cell.parameters()) == want + bias_count(variant, d)
-            assert weight_matrix_count(TPRU(d_in, d, 50, variant=variant, slices=slices)) == want  # independent of N
+            assert weight_matrix_count(TPRU(d_in, d, 50, variant=variant, slices=slices)) == want  # any N
     two = RecurrentStack("tpru", d_in, d, 2, n_roles=5)
-    assert weight_matrix_count(two) == table1_parameter_count("tpru", d, d_in) + table1_parameter_count("tpru", d, d)
+    assert weight_matrix_count(two) == count("tpru", d, d_in) + count("tpru", d, d)
 
 
 def test_time_complexity_table1():
@@ -303,7 +304,8 @@ def test_eq8_by_hand_and_where_the_printed_form_differs():
     zero = torch.zeros(8, dtype=f64)  # at b_{t-1} = 0 the printed Lambda_1 is right
     t0 = step_terms(cell, x, zero)
     auto0_tilde, auto0_b = autograd_jacobians(cell, x, zero)
-    assert torch.allclose(t0.Lambda1_printed @ cell.W_b + t0.Lambda2 @ auto0_tilde + t0.Lambda3, auto0_b, atol=1e-12)
+    printed = t0.Lambda1_printed @ cell.W_b + t0.Lambda2 @ auto0_tilde + t0.Lambda3
+    assert torch.allclose(printed, auto0_b, atol=1e-12)
 
 
 # --------------------------------------------------------------------------- #
@@ -335,7 +337,7 @@ def test_two_layer_stack(kind):
             assert torch.allclose(f, stack.cells[1].fillers(stack.cells[0](x)))
         assert f.shape == (3, 4, 2, 6)
     else:
-        assert isinstance(stack.rnn, torch.nn.GRU if kind == "gru" else torch.nn.LSTM) and stack.rnn.num_layers == 2
+        assert isinstance(stack.rnn, getattr(torch.nn, kind.upper())) and stack.rnn.num_layers == 2
 
 
 @pytest.mark.parametrize("kind", ["tpru", "gru", "lstm"])
@@ -372,7 +374,7 @@ def test_language_model_tied_and_fit():
 def test_bad_arguments_raise_helpful_errors():
     with pytest.raises(ParameterError, match="n_roles=0 must be >= 1"):
         TPRU(3, 8, 0)
-    with pytest.raises(ParameterError, match=r"variant='mod4'.*choose one of \['tpru', 'mod1', 'mod2', 'mod3'\]"):
+    with pytest.raises(ParameterError, match=r"variant='mod4'.*one of \['tpru', 'mod1', 'mod2', 'mod3'\]"):
         TPRU(3, 8, 4, variant="mod4")
     with pytest.raises(ParameterError, match=r"slices=3 must divide d=8.*\[1, 2, 4, 8\]"):
         TPRU(3, 8, 4, slices=3)

