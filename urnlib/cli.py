@@ -138,15 +138,12 @@ def run_notebooks(args: argparse.Namespace) -> int:
     claims_dir = out / "_claims"
     claims_dir.mkdir(parents=True, exist_ok=True)
     failures = []
-    for name, notebook, params_file in runs:
-        parameters = yaml.safe_load(params_file.read_text()) or {}
-        if not isinstance(parameters, dict):
-            raise SystemExit(f"error: {params_file} must hold a mapping of parameter names to values")
-        parameters |= {"scale": args.scale, "claims_dir": str(claims_dir)}
-        if args.retrain:
-            parameters |= {"retrain": True, "mode": "retrain"}
-        elif args.train:
-            parameters["mode"] = "train"
+    for name, notebook, _params_file in runs:
+        # the notebook reads its own preset (params_file) through its chapter's Config: only what the runner
+        # decides is injected, so the page's parameter cell shows exactly what differs from the preset
+        parameters = {"scale": args.scale, "claims_dir": str(claims_dir)}
+        if name != "claims" and (args.retrain or args.train):
+            parameters["mode"] = "retrain" if args.retrain else "train"
         output = out / f"{name}.ipynb"
         how = ", retrain" if args.retrain else ", train" if args.train else ""
         print(f"== {name} (scale {args.scale}{how}) -> {output}", flush=True)

@@ -45,7 +45,7 @@ from urnlib.components import library_versions, versions
 from urnlib.params import ParameterError
 
 __all__ = ["RunSpec", "Run", "Trained", "RunStore", "RunError", "MissingRunError", "CorruptRunError",
-           "params_key", "git_state", "provenance_table", "FORMAT"]
+           "params_key", "git_state", "FORMAT"]
 
 PACKAGE_ROOT = Path(urnlib.__file__).resolve().parent
 FORMAT = 2  #: record format: 2 = component versions, library versions, checksums (1: source fingerprints)
@@ -221,34 +221,10 @@ class RunStore:
             ``"python -m urnlib.cli notebooks --scale paper --only dyck --train"``).
     """
 
-    def __init__(self, root: str | os.PathLike, rebuild: str = "make reproduce", *, code_module: str | None = None):
+    def __init__(self, root: str | os.PathLike, rebuild: str = "make reproduce"):
         self.root = Path(root)
         self.rebuild = rebuild
         self.checkpoints = self.root / ".checkpoints"
-        self.code_module = code_module  # TRANSITIONAL: chapters not yet on urnlib.runner
-
-    def get_or_train(self, experiment: str, name: str, params: dict[str, Any], train, *, retrain: bool = False,
-                     on_stale: str = "warn") -> Run:
-        """TRANSITIONAL interface of the chapters not yet moved to :mod:`urnlib.runner`: load the run (stale
-        ones flagged), train it when it is missing. ``train(checkpoint) -> (rows, final, weights, wall)``."""
-        from urnlib.legacy import legacy_components
-        from urnlib.runner import obtain
-
-        spec = RunSpec(experiment, name, params, legacy_components(self.code_module, params))
-
-        def trainer(spec, checkpoint):
-            rows, final, weights, wall = train(checkpoint)
-            return Trained(rows, final, weights, wall)
-
-        if retrain:
-            return obtain(spec, self, mode="retrain", train=trainer)
-        try:
-            run = obtain(spec, self, mode="load", on_stale="error" if on_stale == "error" else "warn")
-        except MissingRunError:
-            return obtain(spec, self, mode="train", train=trainer)
-        if run.stale and on_stale == "retrain":
-            return obtain(spec, self, mode="retrain", train=trainer)
-        return run
 
     # ------------------------------------------------------------------ paths and locks
     def folder(self, spec: RunSpec) -> Path:
@@ -328,17 +304,8 @@ class RunStore:
                 raise self._corrupt(folder, f"weights.pt cannot be read ({type(err).__name__})") from None
         return Run(record, folder, tensors)
 
-    def load(self, spec: RunSpec, name: str | None = None, params: dict[str, Any] | None = None) -> Run | None:
-        """The verified run of ``spec`` (these parameters and current component versions), or ``None``.
-
-        TRANSITIONAL: ``load(experiment, name, params)`` for the chapters not yet on :mod:`urnlib.runner`
-        finds the run under any component versions, like they did before."""
-        if not isinstance(spec, RunSpec):
-            from urnlib.legacy import legacy_components
-
-            spec = RunSpec(spec, name, params, legacy_components(self.code_module, params))
-            run = self.load(spec)
-            return run if run is not None else next(iter(self.others(spec)), None)
+    def load(self, spec: RunSpec) -> Run | None:
+        """The verified run of ``spec`` (these parameters and current component versions), or ``None``."""
         folder = self.folder(spec)
         if not folder.exists():
             return None
@@ -428,37 +395,3 @@ def _recorded_within(old: Any, new: Any) -> bool:
 
 def _glob_escape(name: str) -> str:
     return "".join(f"[{c}]" if c in "[]*?" else c for c in name)
-
-
-def wait_for_newer(run: Run | None, since: float) -> bool:
-    """Whether ``run`` was written after ``since`` (a ``time.time()``): another process trained it meanwhile."""
-    if run is None:
-        return False
-    try:
-        return (run.path / "record.json").stat().st_mtime >= since
-    except FileNotFoundError:
-        return False
-
-
-def provenance_table(runs: list[Run]):
-    """A pandas DataFrame: which commit, code and machine produced each run, and whether it is stale (why)."""
-    import pandas as pd
-
-    rows = []
-    for run in runs:
-        git = run.record.get("git", {}) or {}
-        commit = (git.get("commit") or "unknown")[:10] + (" (dirty)" if git.get("dirty") else "")
-        cpu = run.record.get("cpu_time_s")
-        reasons = run.stale_reasons()
-        rows.append({
-            "run": run.name,
-            "key": run.record["key"],
-            "commit": commit,
-            "created": run.record["created"][:16].replace("T", " "),
-            "CPU time (min)": "-" if cpu is None else f"{cpu / 60:.1f}",
-            "wall time (min)": f"{run.record.get('wall_time_s', 0) / 60:.1f}",
-            "torch": (run.record.get("libraries") or run.record.get("versions", {})).get("torch", "?"),
-            "status": "stale: " + "; ".join(reasons) if reasons else "current",
-        })
-    return pd.DataFrame(rows)
-

@@ -43,7 +43,7 @@ from typing import Any
 from urnlib import cluster, cluster_runs
 from urnlib.params import ParameterError, check_choice
 from urnlib.progress import RunsBar
-from urnlib.results import MissingRunError, Run, RunSpec, RunStore, Trained, wait_for_newer
+from urnlib.results import MissingRunError, Run, RunSpec, RunStore, Trained
 from urnlib.train import default_device
 
 __all__ = ["MODES", "ON_STALE", "StaleRunWarning", "PlanError", "run_plan", "obtain", "train_function"]
@@ -70,6 +70,16 @@ class PlanError(RuntimeError):
         super().__init__(f"{len(failures)} run(s) of the plan failed; the {len(runs)} other(s) are stored, "
                          "and a failed run resumes from its last checkpoint when the plan runs again:\n"
                          + "\n".join(lines) + "\n\nTracebacks:\n" + tracebacks)
+
+
+def wait_for_newer(run: Run | None, since: float) -> bool:
+    """Whether ``run`` was written after ``since`` (a ``time.time()``): another process trained it meanwhile."""
+    if run is None:
+        return False
+    try:
+        return (run.path / "record.json").stat().st_mtime >= since
+    except FileNotFoundError:
+        return False
 
 
 def train_function(spec: RunSpec) -> TrainFunction:

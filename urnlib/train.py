@@ -43,7 +43,7 @@ from torch import nn
 from urnlib.callbacks import Callback, Monitor
 from urnlib.params import ParameterError, check_bool, check_choice, check_float, check_int
 from urnlib.progress import progress
-from urnlib.tokens import IGNORE, TokenData
+from urnlib.tokens import IGNORE, TokenData, device_of as _device_of, predict
 
 __all__ = ["IGNORE", "TokenData", "TrainConfig", "History", "Loss", "token_cross_entropy", "fit",
            "evaluate_loss", "predict", "seed_everything", "OPTIMIZERS", "CheckpointSink", "default_device",
@@ -143,21 +143,6 @@ def token_cross_entropy(model: nn.Module, inputs: torch.Tensor, targets: torch.T
 
 
 @torch.no_grad()
-def predict(model: nn.Module, inputs: torch.Tensor, batch_size: int = 1024) -> torch.Tensor:
-    """Logits ``(N, T, V)`` in evaluation mode (no dropout), computed on the model's device and given on the
-    CPU. Holds all N rows' logits: for small vocabularies only; use :func:`evaluate_loss` or a batched
-    callback for large ones."""
-    was_training = model.training
-    model.eval()
-    device = _device_of(model)
-    try:
-        return torch.cat([model(inputs[i : i + batch_size].to(device)).cpu()
-                          for i in range(0, len(inputs), batch_size)])
-    finally:
-        model.train(was_training)
-
-
-@torch.no_grad()
 def evaluate_loss(model: nn.Module, data: TokenData, batch_size: int = 1024, loss: Loss | None = None) -> float:
     """Mean loss per scored token (nats) over ``data``, no dropout, ``batch_size`` rows at a time: it never
     holds more than one batch of logits."""
@@ -246,11 +231,6 @@ def default_device(device: str | torch.device | None) -> Iterator[None]:
         yield
     finally:
         _DEVICE.reset(token)
-
-
-def _device_of(model: nn.Module) -> torch.device:
-    param = next(iter(model.parameters()), None)
-    return param.device if param is not None else torch.device("cpu")
 
 
 def fit(

@@ -10,7 +10,7 @@ row::
 with exactly one separator per row and padding only at the end. The model
 (:class:`urnlib.models.entailment.EntailmentModel`) returns ``(B, T, 2)`` logits whose position 0 holds the
 class logits and whose other positions are 0 (ignored by the loss, as their targets are
-:data:`~urnlib.train.IGNORE`), so the token cross-entropy of ``fit`` is the pair cross-entropy.
+:data:`~urnlib.tokens.IGNORE`), so the token cross-entropy of ``fit`` is the pair cross-entropy.
 :func:`pack_pairs` builds the rows, :func:`pack_targets` the targets, :func:`predict_labels` and
 :func:`entailment_accuracy` read the predictions back. The argument checks shared by the entailment
 modules are here too.
@@ -24,7 +24,7 @@ import torch
 from torch import nn
 
 from urnlib.params import ParameterError
-from urnlib.train import IGNORE, predict
+from urnlib.tokens import IGNORE, predict
 
 __all__ = ["N_CLASSES", "entailment_accuracy", "pack_pairs", "pack_targets", "predict_labels"]
 
@@ -88,7 +88,7 @@ def pack_pairs(
 
 def pack_targets(labels: torch.Tensor | Sequence[int], T: int) -> torch.Tensor:
     """Targets ``(N, T)`` for :func:`urnlib.train.fit`: the label (0 or 1) in column 0,
-    :data:`~urnlib.train.IGNORE` elsewhere.
+    :data:`~urnlib.tokens.IGNORE` elsewhere.
 
     Args:
         labels: ``(N,)`` integer labels, 1 = the premise entails the hypothesis.

@@ -24,7 +24,8 @@ from urnlib.reports.agreement_tables import (PAPER_TABLE1, PAPER_TABLE2, PAPER_T
                                              main_tags, number_groups, paper_table2, phrase_table, table1,
                                              table2)
 from urnlib.reports.common import provenance as _provenance
-from urnlib.results import Run, provenance_table
+from urnlib.reports.common import provenance_table
+from urnlib.results import Run
 
 CHAPTER = "agreement"
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["largest_rise", "share_lower_at_matched_x", "provenance"]
+from urnlib.results import Run
+
+__all__ = ["largest_rise", "share_lower_at_matched_x", "provenance_table", "provenance"]
 
 
 def largest_rise(values) -> float:
@@ -36,13 +38,34 @@ def share_lower_at_matched_x(x1, y1, x2, y2, points: int = 25) -> float | None:
     return float(np.mean(first < second))
 
 
+def provenance_table(runs: list[Run]):
+    """A pandas DataFrame: which commit, code and machine produced each run, and whether it is stale (why)."""
+    import pandas as pd
+
+    rows = []
+    for run in runs:
+        git = run.record.get("git", {}) or {}
+        commit = (git.get("commit") or "unknown")[:10] + (" (dirty)" if git.get("dirty") else "")
+        cpu = run.record.get("cpu_time_s")
+        reasons = run.stale_reasons()
+        rows.append({
+            "run": run.name,
+            "key": run.record["key"],
+            "commit": commit,
+            "created": run.record["created"][:16].replace("T", " "),
+            "CPU time (min)": "-" if cpu is None else f"{cpu / 60:.1f}",
+            "wall time (min)": f"{run.record.get('wall_time_s', 0) / 60:.1f}",
+            "torch": (run.record.get("libraries") or run.record.get("versions", {})).get("torch", "?"),
+            "status": "stale: " + "; ".join(reasons) if reasons else "current",
+        })
+    return pd.DataFrame(rows)
+
+
 def provenance(runs) -> list:
     """What a chapter shows under "Runs and where they come from": a warning naming the stale runs and why
     (when there are any), then the table of :func:`urnlib.results.provenance_table`. ``runs``: a dict or list
     of :class:`~urnlib.results.Run`. Use as ``display(*provenance(runs))``."""
     from IPython.display import Markdown
-
-    from urnlib.results import provenance_table
 
     runs = list(runs.values()) if isinstance(runs, dict) else list(runs)
     table = provenance_table(runs)

@@ -1,0 +1,366 @@
+"""The built book as a reader sees it: every HTML page of the tiny book opened in Chromium (Playwright).
+
+The pages come from a local web server (127.0.0.1, a free port), as a reader's browser would get them, in a
+1280 x 900 window. The tests fail on
+- a console error or an uncaught script error (a file that does not load shows up here too),
+- a request for anything outside the book (it must work offline: MathJax is served from _static/mathjax),
+- an image that did not load (naturalWidth 0),
+- a link to a page or an anchor of the book that does not exist,
+- TeX left unrendered after MathJax finished ($...$, $$, \\(, \\[ in the text outside code), a MathJax error,
+- a table wider than its container at 1280 px, or past the window's edge (a reader would scroll sideways).
+Screenshots of the claims summary and of the Dyck chapter go to /tmp/shots (or $URNLIB_SHOTS), to look at.
+
+Needs Debian's Chromium (`apt-get install -y chromium`, or `make browser`) and the Python package playwright
+(the dev extra); Playwright's own browser download is not used. Without them the tests skip, except under CI
+(CI=true), where they fail. They use the ``tiny_book`` build of tests/conftest.py (slow), except for a fast
+test of the checks themselves on a page made to fail them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import re
+import threading
+from dataclasses import dataclass, field
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from urnlib.cli import _in_ci
+
+CHROMIUM = os.environ.get("URNLIB_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+VIEWPORT = {"width": 1280, "height": 900}
+SHOTS = Path(os.environ.get("URNLIB_SHOTS", "/tmp/shots"))
+# Pages to photograph: (page, file name)
+SCREENSHOTS = [("chapters/claims.html", "claims"), ("chapters/dyck.html", "dyck")]
+INSTALL = ("install it with `apt-get install -y chromium` (or `make browser`, as root) and the Python "
+           "package with `.venv/bin/pip install playwright` (in the dev extra: pip install -e '.[dev]')")
+
+
+def _missing(what: str):
+    message = f"browser test: {what}; {INSTALL}"
+    if _in_ci():
+        pytest.fail(message + " (CI=true: the browser test must run)", pytrace=False)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Chromium, started once per session (skips, or fails under CI, when it or playwright is missing)."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _missing("the Python package playwright is not installed")
+    if not Path(CHROMIUM).exists():
+        _missing(f"no Chromium at {CHROMIUM}")
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@contextlib.contextmanager
+def _serve(directory: Path):
+    """Serve ``directory`` on http://127.0.0.1:<free port>/ (yields that base URL) while the block runs."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(directory)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="session")
+def served_book(tiny_book):
+    """The built HTML served for the session; yields (base URL, html folder)."""
+    html = tiny_book.html
+    if not (html / "index.html").exists():
+        pytest.fail("the tiny book did not build:\n" + "\n\n".join(tiny_book.failures()), pytrace=False)
+    with _serve(html) as base:
+        yield base, html
+
+
+@dataclass
+class PageView:
+    """What a reader's browser saw on one page."""
+
+    console: list[str] = field(default_factory=list)  # console errors and uncaught exceptions
+    outside: list[str] = field(default_factory=list)  # requests for URLs outside the book (blocked)
+    broken_images: list[str] = field(default_factory=list)
+    links: list[str] = field(default_factory=list)  # every <a href>, resolved
+    anchors: set[str] = field(default_factory=set)  # ids and <a name> of the page
+    tex: list[str] = field(default_factory=list)  # unrendered TeX and MathJax errors
+    wide_tables: list[str] = field(default_factory=list)
+
+
+# Resolves when every image has loaded or failed (lazy ones are made eager), then lists the broken ones.
+IMAGES_JS = """async () => {
+  const imgs = [...document.images];
+  imgs.forEach(i => { i.loading = 'eager'; });
+  const settle = i => (i.complete ? Promise.resolve() : new Promise(r => {
+    i.addEventListener('load', r); i.addEventListener('error', r); }));
+  await Promise.race([Promise.all(imgs.map(settle)), new Promise(r => setTimeout(r, 15000))]);
+  return imgs.filter(i => !i.complete || i.naturalWidth === 0).map(i => i.getAttribute('src'));
+}"""
+
+# Waits for MathJax's first typesetting when the page loads MathJax; returns an error message or ''.
+MATHJAX_JS = """async () => {
+  const loads = [...document.scripts].some(s => /mathjax/i.test(s.src));
+  if (!loads) return '';
+  for (let t = 0; t < 300 && !(window.MathJax && MathJax.startup && MathJax.startup.promise); t++)
+    await new Promise(r => setTimeout(r, 100));
+  if (!(window.MathJax && MathJax.startup && MathJax.startup.promise)) return 'MathJax did not start';
+  try { await MathJax.startup.promise; } catch (e) { return 'MathJax failed: ' + e; }
+  await document.fonts.ready;  // MathJax's web fonts
+  return '';
+}"""
+
+# The page's text outside code, and MathJax's error nodes.
+TEXT_JS = """() => {
+  const body = document.body.cloneNode(true);
+  body.querySelectorAll('script, style, noscript, template, pre, code, kbd, samp, textarea, mjx-container,'
+                        + ' .highlight').forEach(e => e.remove());
+  const errors = [...document.querySelectorAll('mjx-merror, [data-mjx-error]')].map(
+    e => e.getAttribute('data-mjx-error') || e.textContent);
+  return {text: body.textContent, errors: errors};
+}"""
+
+# Tables wider than their scroll container (the nearest ancestor that scrolls or clips sideways, else the
+# page), or reaching past the window's right edge; each described by the heading above it and its header row.
+TABLES_JS = """() => {
+  const heading = t => {
+    for (let e = t; e && e !== document.body; e = e.parentElement)
+      for (let s = e.previousElementSibling; s; s = s.previousElementSibling) {
+        const h = /^H[1-6]$/.test(s.tagName) ? s : [...s.querySelectorAll('h1,h2,h3,h4,h5,h6')].pop();
+        if (h) return h.textContent.replace(/[#¶]/g, '').trim();
+      }
+    return '';
+  };
+  const out = [];
+  const right = document.documentElement.clientWidth;
+  for (const t of document.querySelectorAll('table')) {
+    if (!t.getClientRects().length) continue;  // not displayed (e.g. in a folded cell)
+    let c = t.parentElement;
+    while (c && c !== document.body && !['auto', 'scroll', 'hidden'].includes(getComputedStyle(c).overflowX))
+      c = c.parentElement;
+    if (!c || c === document.body) c = document.scrollingElement;
+    const box = t.getBoundingClientRect();
+    const problems = [];
+    if (c.scrollWidth > c.clientWidth + 1)
+      problems.push(`its container <${c.tagName.toLowerCase()} class="${c.className}"> is `
+                    + `${c.scrollWidth} px wide inside ${c.clientWidth} px`);
+    if (box.right + window.scrollX > right + 1)
+      problems.push(`it reaches ${Math.round(box.right + window.scrollX)} px, past the window (${right} px)`);
+    if (problems.length) {
+      const row = t.querySelector('tr');
+      const head = row ? [...row.cells].map(x => x.innerText.trim()).join(' | ').slice(0, 100) : '';
+      out.push(`table under "${heading(t)}" with header "${head}": ${problems.join('; ')}`);
+    }
+  }
+  return out;
+}"""
+
+# TeX delimiters a reader should never see: \( \) \[ \] $$ and $...$ (no space inside the dollars, as in TeX).
+TEX_LEFT = re.compile(r"\\[()\[\]]|\$\$|\$[^$\s](?:[^$\n]*?[^$\s\\])?\$")
+
+REFRESH = re.compile(r"<meta[^>]+http-equiv=.?refresh", re.I)
+
+
+def _look_at(page, url: str, origin: str, redirects: bool) -> PageView:
+    """Open ``url`` (a page that ``redirects`` with <meta http-equiv="refresh">: follow it) and look at it."""
+    view = PageView()
+    def console(m):
+        if m.type == "error":
+            where = (m.location or {}).get("url")
+            view.console.append(f"{m.text} ({where})" if where else m.text)
+
+    page.on("console", console)
+    page.on("pageerror", lambda e: view.console.append(f"uncaught: {e}"))
+
+    def route(r):
+        if r.request.url.startswith(origin) or r.request.url.startswith("data:"):
+            r.continue_()
+        else:
+            view.outside.append(r.request.url)
+            r.abort()
+
+    page.route("**/*", route)
+    page.goto(url, wait_until="load", timeout=60_000)
+    if redirects:
+        page.wait_for_url(lambda u: u != url, timeout=10_000)
+        page.wait_for_load_state("load")
+    view.broken_images = page.evaluate(IMAGES_JS)
+    problem = page.evaluate(MATHJAX_JS)
+    if problem:
+        view.tex.append(problem)
+    seen = page.evaluate(TEXT_JS)
+    view.tex += [f"MathJax error: {e}" for e in seen["errors"]]
+    for m in TEX_LEFT.finditer(seen["text"]):
+        context = " ".join(seen["text"][max(0, m.start() - 40): m.end() + 40].split())
+        view.tex.append(f"unrendered {m.group()!r} in: ...{context}...")
+    view.links = page.eval_on_selector_all("a[href]", "as => as.map(a => a.href)")
+    view.anchors = set(page.eval_on_selector_all("[id], a[name]", "es => es.map(e => e.id || e.name)"))
+    view.wide_tables = page.evaluate(TABLES_JS)
+    return view
+
+
+def _pages(html: Path) -> list[str]:
+    """Every HTML page of the book, relative to the html folder (not the ones under _static and the like)."""
+    return sorted(p.relative_to(html).as_posix() for p in html.rglob("*.html")
+                  if not p.relative_to(html).parts[0].startswith("_"))
+
+
+@pytest.fixture(scope="session")
+def reader_view(browser, served_book) -> dict[str, PageView]:
+    """Every page looked at once, at 1280 x 900: {page: what the browser saw}; takes the screenshots too."""
+    base, html = served_book
+    mathjax = html / "_static" / "mathjax" / "tex-chtml.js"
+    if not mathjax.exists():
+        pytest.fail(f"{mathjax} is missing: run `make mathjax` before building the book", pytrace=False)
+    views = {}
+    context = browser.new_context(viewport=VIEWPORT)
+    try:
+        for name in _pages(html):
+            page = context.new_page()
+            try:
+                redirects = REFRESH.search((html / name).read_text()) is not None
+                views[name] = _look_at(page, base + name, base, redirects)
+                shot = dict(SCREENSHOTS).get(name)
+                if shot:
+                    SHOTS.mkdir(parents=True, exist_ok=True)
+                    # What the 1280 x 900 window shows (a full-page screenshot would lay the page out in a
+                    # window as tall as the page, which the theme draws differently): the top of the page, and
+                    # the top of its claims table.
+                    page.screenshot(path=str(SHOTS / f"{shot}.png"))
+                    tables = page.locator("table", has=page.locator("th", has_text="verdict"))
+                    if tables.count():
+                        tables.last.evaluate("t => { t.scrollIntoView(); window.scrollBy(0, -80); }")
+                        page.wait_for_timeout(1000)  # the theme folds its sidebar with a transition
+                        page.screenshot(path=str(SHOTS / f"{shot}-claims-table.png"))
+            finally:
+                page.close()
+    finally:
+        context.close()
+    return views
+
+
+def _broken_links(views: dict[str, PageView], base: str, html: Path) -> list[str]:
+    """Links of the looked-at pages to a file of the book that does not exist, or to a missing anchor."""
+    problems = []
+    for name, view in views.items():
+        for href in sorted(set(view.links)):
+            if not href.startswith(base):
+                continue  # outside the book (not followed: no network here)
+            parts = urlsplit(href)
+            target = unquote(parts.path).lstrip("/")
+            if target == "" or target.endswith("/"):
+                target += "index.html"
+            if not (html / target).is_file():
+                problems.append(f"{name}: link to {href}: {target} does not exist")
+                continue
+            anchor = unquote(parts.fragment)
+            if anchor and target in views and anchor not in views[target].anchors:
+                problems.append(f"{name}: link to {href}: {target} has no anchor #{anchor}")
+    return problems
+
+
+def _report(views: dict[str, PageView], attribute: str) -> str:
+    return "\n".join(f"{name}: {item}" for name, view in views.items() for item in getattr(view, attribute))
+
+
+@pytest.mark.slow
+def test_every_page_of_the_book_is_looked_at(reader_view):
+    from urnlib.cli import CHAPTERS
+
+    expected = {"index.html", "intro.html", "performance.html", *(f"chapters/{c}.html" for c in CHAPTERS)}
+    missing = sorted(expected - set(reader_view))
+    assert not missing, f"pages not found in the built book: {missing}"
+
+
+@pytest.mark.slow
+def test_no_console_errors(reader_view):
+    problems = _report(reader_view, "console")
+    assert not problems, f"console errors:\n{problems}"
+
+
+@pytest.mark.slow
+def test_nothing_is_fetched_from_outside_the_book(reader_view):
+    problems = _report(reader_view, "outside")
+    assert not problems, f"requests outside the book (it must work offline):\n{problems}"
+
+
+@pytest.mark.slow
+def test_images_load(reader_view):
+    problems = _report(reader_view, "broken_images")
+    assert not problems, f"images that did not load (naturalWidth 0):\n{problems}"
+
+
+@pytest.mark.slow
+def test_internal_links_lead_somewhere(reader_view, served_book):
+    problems = _broken_links(reader_view, *served_book)
+    assert not problems, "broken internal links:\n" + "\n".join(problems)
+
+
+@pytest.mark.slow
+def test_tex_is_rendered(reader_view):
+    problems = _report(reader_view, "tex")
+    assert not problems, f"TeX left unrendered or MathJax errors:\n{problems}"
+
+
+@pytest.mark.slow
+def test_tables_fit_a_1280px_window(reader_view):
+    problems = _report(reader_view, "wide_tables")
+    width = VIEWPORT["width"]
+    assert not problems, f"tables wider than the page at {width} px (scrolling sideways):\n{problems}"
+
+
+BROKEN_PAGE = """<!DOCTYPE html><html><head><title>t</title></head><body>
+<h1 id="top">A page with every fault</h1>
+<p>Unrendered: $x^2$ and \\(y\\); a price of $5 and $10 is fine.</p>
+<pre>code may hold $a$ and \\(b\\)</pre>
+<img src="missing.png"> <img src="ok.svg">
+<a href="nowhere.html">gone</a> <a href="#top">here</a> <a href="#nothing">no anchor</a>
+<a href="https://example.org/">outside, not followed</a>
+<div style="width: 400px; overflow-x: auto">
+<table><tr><td style="white-space: nowrap">{wide}</td></tr></table></div>
+<table><tr><td>fits</td></tr></table>
+<script>console.error("boom"); fetch("https://example.org/x.js").catch(() => null);</script>
+</body></html>"""
+
+OK_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>'
+
+
+def test_the_checks_catch_a_broken_page(browser, tmp_path):
+    """Each check fails on a page made to fail it (and only there): a fast test of the test, with no book."""
+    (tmp_path / "page.html").write_text(BROKEN_PAGE.replace("{wide}", "wide " * 200))
+    (tmp_path / "ok.svg").write_text(OK_SVG)
+    context = browser.new_context(viewport=VIEWPORT)
+    try:
+        with _serve(tmp_path) as base:
+            view = _look_at(context.new_page(), base + "page.html", base, redirects=False)
+            links = _broken_links({"page.html": view}, base, tmp_path)
+    finally:
+        context.close()
+    assert any("boom" in c for c in view.console), view.console
+    assert view.outside == ["https://example.org/x.js"]
+    assert view.broken_images == ["missing.png"]
+    assert [p.split(": ")[-1] for p in links] == ["nowhere.html does not exist",
+                                                  "page.html has no anchor #nothing"]
+    assert [t.split(" in:")[0] for t in view.tex] == ["unrendered '$x^2$'", "unrendered '\\\\('",
+                                                       "unrendered '\\\\)'"]
+    assert len(view.wide_tables) == 1 and "400 px" in view.wide_tables[0], view.wide_tables

@@ -1,0 +1,69 @@
+"""urnlib.claims: numbers as the claims tables print them, and the table's HTML."""
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+from urnlib.claims import VERDICTS, Claim, claim, claims_frame, claims_table, format_value
+
+
+@pytest.mark.parametrize("value, shown", [
+    (848570.0, "848,570"),  # an integral float: no ".0"
+    (848570, "848,570"),
+    (np.int64(12000), "12,000"),
+    (5, "5"),
+    (-3.0, "-3"),
+    (0.503000, "0.503"),  # 4 significant digits, no trailing zeros
+    (1.529142, "1.529"),
+    (2.16420, "2.164"),
+    (184.4, "184.4"),
+    (3310.8, "3,311"),  # integer digits are never dropped
+    (-0.0735, "-0.0735"),
+    (np.float32(0.5), "0.5"),
+    (0.0, "0"),
+    (1.25e-7, "1.25e-07"),
+    (2.5e20, "2.5e+20"),
+    (True, "yes"),
+    (np.bool_(False), "no"),
+    (math.nan, "n/a"),
+    (math.inf, "inf"),
+    ("34.62%", "34.62%"),  # text stays as it is
+])
+def test_format_value(value, shown):
+    assert format_value(value) == shown
+
+
+def test_format_value_digits():
+    assert format_value(math.pi, digits=3) == "3.14"
+    assert format_value(0.000123456, digits=3) == "0.000123"
+
+
+def test_claim_formats_numbers_given_for_paper_and_ours():
+    c = claim("dyck", "paper 000 Fig. 3", "s", 848570.0, 0.503000, "rule", True)
+    assert (c.paper, c.ours, c.verdict) == ("848,570", "0.503", "reproduced")
+    assert claim("dyck", "src", "s", "text", "more text", "rule", None).paper == "text"
+
+
+def test_verdicts_follow_holds_and_partly():
+    verdicts = [claim("c", "s", "x", "p", "o", "r", holds, partly).verdict
+                for holds, partly in [(True, False), (False, True), (False, False), (None, False)]]
+    assert verdicts == list(VERDICTS)
+
+
+def test_claims_frame_formats_numbers_of_claims_made_directly():
+    frame = claims_frame([Claim("dyck", "src", "s", 0.25, 1234.0, "r", "reproduced")])
+    assert frame.loc[0, "paper"] == "0.25" and frame.loc[0, "ours"] == "1,234"
+
+
+def test_claims_table_escapes_html_and_fits_its_column():
+    claims = [claim("agreement", "paper 000 sec. 4", "the <unk> token & b_{t-1}", "< 1%", "34.6%",
+                    "error < 1%", False)]
+    html = claims_table(claims).to_html()
+    assert "&lt;unk&gt; token &amp; b_{t-1}" in html and "&lt; 1%" in html and "<unk>" not in html
+    assert 'class="urnlib-claims"' in html and "table-layout: fixed" in html
+    widths = [float(w) for w in re.findall(r"th\.col_heading\.col\d+ \{\s*width: ([\d.]+)%", html)]
+    assert len(widths) == 6 and abs(sum(widths) - 100) < 0.5
+    with_chapter = claims_table(claims, with_chapter=True).to_html()
+    assert ">chapter</th>" in with_chapter and "th.col_heading.col6" in with_chapter
