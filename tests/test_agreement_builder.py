@@ -55,7 +55,8 @@ def test_extract_relative_clause(nlp):
 def test_extract_skips_what_linzen_skips(nlp):
     stats = Counter()
     assert examples_of(nlp, "The man left the house yesterday.", stats=stats) == []  # no present tense
-    assert examples_of(nlp, "The dog and the cat are in the garden.", stats=stats) == []  # coordinated subject
+    # coordinated subject
+    assert examples_of(nlp, "The dog and the cat are in the garden.", stats=stats) == []
     assert stats["coordinated"] == 1
     long = "The keys to the cabinet are on the table near " + "the red box , " * 12 + "and the lamp ."
     assert len(long.split()) > builder.MAX_LENGTH
@@ -78,7 +79,8 @@ def test_gold_tags_check_spacy(nlp):
 
 def test_gold_nouns_count_the_attractors(nlp):
     # the gold tags, not spaCy's, say which intervening words are nouns and of which number
-    [example] = examples_of(nlp, "The/at author/nn of/in the/at letters/nns writes/vbz well/rb ./.", gold=True)
+    [example] = examples_of(nlp, "The/at author/nn of/in the/at letters/nns writes/vbz well/rb ./.",
+                            gold=True)
     assert example.n_attractors == 1
     [example] = examples_of(nlp, "The/at author/nn of/in the/at letters/nn writes/vbz well/rb ./.", gold=True)
     assert example.n_attractors == 0 and example.n_intervening == 1
@@ -104,7 +106,8 @@ def test_sotu_documents():
     assert [name for name, _ in docs] == ["1790_george_washington_n", "1791_george_washington_n"]
     assert "[Applause]" in docs[0][1]
     assert list(sotu_documents(FIXTURE / "@stdlib" / "datasets-sotu")) == docs
-    cleaned = strip_stage_directions("Thanks. (Applause.) We [the States] agree.\n[Laughter]  Good [Footnote 1: x.]")
+    cleaned = strip_stage_directions("Thanks. (Applause.) We [the States] agree.\n"
+                                     "[Laughter]  Good [Footnote 1: x.]")
     assert cleaned == "Thanks. We the States agree. Good"
 
 
@@ -161,8 +164,8 @@ def test_offline_dataset_is_cached(tmp_path, monkeypatch, capsys):
     path = builder.offline_dataset(tmp_path, npm_dir=FIXTURE)
     out = capsys.readouterr().out
     assert "attractors" in out and "written" in out and "gold-tag check" in out
-    assert path.parent == tmp_path and path.name.startswith("agreement-") and path.with_suffix("").with_suffix(
-        ".json").is_file()
+    assert path.parent == tmp_path and path.name.startswith("agreement-")
+    assert path.with_suffix("").with_suffix(".json").is_file()
 
     def no_parse(*args, **kwargs):
         raise AssertionError("parsed again although the data is cached")
@@ -176,7 +179,8 @@ def test_offline_dataset_is_cached(tmp_path, monkeypatch, capsys):
 
 def test_cli_agreement_data(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv(npm.ENV, str(FIXTURE))
-    assert cli.main(["agreement-data", "--sources", "sotu", "--max-sentences", "4", "--cache", str(tmp_path)]) == 0
+    assert cli.main(["agreement-data", "--sources", "sotu", "--max-sentences", "4",
+                     "--cache", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "attractors" in out and "sotu" in out
     assert len(list(tmp_path.glob("agreement-*.tsv.gz"))) == 1

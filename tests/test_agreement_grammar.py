@@ -1,4 +1,5 @@
-"""Tests for urnlib.languages.agreement_grammar: the synthetic subject-verb agreement grammar (paper 000 sec. 4)."""
+"""Tests for urnlib.languages.agreement_grammar: the synthetic subject-verb agreement grammar (paper 000
+sec. 4)."""
 
 from collections import Counter
 
@@ -29,8 +30,8 @@ def parse(pos):
     """Recursive-descent parse of the grammar from tags alone, independent of the generator.
 
     Returns ``(subj_index, main_verb_index, pairs, max_orc_depth, kinds)`` where ``pairs`` lists
-    ``(verb_index, its_subject_index)`` for every verb; raises AssertionError when the tags do not
-    follow ``the N <tail> V the N .`` with tail items ``IN the N`` | ``that V the N`` | ``that the N <tail> V``.
+    ``(verb_index, its_subject_index)`` for every verb; raises AssertionError when the tags do not follow
+    ``the N <tail> V the N .`` with tail items ``IN the N`` | ``that V the N`` | ``that the N <tail> V``.
     """
     pairs, kinds, depth = [], Counter(), [0]
 
@@ -116,7 +117,8 @@ def test_count_attractors_on_hand_tagged_sentences(text, expected):
 
 def test_count_attractors_ignores_nouns_outside_the_span():
     # "the house of the men near the door sees the keys ." : subject = door (index 7), verb = sees (8)
-    words, pos = _tagged("the/DT house/NN of/IN the/DT men/NNS near/IN the/DT door/NN sees/VBZ the/DT keys/NNS ./.")
+    words, pos = _tagged("the/DT house/NN of/IN the/DT men/NNS near/IN the/DT door/NN sees/VBZ "
+                         "the/DT keys/NNS ./.")
     assert count_attractors(pos, 7, 8) == (0, 0)
     assert count_attractors(pos, 1, 8) == (2, 1)  # men (attractor) and door (same number)
 
@@ -256,7 +258,8 @@ def test_tsv_round_trip(tmp_path):
     path = tmp_path / "agreement.tsv.gz"
     assert write_tsv(examples, path) == 200
     back = read_tsv(path)
-    assert back == examples  # the dataclass compares words, pos, indices, verb_pos, n_attractors, n_intervening
+    # the dataclass compares words, pos, indices, verb_pos, n_attractors, n_intervening
+    assert back == examples
     for x, y in zip(examples, back):
         assert (x.words, x.pos, x.subj_index, x.verb_index, x.verb_pos, x.n_attractors, x.n_intervening) == (
             y.words, y.pos, y.subj_index, y.verb_index, y.verb_pos, y.n_attractors, y.n_intervening)
@@ -274,7 +277,8 @@ def test_nearest_noun_heuristic_fails_often():
     examples = generate(2000, attractor_counts=[1, 2, 3], rng=11, extra_nouns=0)
     with_embedded = [ex for ex in examples if any(t in VERB for t in ex.pos[: ex.verb_index])]
     wrong = sum(
-        ex.pos[max(i for i in range(ex.verb_index) if ex.pos[i] in VERB)] != ex.verb_pos for ex in with_embedded)
+        ex.pos[max(i for i in range(ex.verb_index) if ex.pos[i] in VERB)] != ex.verb_pos
+        for ex in with_embedded)
     assert len(with_embedded) > 500 and wrong / len(with_embedded) > 0.3
 
 

@@ -48,19 +48,21 @@ CONFIGS = {"primer": "primer", "agreement": "agreement", "dyck": "dyck", "cross_
 
 @pytest.mark.parametrize("name", [n for n in CHAPTERS if (NOTEBOOKS / f"{n}.ipynb").exists()])
 def test_notebook_parameters_are_the_configs_fields(name):
-    """A chapter's parameters cell declares exactly its Config's fields (plus claims_dir), and each preset file
-    names only those fields and its own scale."""
+    """A chapter's parameters cell declares exactly its Config's fields (plus claims_dir), and each preset
+    file names only those fields and its own scale."""
     import importlib
 
     declared = set(papermill.inspect_notebook(str(NOTEBOOKS / f"{name}.ipynb")))
-    assert INJECTED <= declared, f"the parameters cell of {name}.ipynb must declare {sorted(INJECTED - declared)}"
+    assert INJECTED <= declared, \
+        f"the parameters cell of {name}.ipynb must declare {sorted(INJECTED - declared)}"
     for scale in SCALES:
         assert (NOTEBOOKS / "params" / f"{name}.{scale}.yaml").exists()
     if name not in CONFIGS:
         return
     config = importlib.import_module(f"urnlib.experiments.{CONFIGS[name]}").Config
     assert declared == set(config.fields()) | {"claims_dir"}, \
-        f"{name}.ipynb declares {sorted(declared ^ (set(config.fields()) | {'claims_dir'}))} unlike its Config"
+        f"{name}.ipynb declares {sorted(declared ^ (set(config.fields()) | {'claims_dir'}))} " \
+        "unlike its Config"
     for scale in SCALES:
         given = yaml.safe_load((NOTEBOOKS / "params" / f"{name}.{scale}.yaml").read_text())
         assert given["scale"] == scale and set(given) <= set(config.fields())

@@ -6,7 +6,8 @@ import re
 import numpy as np
 import pytest
 
-from urnlib.claims import VERDICTS, Claim, claim, claims_frame, claims_table, format_value
+from urnlib.claims import (VERDICTS, Claim, claim, claims_frame, claims_table, format_value, load_claims,
+                           save_claims)
 
 
 @pytest.mark.parametrize("value, shown", [
@@ -67,3 +68,11 @@ def test_claims_table_escapes_html_and_fits_its_column():
     assert len(widths) == 6 and abs(sum(widths) - 100) < 0.5
     with_chapter = claims_table(claims, with_chapter=True).to_html()
     assert ">chapter</th>" in with_chapter and "th.col_heading.col6" in with_chapter
+
+
+def test_load_claims_reads_back_saved_claims_and_stops_on_none(tmp_path):
+    with pytest.raises(FileNotFoundError, match="run the chapter notebooks first"):
+        load_claims(tmp_path)
+    claims = [claim("dyck", "src", "s", 1.0, 2.0, "r", True)]
+    save_claims(claims, tmp_path, "dyck")
+    assert load_claims(tmp_path) == claims

@@ -17,7 +17,8 @@ from urnlib import cli
 def write_notebook(path, code="x = 1"):
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    params = nbformat.v4.new_code_cell('scale = "tiny"  # parameter set\nclaims_dir = "."  # claims\nretrain = False  # retrain')
+    params = nbformat.v4.new_code_cell('scale = "tiny"  # parameter set\nclaims_dir = "."  # claims\n'
+                                       'retrain = False  # retrain')
     params.metadata["tags"] = ["parameters"]
     nb.cells = [params, nbformat.v4.new_code_cell(code)]
     nbformat.write(nb, path)

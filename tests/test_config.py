@@ -74,7 +74,8 @@ def test_a_parameter_file_with_an_unknown_or_missing_key_is_refused(tmp_path):
     (tmp_path / "cross_serial.tiny.yaml").write_text(yaml.safe_dump(values))
     with pytest.raises(ParameterError, match="missing parameter.*units"):
         Config.load("tiny", params_dir=tmp_path)
-    (tmp_path / "cross_serial.tiny.yaml").write_text(yaml.safe_dump({**namespace_of_file("tiny"), "scale": "paper"}))
+    (tmp_path / "cross_serial.tiny.yaml").write_text(yaml.safe_dump({**namespace_of_file("tiny"),
+                                                                      "scale": "paper"}))
     with pytest.raises(ParameterError, match="says scale: 'paper'"):
         Config.load("tiny", params_dir=tmp_path)
 
@@ -87,5 +88,6 @@ def test_store_path_does_not_depend_on_the_working_directory(tmp_path, monkeypat
 
 def test_every_chapter_config_is_a_kw_only_dataclass_without_paper_defaults():
     for cls in ChapterConfig.__subclasses__():
-        own = [f for f in dataclasses.fields(cls) if f.name not in {g.name for g in dataclasses.fields(ChapterConfig)}]
+        base = {g.name for g in dataclasses.fields(ChapterConfig)}
+        own = [f for f in dataclasses.fields(cls) if f.name not in base]
         assert all(f.default is dataclasses.MISSING for f in own), cls

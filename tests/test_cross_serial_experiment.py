@@ -17,7 +17,7 @@ from urnlib.experiments import cross_serial as experiment
 from urnlib.languages import cross_serial as cs
 from urnlib.models import count_parameters
 from urnlib.reports import cross_serial as report
-from urnlib.train import TrainConfig, evaluate_loss
+from urnlib.train import evaluate_loss
 
 torch.set_num_threads(1)
 
@@ -226,12 +226,13 @@ def test_stored_weights_reproduce_the_last_evaluation(tiny):
 
 def test_second_call_loads_from_the_store(tiny, monkeypatch):
     store, runs = tiny
-    before = {lab: (os.stat(r.path / "record.json").st_mtime_ns, r.record["wall_time_s"]) for lab, r in runs.items()}
+    before = {lab: (os.stat(r.path / "record.json").st_mtime_ns, r.record["wall_time_s"])
+              for lab, r in runs.items()}
 
     def no_training(*args, **kwargs):
         raise AssertionError("trained again instead of loading the stored run")
 
-    monkeypatch.setattr(cross_serial_module, "fit", no_training)
+    monkeypatch.setattr(cross_serial_module, "train_token_model", no_training)
     again = experiment.run(TINY, store=store, mode="load")
     assert list(again) == list(runs)
     for lab, run in again.items():

@@ -46,8 +46,10 @@ def mismatches(pyproject: list[str], environment: list[str]) -> list[str]:
 
     pyp = by_name(pyproject, "pyproject.toml")
     env = by_name(environment, "environment.yml")
-    problems = [f"{n} is in pyproject.toml but not in environment.yml" for n in sorted(pyp.keys() - env.keys())]
-    problems += [f"{n} is in environment.yml but not in pyproject.toml" for n in sorted(env.keys() - pyp.keys())]
+    problems = [f"{n} is in pyproject.toml but not in environment.yml"
+                for n in sorted(pyp.keys() - env.keys())]
+    problems += [f"{n} is in environment.yml but not in pyproject.toml"
+                 for n in sorted(env.keys() - pyp.keys())]
     for name in sorted(pyp.keys() & env.keys()):
         want, got = pyp[name], env[name]
         if want == got:
@@ -55,7 +57,8 @@ def mismatches(pyproject: list[str], environment: list[str]) -> list[str]:
         pins = [s for s in got if s.operator == "=="]
         if name in EXACT_PINS_ALLOWED and len(got) == 1 and pins and want.contains(pins[0].version):
             continue
-        problems.append(f"{name}: pyproject.toml says {str(want) or '(any)'!r}, environment.yml {str(got) or '(any)'!r}")
+        problems.append(f"{name}: pyproject.toml says {str(want) or '(any)'!r}, "
+                        f"environment.yml {str(got) or '(any)'!r}")
     return problems
 
 

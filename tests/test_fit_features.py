@@ -10,7 +10,8 @@ from urnlib.callbacks import Callback
 from urnlib.languages import dyck
 from urnlib.models import build_model
 from urnlib.params import ParameterError
-from urnlib.train import TokenData, TrainConfig, evaluate_loss, fit, predict, seed_everything, token_cross_entropy
+from urnlib.train import (TokenData, TrainConfig, evaluate_loss, fit, predict, seed_everything,
+                          token_cross_entropy)
 
 torch.set_num_threads(1)
 VOCAB = dyck.DyckVocab()
@@ -69,7 +70,8 @@ def test_interrupted_run_with_keep_best_and_patience_resumes_to_the_same_numbers
     full, _ = fit(full_model, train, test, TrainConfig(**NOISY))
     ckpt = tmp_path / "run.pt"
     part_model = model()
-    fit(part_model, train, test, TrainConfig(**{**NOISY, "epochs": stop_after}), checkpoint=ckpt)  # "killed" here
+    # "killed" here
+    fit(part_model, train, test, TrainConfig(**{**NOISY, "epochs": stop_after}), checkpoint=ckpt)
     resumed_model = model(seed=99)  # a fresh process: other initial weights, overwritten by the checkpoint
     resumed, _ = fit(resumed_model, train, test, TrainConfig(**NOISY), checkpoint=ckpt)
     assert rows(resumed) == rows(full)
@@ -92,7 +94,8 @@ def test_clipping_bounds_the_gradient_norm(data):
 
     class Norm(Callback):
         def on_batch_end(self, m, epoch, batch, loss):
-            norms.append(math.sqrt(sum(float(p.grad.pow(2).sum()) for p in m.parameters() if p.grad is not None)))
+            norms.append(math.sqrt(sum(float(p.grad.pow(2).sum()) for p in m.parameters()
+                                       if p.grad is not None)))
 
     fit(model(), train, None, TrainConfig(epochs=1, batch_size=32, lr=0.01, clip=0.05), callbacks=[Norm()])
     assert norms and max(norms) <= 0.05 + 1e-6
@@ -136,7 +139,8 @@ def test_evaluation_in_batches_equals_evaluation_at_once(data):
     _, test = data
     m = model().eval()
     logits = predict(m, test.inputs)
-    once = float(torch.nn.functional.cross_entropy(logits.reshape(-1, V), test.targets.reshape(-1), ignore_index=-100))
+    once = float(torch.nn.functional.cross_entropy(logits.reshape(-1, V), test.targets.reshape(-1),
+                                                   ignore_index=-100))
     for batch in (1, 7, 48, 1000):
         assert evaluate_loss(m, test, batch_size=batch) == pytest.approx(once, rel=1e-6)
 

@@ -84,7 +84,8 @@ def test_a_line_with_missing_fields_names_the_line(tmp_path):
     lines[2] = "\t".join(lines[2].split("\t")[:5])  # a truncated line 3
     path = tmp_path / "short.tsv"
     path.write_text("\n".join(lines) + "\n")
-    with pytest.raises(AgreementFormatError, match=r"short.tsv, line 3: 5 tab-separated fields, the header has 18"):
+    with pytest.raises(AgreementFormatError,
+                       match=r"short.tsv, line 3: 5 tab-separated fields, the header has 18"):
         read_tsv(path)
 
 
@@ -92,8 +93,10 @@ def test_a_missing_column_is_named_with_how_to_get_the_data(tmp_path):
     lines = SAMPLE.read_text().splitlines()
     drop = COLUMNS.index("verb_pos")
     path = tmp_path / "nocol.tsv"
-    path.write_text("\n".join("\t".join(f for i, f in enumerate(l.split("\t")) if i != drop) for l in lines) + "\n")
-    with pytest.raises(AgreementFormatError, match=r"line 1 \(the header\): no column 'verb_pos'.*agreement-data"):
+    path.write_text("\n".join("\t".join(f for i, f in enumerate(line.split("\t")) if i != drop)
+                              for line in lines) + "\n")
+    with pytest.raises(AgreementFormatError,
+                       match=r"line 1 \(the header\): no column 'verb_pos'.*agreement-data"):
         read_tsv(path)
 
 
@@ -111,8 +114,8 @@ def test_missing_file_and_wrong_format_say_how_to_obtain_the_data(tmp_path):
 
 
 def test_example_row_writes_1_based_indices_and_derived_columns():
-    ex = AgreementExample(("the", "dogs", "near", "the", "cat", "bark"), ("DT", "NNS", "IN", "DT", "NN", "VBP"),
-                          1, 5, "VBP", 1, 1)
+    ex = AgreementExample(("the", "dogs", "near", "the", "cat", "bark"),
+                          ("DT", "NNS", "IN", "DT", "NN", "VBP"), 1, 5, "VBP", 1, 1)
     row = ex.row()
     assert (row["subj_index"], row["verb_index"], row["distance"]) == ("2", "6", "4")
     assert (row["subj"], row["verb"], row["subj_pos"]) == ("dogs", "bark", "NNS")

@@ -1,5 +1,6 @@
-"""Tests for urnlib.models.matrix_embedding: the matrix-embedding language models of paper 003 (Borbély),
-sec. 4.1 (neural), 4.2 (direct probabilistic) and 4.3 (continuous WFSA). Every test asserts a piece of the maths."""
+"""Tests for urnlib.models.matrix_embedding: the matrix-embedding language models of paper 003 (Borbély), sec.
+4.1 (neural), 4.2 (direct probabilistic) and 4.3 (continuous WFSA). Every test asserts a piece of the
+maths."""
 
 import itertools
 import math
@@ -122,7 +123,8 @@ def test_unknown_algebra_and_bad_sizes_are_refused():
     with pytest.raises(ParameterError, match="window"):
         NeuralMatrixLM(5, 3, window=0)
     with pytest.raises(ParameterError, match="lengths_or_mask"):
-        ProbabilisticMatrixLM(5, 3).log_prob(torch.zeros(2, 3, dtype=torch.long), torch.ones(3, 2, dtype=torch.bool))
+        ProbabilisticMatrixLM(5, 3).log_prob(torch.zeros(2, 3, dtype=torch.long),
+                                             torch.ones(3, 2, dtype=torch.bool))
 
 
 def test_parameter_counts():
@@ -131,8 +133,10 @@ def test_parameter_counts():
     assert ProbabilisticMatrixLM(V, d, "diagonal").parameter_count == V * d
     assert ProbabilisticMatrixLM(V, d, "upper").parameter_count == V * d * (d + 1) // 2
     assert WFSAMatrixLM(V, d, "dense").parameter_count == V * d * d + d * V
-    # the paper's two trained settings (V = 100,147): 100 x 100 diagonal and 10 x 10 dense, both 100 numbers a word
-    assert ProbabilisticMatrixLM(11, 100, "diagonal").parameter_count == ProbabilisticMatrixLM(11, 10).parameter_count
+    # the paper's two trained settings (V = 100,147): 100 x 100 diagonal and 10 x 10 dense, both 100 numbers
+    # a word
+    assert (ProbabilisticMatrixLM(11, 100, "diagonal").parameter_count
+            == ProbabilisticMatrixLM(11, 10).parameter_count)
 
 
 # --------------------------------------------------------------------------- #
@@ -177,10 +181,11 @@ def test_42_probabilities_of_all_strings_of_length_n_sum_to_one(algebra):
 
 @pytest.mark.parametrize("algebra", ALL)
 def test_42_placeholder_m_star(algebra):
-    """Paper 003 sec. 4.2: M_* = sum_w M_w "does not change the probability of any sequence, no matter where it is
-    inserted". What holds: inserted in any slot, M_* gives the probability of the skip-gram with *anything* there
-    (linearity), and appended at the end it changes nothing (M_* 1 = 1). Elsewhere "unchanged" would need
-    1^T M_* = 1^T (prepended) or M_* = I; it holds in the diagonal algebra, where M_* = I, and fails in general."""
+    """Paper 003 sec. 4.2: M_* = sum_w M_w "does not change the probability of any sequence, no matter where
+    it is inserted". What holds: inserted in any slot, M_* gives the probability of the skip-gram with
+    *anything* there (linearity), and appended at the end it changes nothing (M_* 1 = 1). Elsewhere
+    "unchanged" would need 1^T M_* = 1^T (prepended) or M_* = I; it holds in the diagonal algebra, where M_* =
+    I, and fails in general."""
     V, d = 4, 3
     model = random_params_(ProbabilisticMatrixLM(V, d, algebra).double(), 1.5, seed=4)
     M, Ms = model.matrices().detach(), model.m_star().detach()
@@ -449,7 +454,8 @@ def test_the_training_loss_is_the_negative_log_likelihood_per_word(make):
     torch.testing.assert_close(per_token.sum(1), -model.nll(tokens.clamp(min=0), lengths))
     data = TokenData(tokens, targets)
     for batch in (1, 2, 3):  # sentences of different lengths in different batches: the same mean per word
-        assert evaluate_loss(model, data, batch, token_nll) == pytest.approx(float(nll.detach()) / 9, rel=1e-12)
+        assert evaluate_loss(model, data, batch, token_nll) == pytest.approx(float(nll.detach()) / 9,
+                                                                             rel=1e-12)
 
 
 # --------------------------------------------------------------------------- #

@@ -33,9 +33,11 @@ def test_distribution_sums_to_one_for_every_context(order, options):
         for word, p in zip(model.vocabulary, dist):  # prob() and distribution() agree
             assert model.prob(word, context) == pytest.approx(p, rel=1e-12, abs=0)
     # longer than n-1 (only the last n-1 tokens count), never seen, and with <unk>
-    for context in (["zzz"] * 7, ["a", "b", "a", "a", "b", "b"], ["<unk>", "<unk>", "<unk>"], ["<s>", "<unk>"]):
+    for context in (["zzz"] * 7, ["a", "b", "a", "a", "b", "b"], ["<unk>", "<unk>", "<unk>"],
+                    ["<s>", "<unk>"]):
         assert abs(model.distribution(context).sum() - 1) < 1e-12
-    assert np.array_equal(model.distribution(["a", "b"] + ["zzz"] * (order - 1)), model.distribution(["zzz"] * 9))
+    assert np.array_equal(model.distribution(["a", "b"] + ["zzz"] * (order - 1)),
+                          model.distribution(["zzz"] * 9))
 
 
 def test_bigram_probability_by_hand():
@@ -82,8 +84,10 @@ def test_continuation_counts_san_francisco():
 
 def test_perplexity_training_data_below_shuffled_words():
     rng = random.Random(0)
-    subjects, verbs, objects = ["the cat", "a dog", "my friend"], ["saw", "likes", "chased"], ["the ball", "a bird"]
-    sentences = [f"{rng.choice(subjects)} {rng.choice(verbs)} {rng.choice(objects)}".split() for _ in range(200)]
+    subjects, verbs, objects = (["the cat", "a dog", "my friend"], ["saw", "likes", "chased"],
+                                ["the ball", "a bird"])
+    sentences = [f"{rng.choice(subjects)} {rng.choice(verbs)} {rng.choice(objects)}".split()
+                 for _ in range(200)]
     vocab = sorted({w for s in sentences for w in s}) + ["<unk>"]
     words = [w for s in sentences for w in s]
     rng.shuffle(words)
@@ -94,14 +98,16 @@ def test_perplexity_training_data_below_shuffled_words():
     model = KneserNey(3).fit(sentences, vocab)
     assert model.perplexity(sentences) < model.perplexity(shuffled)
     # perplexity = exp(mean -ln p) over every word and each </s>, never <s>
-    logps = [model.logprob(w, ["<s>", "<s>", *s[:i]]) for s in shuffled[:20] for i, w in enumerate(s + ["</s>"])]
+    logps = [model.logprob(w, ["<s>", "<s>", *s[:i]])
+             for s in shuffled[:20] for i, w in enumerate(s + ["</s>"])]
     assert len(logps) == sum(len(s) + 1 for s in shuffled[:20])
     assert model.cross_entropy(shuffled[:20]) == pytest.approx(-np.mean(logps), rel=1e-12)
     assert model.perplexity(shuffled[:20]) == pytest.approx(math.exp(-np.mean(logps)), rel=1e-12)
 
 
 def test_perplexity_of_a_uniform_model_is_the_prediction_vocabulary_size():
-    # unigram model, every predicted token (a, b, <unk>, </s>) seen 3 times: p = (3 - D) / 12 + (4 D / 12) / 4 = 1/4
+    # unigram model, every predicted token (a, b, <unk>, </s>) seen 3 times:
+    # p = (3 - D) / 12 + (4 D / 12) / 4 = 1/4
     model = KneserNey(1).fit([["a", "b", "<unk>"]] * 3, VOCAB)
     assert np.allclose(model.distribution([]), 0.25, rtol=0, atol=1e-15)
     for data in (TINY, [["a"] * 10], [[]]):
@@ -196,7 +202,8 @@ def test_fits_a_100k_token_corpus_quickly():
 def reference_prob(sentences, order, discounts, word, history):
     """The interpolated KN formula of the module docstring, transcribed with dicts (slow, for checking)."""
     padded = [["<s>"] * (order - 1) + s + ["</s>"] for s in sentences]
-    grams = [{} for _ in range(order + 1)]  # grams[k][(h..., w)]: raw count of the k-gram at predicted positions
+    # grams[k][(h..., w)]: raw count of the k-gram at predicted positions
+    grams = [{} for _ in range(order + 1)]
     for s in padded:
         for i in range(order - 1, len(s)):
             for k in range(1, order + 1):

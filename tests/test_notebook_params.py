@@ -14,16 +14,18 @@ NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 NOT_LINZEN = str(Path(__file__).resolve().parent / "data" / "not_linzen.tsv")  # a CSV, not the Linzen TSV
 
 CASES = [
-    # One case per chapter: the configs' own tests (tests/test_*_experiment.py, tests/test_config.py) cover every
-    # bad value in Python; these show that a notebook stops in its first cell, before anything is read or trained.
+    # One case per chapter: the configs' own tests (tests/test_*_experiment.py, tests/test_config.py) cover
+    # every bad value in Python; these show that a notebook stops in its first cell, before anything is read
+    # or trained.
     pytest.param("dyck", {"units_000": 13}, ["units_000=13", "even"], id="dyck-odd_units"),
     pytest.param("primer", {"anbn_seeds": []}, ["anbn_seeds", "non-empty"], id="primer-anbn_seeds"),
     pytest.param("agreement", {"sources": [NOT_LINZEN], "analysis_source": ""}, ["not_linzen.tsv", "line 1"],
                  id="agreement-wrong_format"),
     pytest.param("tpru", {"scale": "huge"}, ["scale", "huge", "tiny", "paper"], id="tpru-scale"),
-    pytest.param("matrix_embeddings", {"models": ["4.4 dense 10"]}, ["4.4 dense 10", "4.2 dense|diagonal|upper D"],
-                 id="matrix_embeddings-model"),
-    pytest.param("cross_serial", {"train_k": 12}, ["train_k=12", "test_k=10", "train_k <= test_k"], id="cs-train_k"),
+    pytest.param("matrix_embeddings", {"models": ["4.4 dense 10"]},
+                 ["4.4 dense 10", "4.2 dense|diagonal|upper D"], id="matrix_embeddings-model"),
+    pytest.param("cross_serial", {"train_k": 12}, ["train_k=12", "test_k=10", "train_k <= test_k"],
+                 id="cs-train_k"),
 ]
 
 
@@ -35,7 +37,8 @@ def _has_error(cell) -> bool:
 @pytest.mark.parametrize("chapter, bad, words", CASES)
 def test_bad_parameter_stops_in_the_check_cell(chapter, bad, words, tmp_path):
     params = yaml.safe_load((NOTEBOOKS / "params" / f"{chapter}.tiny.yaml").read_text())
-    params.update(scale="tiny", claims_dir=str(tmp_path / "claims"), store=str(tmp_path / "runs"), mode="train")
+    params.update(scale="tiny", claims_dir=str(tmp_path / "claims"), store=str(tmp_path / "runs"),
+                  mode="train")
     params.update(bad)
     out = tmp_path / f"{chapter}.out.ipynb"
     with pytest.raises(papermill.PapermillExecutionError) as info:

@@ -22,7 +22,8 @@ from urnlib.results import (
 from urnlib.reports.common import provenance_table
 from urnlib.runner import StaleRunWarning, obtain, run_plan
 
-PARAMS = {"task": {"n_pairs": 10, "seed": 0}, "model": {"kind": "urn", "n": 6, "k": None}, "train": {"lr": 0.01}}
+PARAMS = {"task": {"n_pairs": 10, "seed": 0}, "model": {"kind": "urn", "n": 6, "k": None},
+          "train": {"lr": 0.01}}
 COMPONENTS = ("data.dyck", "model.urn", "train.loop")
 
 
@@ -48,7 +49,8 @@ class FakeTrain:
 # keys
 # --------------------------------------------------------------------------- #
 def test_params_key_is_stable_across_dict_ordering():
-    reordered = {"train": {"lr": 0.01}, "model": {"k": None, "n": 6, "kind": "urn"}, "task": {"seed": 0, "n_pairs": 10}}
+    reordered = {"train": {"lr": 0.01}, "model": {"k": None, "n": 6, "kind": "urn"},
+                 "task": {"seed": 0, "n_pairs": 10}}
     assert params_key(PARAMS) == params_key(reordered)
     assert spec().key == spec(params=reordered).key
     assert len(spec().key) == 12

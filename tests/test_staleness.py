@@ -1,4 +1,5 @@
-"""Staleness follows behaviour: a behaviour change fails its probe; the committed runs are all accounted for."""
+"""Staleness follows behaviour: a behaviour change fails its probe; the committed runs are all accounted
+for."""
 
 import os
 import shutil
@@ -10,15 +11,16 @@ from urnlib.results import CorruptRunError, RunStore
 
 REPO = Path(__file__).resolve().parents[1]
 COMMITTED = REPO / "notebooks" / "results"
-#: committed runs allowed to be stale, one folder (relative to notebooks/results) per line with the reason after
-#: a tab; the list only shrinks: a stale run not on it, or a listed run that is no longer stale, fails
+#: committed runs allowed to be stale, one folder (relative to notebooks/results) per line with the reason
+#: after a tab; the list only shrinks: a stale run not on it, or a listed run that is no longer stale, fails
 ALLOWED = REPO / "tests" / "stale_runs.txt"
 
 
 def _allowed() -> dict[str, str]:
     if not ALLOWED.exists():
         return {}
-    rows = [line.split("\t", 1) for line in ALLOWED.read_text().splitlines() if line and not line.startswith("#")]
+    rows = [line.split("\t", 1) for line in ALLOWED.read_text().splitlines()
+            if line and not line.startswith("#")]
     return {row[0]: row[1] if len(row) > 1 else "" for row in rows}
 
 
@@ -33,14 +35,15 @@ def test_committed_runs_are_intact_and_current():
     assert not corrupt, "corrupt committed runs:\n" + "\n".join(corrupt)
     unlisted = sorted(set(stale) - set(allowed))
     assert not unlisted, ("stale committed runs (retrain them with make reproduce, or restamp them with "
-                          "tools/restamp.py where their probe passes):\n" + "\n".join(f"{w}: {stale[w]}" for w in unlisted))
+                          "tools/restamp.py where their probe passes):\n"
+                          + "\n".join(f"{w}: {stale[w]}" for w in unlisted))
     fresh = sorted(set(allowed) - set(stale))
     assert not fresh, f"no longer stale: remove them from {ALLOWED.name}:\n" + "\n".join(fresh)
 
 
 def test_a_change_of_behaviour_fails_its_probe(tmp_path):
-    """In a copy of the package, the LSTM's forget-gate bias starts at 0 instead of 1 (a default that changes the
-    numbers and no version): the cross-serial probe, which trains an LSTM, fails."""
+    """In a copy of the package, the LSTM's forget-gate bias starts at 0 instead of 1 (a default that changes
+    the numbers and no version): the cross-serial probe, which trains an LSTM, fails."""
     copy = tmp_path / "urnlib"
     shutil.copytree(REPO / "urnlib", copy, ignore=shutil.ignore_patterns("__pycache__"))
     source = copy / "models" / "recurrent.py"

@@ -36,8 +36,8 @@ def test_tokenizer_splits_punctuation_and_contractions_penn_style():
         "Well", ",", "I", "do", "n't", "know", "(", "yet", ")", ";", "it", "'s", "$", "1,000.50", "or", "3.5",
         "%", "!"]
     assert tokenize("We can't and won't; they're here, we've seen, you'll see, I'd go, I'm in.") == [
-        "We", "ca", "n't", "and", "wo", "n't", ";", "they", "'re", "here", ",", "we", "'ve", "seen", ",", "you",
-        "'ll", "see", ",", "I", "'d", "go", ",", "I", "'m", "in", "."]
+        "We", "ca", "n't", "and", "wo", "n't", ";", "they", "'re", "here", ",", "we", "'ve", "seen", ",",
+        "you", "'ll", "see", ",", "I", "'d", "go", ",", "I", "'m", "in", "."]
     assert tokenize("The people\u2019s self-government\u2014at 10 o'clock in the 1990s.") == [
         "The", "people", "'s", "self-government", "--", "at", "10", "o'clock", "in", "the", "1990s", "."]
     assert tokenize('"No," he said... the States\' rights') == [
@@ -48,7 +48,8 @@ def test_tokenizer_keeps_acronyms_and_abbreviations():
     assert tokenize("The U.S. Army and Mr. Smith met Dr. Jones in St. Louis.") == [
         "The", "U.S.", "Army", "and", "Mr.", "Smith", "met", "Dr.", "Jones", "in", "St.", "Louis", "."]
     assert tokenize("John F. Kennedy") == ["John", "F.", "Kennedy"]
-    assert tokenize("We thank the U.S.") == ["We", "thank", "the", "U.S.", "."]  # Penn: a final period is added
+    # Penn: a final period is added
+    assert tokenize("We thank the U.S.") == ["We", "thank", "the", "U.S.", "."]
 
 
 def test_sentence_splitter():
@@ -59,13 +60,15 @@ def test_sentence_splitter():
     # no split before lower case or a number, nor at a colon; "I." is a word, not an initial
     assert split_sentences("It cost 3.5 dollars. 4 more came. e.g. this: The end") == [
         "It cost 3.5 dollars. 4 more came. e.g. this: The end"]
-    assert split_sentences("He won World War I. After that, peace.") == ["He won World War I.", "After that, peace."]
+    assert split_sentences("He won World War I. After that, peace.") == ["He won World War I.",
+                                                                          "After that, peace."]
     assert sentences_of("...to this end. The next") == [["...", "to", "this", "end", "."], ["The", "next"]]
     assert split_sentences("  ") == []
 
 
 def test_vocabulary_cut_off_and_unknown_words():
-    sentences = [["b", "a", "c"], ["a", "b", "d"], ["a", "e", "b", "c"], ["c", "f"]]  # a 3, b 3, c 3, others 1
+    # a 3, b 3, c 3, others 1
+    sentences = [["b", "a", "c"], ["a", "b", "d"], ["a", "e", "b", "c"], ["c", "f"]]
     vocab = build_vocabulary(sentences + [["d", "z"]], min_count=2)  # d: 2, z: 1
     assert vocab.tokens == ["<unk>", "a", "b", "c", "d"]  # by count, ties alphabetical
     assert vocab.index == {"<unk>": 0, "a": 1, "b": 2, "c": 3, "d": 4} and len(vocab) == 5
@@ -118,7 +121,8 @@ def test_split_by_tokens_is_contiguous_and_keeps_sentences_whole():
 
 def test_split_by_fraction_is_a_seeded_partition():
     sentences = [[f"s{i}", "x"] for i in range(50)]
-    a, b = split_by_fraction(sentences, (0.6, 0.2, 0.2), seed=7), split_by_fraction(sentences, (0.6, 0.2, 0.2), seed=7)
+    a = split_by_fraction(sentences, (0.6, 0.2, 0.2), seed=7)
+    b = split_by_fraction(sentences, (0.6, 0.2, 0.2), seed=7)
     assert a == b and (len(a.train), len(a.valid), len(a.test)) == (30, 10, 10)
     assert sorted(a.train + a.valid + a.test) == sorted(sentences)  # a partition of whole sentences
     assert a.train != split_by_fraction(sentences, (0.6, 0.2, 0.2), seed=8).train
@@ -134,7 +138,8 @@ def test_corpus_names_and_stats_on_the_fixture():
         corpus("wikipedia", root=FIXTURE)
     brown, sotu = corpus("brown", root=FIXTURE), corpus("sotu", root=FIXTURE)
     assert brown == list(brown_text(npm_dir=FIXTURE)) and sotu == list(sotu_text(npm_dir=FIXTURE))
-    assert brown[0][:3] == ["the", "keys", "to"] and corpus("brown", root=FIXTURE, lower=False)[1][5] == "Fulton"
+    assert brown[0][:3] == ["the", "keys", "to"]
+    assert corpus("brown", root=FIXTURE, lower=False)[1][5] == "Fulton"
     assert "it's" in brown[2]  # Brown's own tokenisation, not re-tokenised
     assert ["thank", "you", "."] in sotu  # "(Applause.)" removed
     assert corpus("brown+sotu", root=FIXTURE) == brown + sotu
@@ -171,5 +176,5 @@ def test_the_real_corpora():
     first = list(islice(sotu_text(), 3))
     assert first[0][:5] == ["fellow-citizens", "of", "the", "senate", "and"] and first[0][-3:] == [
         "public", "affairs", "."]
-    assert first[1] == ("the abundant fruits of another year have blessed our country with plenty and with the "
-                        "means of a flourishing commerce .").split()
+    assert first[1] == ("the abundant fruits of another year have blessed our country with plenty and with "
+                        "the means of a flourishing commerce .").split()

@@ -10,7 +10,8 @@ from torch import nn
 from urnlib.languages import dyck
 from urnlib.models import build_model
 from urnlib.params import ParameterError
-from urnlib.train import IGNORE, TokenData, TrainConfig, evaluate_loss, token_cross_entropy, fit, seed_everything
+from urnlib.train import (IGNORE, TokenData, TrainConfig, evaluate_loss, token_cross_entropy, fit,
+                          seed_everything)
 
 torch.set_num_threads(1)  # tiny models: one thread is much faster than two on busy cores
 
@@ -130,8 +131,8 @@ def test_resume_of_a_finished_run_trains_no_more(data, tmp_path):
 # --------------------------------------------------------------------------- #
 @pytest.mark.parametrize(
     "kwargs, name",
-    [(dict(epochs=0), "epochs"), (dict(lr=-0.1), "lr"), (dict(lr=0.0), "lr"), (dict(batch_size=0), "batch_size"),
-     (dict(epochs=2.5), "epochs"), (dict(seed=-1), "seed")],
+    [(dict(epochs=0), "epochs"), (dict(lr=-0.1), "lr"), (dict(lr=0.0), "lr"),
+     (dict(batch_size=0), "batch_size"), (dict(epochs=2.5), "epochs"), (dict(seed=-1), "seed")],
 )
 def test_bad_train_config_raises_parameter_error(kwargs, name):
     with pytest.raises(ParameterError, match=name):

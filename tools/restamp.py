@@ -47,7 +47,8 @@ def flatten(d, prefix=""):
 
 
 def params_difference(old: dict, new: dict) -> list[str]:
-    """How ``new`` differs from ``old`` beyond settings added with their neutral values (empty: the same run)."""
+    """How ``new`` differs from ``old`` beyond settings added with their neutral values (empty: the same
+    run)."""
     a, b = flatten(old), flatten(new)
     out = [f"{k}: {a[k]!r} -> {b[k]!r}" for k in sorted(set(a) & set(b)) if a[k] != b[k]]
     out += [f"{k}: dropped (was {a[k]!r})" for k in sorted(set(a) - set(b))]
@@ -88,7 +89,8 @@ def restamp(chapter: str, dry_run: bool = False) -> int:
                 continue
             changed = [f"{c} v1 -> v{v}" for c, v in spec.versions.items() if v > 1]
             if changed:  # a legacy run was made by v1 of every component
-                print(f"  left stale: {spec.experiment}/{spec.name}: changed since it was made: {'; '.join(changed)}")
+                print(f"  left stale: {spec.experiment}/{spec.name}: changed since it was made: "
+                      f"{'; '.join(changed)}")
                 counts["left stale"] += 1
                 continue
             diff = params_difference(old.params, spec.params)
@@ -100,7 +102,8 @@ def restamp(chapter: str, dry_run: bool = False) -> int:
                 store.restamp(spec, old)
             print(f"  restamped: {spec.experiment}/{spec.name} ({old.path.name} -> {spec.folder_name})")
             counts["restamped"] += 1
-    print(f"{chapter}: " + ", ".join(f"{v} {k}" for k, v in counts.items()) + (" (dry run)" if dry_run else ""))
+    print(f"{chapter}: " + ", ".join(f"{v} {k}" for k, v in counts.items())
+          + (" (dry run)" if dry_run else ""))
     return 0
 
 

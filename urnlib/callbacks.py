@@ -27,7 +27,8 @@ class Callback:
     """Base class: every hook does nothing. ``on_epoch_end`` returns ``True`` to stop training."""
 
     def on_batch_end(self, model: nn.Module, epoch: int, batch: int, loss: float) -> None:
-        """After the optimiser step of ``batch`` (0-based) of ``epoch`` (0-based); ``loss`` is its mean loss."""
+        """After the optimiser step of ``batch`` (0-based) of ``epoch`` (0-based); ``loss`` is its mean
+        loss."""
 
     def on_epoch_end(self, model: nn.Module, row: dict[str, Any]) -> bool:
         """After the epoch's row (train loss, test loss, the ``evaluate`` metrics) is complete."""
@@ -80,8 +81,8 @@ class Monitor(Callback):
             model.load_state_dict(self.best_weights)
 
     def state_dict(self) -> dict[str, Any]:
-        return {"best_value": self.best_value, "best_epoch": self.best_epoch, "epochs_since": self.epochs_since,
-                "best_weights": self.best_weights}
+        return {"best_value": self.best_value, "best_epoch": self.best_epoch,
+                "epochs_since": self.epochs_since, "best_weights": self.best_weights}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         if state:

@@ -152,8 +152,15 @@ def save_claims(claims: list[Claim], directory: str | Path, chapter: str) -> Pat
 
 
 def load_claims(directory: str | Path) -> list[Claim]:
-    """Every claim saved under ``directory``, chapter by chapter (file name order)."""
+    """Every claim saved under ``directory``, chapter by chapter (file name order).
+
+    Raises:
+        FileNotFoundError: no claim is saved there (the chapters that save them have not been run).
+    """
     out = []
     for path in sorted(Path(directory).glob("*.json")):
         out.extend(Claim(**item) for item in json.loads(path.read_text()))
+    if not out:
+        raise FileNotFoundError(f"no claims found in {directory}: "
+                                "run the chapter notebooks first (make book)")
     return out

@@ -60,7 +60,8 @@ def plan(scale: str, only: list[str] | None, notebooks_dir: Path) -> list[tuple[
     params_dir = notebooks_dir / "params"
     unknown = sorted(set(only or []) - set(CHAPTERS))
     if unknown:
-        raise SystemExit(f"error: unknown chapter(s) {', '.join(unknown)}; chapters are: {', '.join(CHAPTERS)}")
+        raise SystemExit(f"error: unknown chapter(s) {', '.join(unknown)}; "
+                         f"chapters are: {', '.join(CHAPTERS)}")
     scales = scales_in(params_dir)
     if scale not in scales:
         raise SystemExit(
@@ -131,6 +132,11 @@ def _fold_injected_parameters(path: Path) -> None:
     nbformat.write(nb, path)
 
 
+def _workers(value: str | None) -> int | str | None:
+    """``--workers``: a number of local worker processes, or ``auto``."""
+    return None if value is None else int(value) if value.isdigit() else value
+
+
 def run_notebooks(args: argparse.Namespace) -> int:
     notebooks_dir = Path(args.notebooks_dir).resolve()
     out = Path(args.out).resolve()
@@ -142,8 +148,11 @@ def run_notebooks(args: argparse.Namespace) -> int:
         # the notebook reads its own preset (params_file) through its chapter's Config: only what the runner
         # decides is injected, so the page's parameter cell shows exactly what differs from the preset
         parameters = {"scale": args.scale, "claims_dir": str(claims_dir)}
-        if name != "claims" and (args.retrain or args.train):
-            parameters["mode"] = "retrain" if args.retrain else "train"
+        if name != "claims":
+            if args.retrain or args.train:
+                parameters["mode"] = "retrain" if args.retrain else "train"
+            where = {"workers": _workers(args.workers), "scheduler": args.scheduler, "device": args.device}
+            parameters |= {k: v for k, v in where.items() if v is not None}
         output = out / f"{name}.ipynb"
         how = ", retrain" if args.retrain else ", train" if args.train else ""
         print(f"== {name} (scale {args.scale}{how}) -> {output}", flush=True)
@@ -180,7 +189,8 @@ def _toc_files(toc: dict | list) -> list[str]:
 def build_book(args: argparse.Namespace) -> int:
     book_dir = Path(args.book_dir).resolve()
     toc = yaml.safe_load((book_dir / "_toc.yml").read_text())
-    missing = [f for f in _toc_files(toc) if not any((book_dir / f).with_suffix(s).exists() for s in (".md", ".ipynb"))]
+    missing = [f for f in _toc_files(toc)
+               if not any((book_dir / f).with_suffix(s).exists() for s in (".md", ".ipynb"))]
     if missing:
         raise SystemExit(
             f"error: {book_dir}/_toc.yml lists pages that do not exist: {', '.join(missing)}\n"
@@ -205,7 +215,8 @@ def build_book(args: argparse.Namespace) -> int:
 
 
 def agreement_data(args: argparse.Namespace) -> int:
-    """Build (or find cached) the offline agreement data; offline_dataset prints examples per attractor count."""
+    """Build (or find cached) the offline agreement data; offline_dataset prints examples per attractor
+    count."""
     from urnlib.corpora.agreement_builder import offline_dataset
     from urnlib.params import ParameterError
 
@@ -233,7 +244,8 @@ def list_runs(args: argparse.Namespace) -> int:
             reasons = run.stale_reasons()
             counts["stale" if reasons else "current"] += 1
             if reasons or args.all:
-                print(f"{'STALE' if reasons else 'current':8} {where}" + (f": {'; '.join(reasons)}" if reasons else ""))
+                print(f"{'STALE' if reasons else 'current':8} {where}"
+                      + (f": {'; '.join(reasons)}" if reasons else ""))
     print(", ".join(f"{v} {k}" for k, v in counts.items()))
     return 1 if counts["corrupt"] or (args.check and counts["stale"]) else 0
 
@@ -243,11 +255,23 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     nb = sub.add_parser("notebooks", help="execute the chapter notebooks with papermill")
     nb.add_argument("--scale", required=True, help="parameter set: notebooks/params/<chapter>.<scale>.yaml")
-    nb.add_argument("--only", nargs="+", action="extend", metavar="NAME", help=f"run only these chapters {CHAPTERS}")
-    nb.add_argument("--train", action="store_true", help="mode train: train the runs that are missing or stale")
-    nb.add_argument("--retrain", action="store_true", help="mode retrain: ignore stored runs and train every one again")
-    nb.add_argument("--out", default=str(BOOK / "chapters"), help="where executed notebooks go (default: book/chapters)")
-    nb.add_argument("--notebooks-dir", default=str(NOTEBOOKS), help="source notebooks and params/ (default: notebooks)")
+    nb.add_argument("--only", nargs="+", action="extend", metavar="NAME",
+                    help=f"run only these chapters {CHAPTERS}")
+    nb.add_argument("--train", action="store_true",
+                    help="mode train: train the runs that are missing or stale")
+    nb.add_argument("--retrain", action="store_true",
+                    help="mode retrain: ignore stored runs and train every one again")
+    nb.add_argument("--workers", metavar="N",
+                    help="train on a local Dask cluster of N worker processes ('auto': one per core; "
+                    "default: in the notebook's process)")
+    nb.add_argument("--scheduler", metavar="ADDR",
+                    help="train on a running Dask scheduler (tcp://host:8786) or a batch-queue cluster "
+                    "(slurm:FILE, pbs:FILE; see notebooks/params/cluster.example.yaml)")
+    nb.add_argument("--device", choices=["cpu", "cuda", "auto"], help="where runs train (default: cpu)")
+    nb.add_argument("--out", default=str(BOOK / "chapters"),
+                    help="where executed notebooks go (default: book/chapters)")
+    nb.add_argument("--notebooks-dir", default=str(NOTEBOOKS),
+                    help="source notebooks and params/ (default: notebooks)")
     nb.set_defaults(func=run_notebooks)
     bk = sub.add_parser("book", help="build the HTML book with jupyter-book, warnings as errors")
     bk.add_argument("--book-dir", default=str(BOOK), help="the book's source (default: book)")
@@ -255,13 +279,17 @@ def parser() -> argparse.ArgumentParser:
     rn = sub.add_parser("runs", help="list the stored runs: current, stale (why) or corrupt (what is wrong)")
     rn.add_argument("--store", nargs="+", default=[str(NOTEBOOKS / "results")], metavar="DIR",
                     help="run stores to list (default: notebooks/results, the committed runs)")
-    rn.add_argument("--all", action="store_true", help="list current runs too (default: only stale and corrupt)")
-    rn.add_argument("--check", action="store_true", help="exit 1 when a run is stale (corrupt ones always fail)")
+    rn.add_argument("--all", action="store_true",
+                    help="list current runs too (default: only stale and corrupt)")
+    rn.add_argument("--check", action="store_true",
+                    help="exit 1 when a run is stale (corrupt ones always fail)")
     rn.set_defaults(func=list_runs)
-    ag = sub.add_parser("agreement-data", help="build the subject-verb agreement data from Brown and SOTU (cached)")
+    ag = sub.add_parser("agreement-data",
+                        help="build the subject-verb agreement data from Brown and SOTU (cached)")
     ag.add_argument("--sources", nargs="+", choices=["brown", "sotu"], default=["brown", "sotu"],
                     help="corpora to parse (default: both; installed by `make data`)")
-    ag.add_argument("--max-sentences", type=int, default=None, metavar="N", help="at most N sentences per source")
+    ag.add_argument("--max-sentences", type=int, default=None, metavar="N",
+                    help="at most N sentences per source")
     ag.add_argument("--cache", default=None, metavar="DIR", help="cache folder (default: .cache/agreement)")
     ag.set_defaults(func=agreement_data)
     return p

@@ -40,7 +40,8 @@ class Component:
     libraries: tuple[str, ...] = ()
 
 
-_BASE = "v1: as of the introduction of component versions (the fingerprint era's behaviour, pinned by its probe)"
+_BASE = ("v1: as of the introduction of component versions "
+         "(the fingerprint era's behaviour, pinned by its probe)")
 
 #: every component, by name: ``train.*`` (the loop), ``data.*`` (generators and corpus builders),
 #: ``model.*`` (model kinds), ``experiment.*`` (a chapter's evaluation and final metrics).
@@ -63,21 +64,24 @@ COMPONENTS: dict[str, Component] = {
     "model.urn": Component(1, (_BASE,)),
     "model.arbitrary": Component(1, (_BASE,)),
     "model.lstm": Component(1, (_BASE,)),
-    "model.srn": Component(2, (_BASE, "v2: localist input looked up with index_select, whose gradient sums "
-                                      "repeated tokens in order: bit-identical across runs on several threads "
-                                      "(plain indexing summed them in a varying order; last-bit differences)")),
+    "model.srn": Component(2, (_BASE, "v2: localist input looked up with index_select, whose gradient "
+                                      "sums repeated tokens in order: bit-identical across runs on several "
+                                      "threads (plain indexing summed them in a varying order; last-bit "
+                                      "differences)")),
     "model.gru": Component(2, (_BASE, "v2: as model.srn v2 (the lecture GRU's localist input)")),
     "model.nnlm": Component(1, (_BASE,)),
     "model.kneser_ney": Component(1, (_BASE,)),
     "model.tpru": Component(1, (_BASE,)),
     # the TPRU/GRU/LSTM stacks of paper 002 (torch.nn.GRU and nn.LSTM layers inside RecurrentStack count here)
     "model.stack_lm": Component(1, (_BASE,)),
-    # the siamese classifier of paper 002 appendix C.1 with its encoders (tpru_checks' numbers are pinned with it)
+    # the siamese classifier of paper 002 appendix C.1 with its encoders (tpru_checks' numbers are pinned
+    # with it)
     "model.entailment": Component(1, (_BASE,)),
-    "model.matrix_embedding": Component(2, (_BASE, "v2: word matrices looked up with index_select: gradients "
-                                                   "bit-identical across runs on several threads (plain indexing "
-                                                   "summed repeated words in a varying order; losses moved by "
-                                                   "<= 1.4e-7 relative on the tiny preset)")),
+    "model.matrix_embedding": Component(2, (_BASE, "v2: word matrices looked up with index_select: "
+                                                   "gradients bit-identical across runs on several threads "
+                                                   "(plain indexing summed repeated words in a varying "
+                                                   "order; losses moved by <= 1.4e-7 relative on the tiny "
+                                                   "preset)")),
     "model.word2vec": Component(1, (_BASE,), ("gensim",)),
     # experiments: a chapter's evaluation, final metrics and what it stores
     "experiment.dyck": Component(1, (_BASE,)),

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["ParameterError", "DataError", "check_choice", "check_int", "check_float", "check_bool"]
+__all__ = ["ParameterError", "DataError", "check_choice", "check_int", "check_float", "check_bool",
+           "check_list"]
 
 
 class ParameterError(ValueError):
@@ -62,3 +63,26 @@ def check_bool(name: str, value: Any) -> bool:
     if not isinstance(value, bool):
         raise ParameterError(f"{name}={value!r} must be True or False")
     return value
+
+
+def check_list(name: str, value: Any, *, example: str, each=None) -> list:
+    """Return ``value`` as a list if it is a non-empty list whose entries pass ``each(f"{name}[i]", entry)``
+    and no two entries are the same run, else raise naming ``name``.
+
+    Args:
+        name: the parameter, as the user passed it.
+        example: a valid value, shown in the message (``"[8, 16, 32]"``).
+        each: checks one entry and may return its key (entries with equal keys are the same run; default:
+            the entry itself).
+    """
+    if not isinstance(value, (list, tuple)) or not value:
+        raise ParameterError(f"{name}={value!r} must be a non-empty list, e.g. {example}")
+    seen: dict[Any, Any] = {}
+    for i, entry in enumerate(value):
+        key = each(f"{name}[{i}]", entry) if each is not None else None
+        key = entry if key is None else key
+        key = repr(key) if isinstance(key, (list, dict)) else key
+        if key in seen:
+            raise ParameterError(f"{name} contains {seen[key]!r} and {entry!r}: the same run twice; drop one")
+        seen[key] = entry
+    return list(value)

@@ -137,8 +137,8 @@ def git_state(paths: list[Path] | None = None) -> dict[str, Any]:
 
 def _content(record: dict[str, Any]) -> dict[str, Any]:
     """The part of a record its content checksum covers: what it computed and with what."""
-    return {k: record[k] for k in ("experiment", "name", "key", "params", "components", "libraries", "history",
-                                   "final")}
+    return {k: record[k] for k in ("experiment", "name", "key", "params", "components", "libraries",
+                                   "history", "final")}
 
 
 @dataclass
@@ -179,7 +179,8 @@ class Run:
     def stale_reasons(self) -> list[str]:
         """Why this run would compute something else today: ``[]`` when it is current."""
         if self.record.get("format", 1) < FORMAT:
-            return ["made before component versions (record format 1, source fingerprints): restamp or retrain"]
+            return ["made before component versions (record format 1, source fingerprints): "
+                    "restamp or retrain"]
         reasons = []
         for name, made in sorted(self.record["components"].items()):
             try:
@@ -247,8 +248,8 @@ class RunStore:
 
     # ------------------------------------------------------------------ reading
     def _corrupt(self, folder: Path, what: str) -> CorruptRunError:
-        return CorruptRunError(f"stored run {folder} is corrupt: {what}. Delete the folder and rebuild it with "
-                               f"`{self.rebuild}`")
+        return CorruptRunError(f"stored run {folder} is corrupt: {what}. "
+                               f"Delete the folder and rebuild it with `{self.rebuild}`")
 
     def read(self, folder: Path, *, weights: bool = True) -> Run:
         """The run stored in ``folder``, verified (key, checksums, weights).
@@ -387,7 +388,8 @@ class RunStore:
 
 
 def _recorded_within(old: Any, new: Any) -> bool:
-    """Whether every value recorded in ``old`` is in ``new`` at the same place (``new`` may have more keys)."""
+    """Whether every value recorded in ``old`` is in ``new`` at the same place (``new`` may have more
+    keys)."""
     if isinstance(old, dict):
         return isinstance(new, dict) and all(k in new and _recorded_within(v, new[k]) for k, v in old.items())
     return old == new

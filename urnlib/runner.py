@@ -73,7 +73,8 @@ class PlanError(RuntimeError):
 
 
 def wait_for_newer(run: Run | None, since: float) -> bool:
-    """Whether ``run`` was written after ``since`` (a ``time.time()``): another process trained it meanwhile."""
+    """Whether ``run`` was written after ``since`` (a ``time.time()``): another process trained it
+    meanwhile."""
     if run is None:
         return False
     try:

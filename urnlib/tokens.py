@@ -51,8 +51,8 @@ def device_of(model: nn.Module) -> torch.device:
 @torch.no_grad()
 def predict(model: nn.Module, inputs: torch.Tensor, batch_size: int = 1024) -> torch.Tensor:
     """Logits ``(N, T, V)`` in evaluation mode (no dropout), computed on the model's device and given on the
-    CPU. Holds all N rows' logits: for small vocabularies only; use :func:`urnlib.train.evaluate_loss` or a batched
-    callback for large ones."""
+    CPU. Holds all N rows' logits: for small vocabularies only; use :func:`urnlib.train.evaluate_loss` or a
+    batched callback for large ones."""
     was_training = model.training
     model.eval()
     device = device_of(model)

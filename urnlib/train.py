@@ -98,7 +98,8 @@ class TrainConfig:
         if self.patience is not None:
             check_int("patience", self.patience, minimum=1)
         if (self.keep_best or self.patience is not None) and not self.monitor:
-            raise ParameterError("keep_best and patience need monitor: the epoch metric to watch, e.g. 'test_loss'")
+            raise ParameterError("keep_best and patience need monitor: the epoch metric to watch, "
+                                 "e.g. 'test_loss'")
 
 
 @dataclass
@@ -134,8 +135,10 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def token_cross_entropy(model: nn.Module, inputs: torch.Tensor, targets: torch.Tensor) -> tuple[torch.Tensor, int]:
-    """The default :data:`Loss`: mean cross-entropy of ``model(inputs)`` ``(B, T, V)`` over non-ignored targets."""
+def token_cross_entropy(model: nn.Module, inputs: torch.Tensor,
+                        targets: torch.Tensor) -> tuple[torch.Tensor, int]:
+    """The default :data:`Loss`: mean cross-entropy of ``model(inputs)`` ``(B, T, V)`` over non-ignored
+    targets."""
     logits = model(inputs)
     loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=IGNORE,
                            reduction="mean")
@@ -143,7 +146,8 @@ def token_cross_entropy(model: nn.Module, inputs: torch.Tensor, targets: torch.T
 
 
 @torch.no_grad()
-def evaluate_loss(model: nn.Module, data: TokenData, batch_size: int = 1024, loss: Loss | None = None) -> float:
+def evaluate_loss(model: nn.Module, data: TokenData, batch_size: int = 1024,
+                  loss: Loss | None = None) -> float:
     """Mean loss per scored token (nats) over ``data``, no dropout, ``batch_size`` rows at a time: it never
     holds more than one batch of logits."""
     loss = loss or token_cross_entropy
@@ -293,7 +297,8 @@ def fit(
             break
         t0, c0 = time.perf_counter(), time.process_time()
         model.train()
-        order = torch.randperm(len(train), generator=torch.Generator().manual_seed(config.seed * 100_003 + epoch))
+        order = torch.randperm(len(train),
+                               generator=torch.Generator().manual_seed(config.seed * 100_003 + epoch))
         total, tokens = 0.0, 0
         batches = progress(range(n_batches), desc=f"{desc} epoch {epoch + 1}", total=n_batches, unit="batch")
         for b in batches:
@@ -312,8 +317,8 @@ def fit(
                 seconds = max(time.perf_counter() - t0, 1e-9)
                 batches.set_postfix(loss=f"{total / max(tokens, 1):.4f}", tok_s=f"{tokens / seconds:,.0f}")
         if not math.isfinite(total):
-            raise FloatingPointError(f"training loss became {total} at epoch {epoch + 1}: lower the learning rate "
-                                     f"(lr={config.lr}) or clip the gradients (clip)")
+            raise FloatingPointError(f"training loss became {total} at epoch {epoch + 1}: "
+                                     f"lower the learning rate (lr={config.lr}) or clip the gradients (clip)")
         row: dict[str, Any] = {"epoch": epoch + 1, "train_loss": total / max(tokens, 1)}
         model.eval()
         if test is not None:

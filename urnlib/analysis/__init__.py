@@ -22,7 +22,8 @@ All functions accept numpy arrays or torch tensors (converted with
 
 from urnlib.analysis.checks import ORTHOGONALITY_TOL, UnknownSymbolError, default_orthogonality_tol
 from urnlib.analysis.effects import distance, effect, phrase_embedding
-from urnlib.analysis.rotations import plane_similarity, plane_similarity_table, rotation_decomposition, signature
+from urnlib.analysis.rotations import (plane_similarity, plane_similarity_table, rotation_decomposition,
+                                       signature)
 
 __all__ = [
     "ORTHOGONALITY_TOL",

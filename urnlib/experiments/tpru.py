@@ -33,14 +33,13 @@ from urnlib.experiments.config import ChapterConfig
 from urnlib.experiments.primer_lm import BrownTask
 from urnlib.models.tpru_counts import bias_count, table1_parameter_count
 from urnlib.models.tpru_stack import STACK_KINDS
-from urnlib.params import ParameterError, check_bool, check_choice, check_float, check_int
+from urnlib.params import ParameterError, check_list, check_bool, check_choice, check_float, check_int
 from urnlib.results import Run, RunSpec, RunStore
 from urnlib.runner import run_plan
 from urnlib.train import TrainConfig
 
-__all__ = ["Config", "TpruRuns", "run", "MEMORY_BUDGET"]
+__all__ = ["Config", "TpruRuns", "run"]
 
-MEMORY_BUDGET = 24 * 2**30  #: bytes a configuration may need (this machine's memory)
 #: tokens of a packed pair ``premise <sep> hypothesis`` in each generated split (the longest row sets the
 #: width of the split's tensor; measured on our generator: train 98, valid 96, hard 225, big 306, massive 296)
 ROW_TOKENS = {"train": 100, "valid": 100, "easy": 100, "hard": 230, "big": 310, "massive": 300}
@@ -48,18 +47,6 @@ PAIR_OBJECT_BYTES = 2048  #: a generated pair as Python objects (formulas, strin
 BROWN_READ_BYTES = 160 * 2**20  #: the tagged Brown corpus read as Python lists of words and tags
 EVAL_ROWS = 1024  #: pairs per evaluation batch of the per-epoch accuracy (urnlib.models.entailment)
 LM_EVAL_ROWS = 64  #: rows per batch of the perplexity (urnlib.experiments.primer_lm.next_token_probs)
-
-
-def _check_list(name: str, values: Any, what: str, check) -> list:
-    """A non-empty list whose elements pass ``check(name, value)`` and name no run twice."""
-    if not isinstance(values, (list, tuple)) or not values:
-        raise ParameterError(f"{name}={values!r} must be a non-empty list of {what}")
-    for value in values:
-        check(f"each of {name}", value)
-    twice = sorted({str(v) for v in values if list(values).count(v) > 1})
-    if twice:
-        raise ParameterError(f"{name}={list(values)!r} repeats {', '.join(twice)}; every run needs its own")
-    return list(values)
 
 
 def _multiple_of_4(name: str, n: int) -> None:
@@ -121,8 +108,8 @@ class Config(ChapterConfig):
         """Every parameter, named as the user passed it, then the memory estimate and (when runs may be
         trained) the Brown corpus; raises :class:`~urnlib.params.ParameterError` before any work."""
         check_int("seed", self.seed, minimum=0)
-        _check_list("seeds", self.seeds, "initialisation seeds, e.g. [0] or [0, 1, 2]",
-                    lambda name, s: check_int(name, s, minimum=0))
+        check_list("seeds", self.seeds, example="[0, 1, 2] (initialisation seeds)",
+                   each=lambda name, s: check_int(name, s, minimum=0))
         for name in ("train_size", "valid_size", "test_size"):
             _multiple_of_4(name, getattr(self, name))
         self.encoders()
@@ -134,8 +121,8 @@ class Config(ChapterConfig):
         check_int("epochs", self.epochs, minimum=1)
         check_int("batch_size", self.batch_size, minimum=1)
         check_float("lr", self.lr, minimum=0.0, strict_min=True)
-        _check_list("lm_models", self.lm_models, f"model kinds drawn from {list(STACK_KINDS)}",
-                    lambda name, kind: check_choice(name, kind, list(STACK_KINDS)))
+        check_list("lm_models", self.lm_models, example=f"{list(STACK_KINDS)}",
+                   each=lambda name, kind: check_choice(name, kind, list(STACK_KINDS)))
         self._check_brown_split()
         for name in ("lm_d", "lm_layers", "lm_roles", "lm_slices"):
             check_int(name, getattr(self, name), minimum=1)
@@ -149,7 +136,6 @@ class Config(ChapterConfig):
         check_float("lm_lr", self.lm_lr, minimum=0.0, strict_min=True)
         check_int("pmi_min_joint", self.pmi_min_joint, minimum=1)
         check_int("check_trials", self.check_trials, minimum=1, maximum=10_000)
-        self._check_memory()
         if self.mode != "load":  # the book only loads stored runs: it does not read the corpus
             self._check_brown_corpus()
 
@@ -245,16 +231,6 @@ class Config(ChapterConfig):
         table = vocab * d * (1 if self.lm_tie_weights else 2) + vocab
         return 4.0 * (max(per_kind) + 4 * table)
 
-    def _check_memory(self) -> None:
-        parts = self.memory_estimate()
-        total = sum(b for b, _ in parts.values())
-        if total > MEMORY_BUDGET:
-            name, (largest, lower) = max(parts.items(), key=lambda item: item[1][0])
-            raise ParameterError(f"this configuration needs about {total / 2**30:,.0f} GiB, more than the "
-                                 f"{MEMORY_BUDGET / 2**30:.0f} GiB of this machine; most of it is {name} "
-                                 f"(about {largest / 2**30:,.0f} GiB): lower {lower}")
-
-    # ------------------------------------------------------------------ what is run
     def encoders(self) -> dict[str, dict[str, Any]]:
         """``{label: encoder spec}`` of ``models``, each read by the registry's grammar."""
         if not isinstance(self.models, (list, tuple)) or not self.models:

@@ -198,8 +198,8 @@ def build_sentence(
     if isinstance(extra_nouns, bool) or not isinstance(extra_nouns, int) or not (
             0 <= extra_nouns <= MAX_INTERVENING - n_attractors):
         raise ParameterError(f"extra_nouns={extra_nouns!r} must be an integer in [0, "
-                             f"{MAX_INTERVENING - n_attractors}]: at most {MAX_INTERVENING} intervening nouns "
-                             f"in all keep a sentence within {MAX_LENGTH} tokens")
+                             f"{MAX_INTERVENING - n_attractors}]: at most {MAX_INTERVENING} intervening "
+                             f"nouns in all keep a sentence within {MAX_LENGTH} tokens")
     check_bool("plural", plural)
     return _build(n_attractors, extra_nouns, plural, _rng(rng))
 

@@ -25,7 +25,8 @@ import torch
 
 from urnlib.params import ParameterError, check_int
 
-__all__ = ["CrossSerialVocab", "check_language", "language", "generate", "is_member", "valid_next", "encode", "score_strings"]
+__all__ = ["CrossSerialVocab", "check_language", "language", "generate", "is_member", "valid_next", "encode",
+           "score_strings"]
 
 LETTERS = ("a", "b", "c", "d")
 
@@ -70,7 +71,8 @@ def string(m: int, n: int) -> str:
     return "a" * m + "b" * n + "c" * m + "d" * n
 
 
-def generate(count: int, k: int, *, min_block: int = 1, rng: np.random.Generator | int = 0) -> list[tuple[int, int]]:
+def generate(count: int, k: int, *, min_block: int = 1,
+             rng: np.random.Generator | int = 0) -> list[tuple[int, int]]:
     """Draw ``count`` strings uniformly from the strings of C_k; returns their ``(m, n)``.
 
     Args:
@@ -116,7 +118,8 @@ def valid_next(prefix: str, k: int, min_block: int = 1, stop: str = "$") -> set[
     return out
 
 
-def encode(pairs: list[tuple[int, int]], vocab: CrossSerialVocab, ignore: int = -100) -> tuple[torch.Tensor, torch.Tensor]:
+def encode(pairs: list[tuple[int, int]], vocab: CrossSerialVocab,
+           ignore: int = -100) -> tuple[torch.Tensor, torch.Tensor]:
     """Inputs ``^ w_1 .. w_L`` and targets ``w_1 .. w_L $``, padded to the longest string.
 
     Padded inputs hold the padding symbol and padded targets ``ignore`` (no loss, not scored).

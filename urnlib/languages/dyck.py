@@ -206,7 +206,8 @@ def encode(strings: list[str], vocab: DyckVocab) -> tuple[torch.Tensor, torch.Te
     return inputs, targets
 
 
-def score_closing(logits: torch.Tensor, targets: torch.Tensor, vocab: DyckVocab) -> tuple[torch.Tensor, torch.Tensor]:
+def score_closing(logits: torch.Tensor, targets: torch.Tensor,
+                  vocab: DyckVocab) -> tuple[torch.Tensor, torch.Tensor]:
     """Closing-bracket scorer (paper 000 sec. 5; paper 001 sec. 4).
 
     Only positions whose gold next symbol is a closing bracket are scored; the prediction is the

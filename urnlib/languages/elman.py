@@ -105,7 +105,8 @@ def word_classes() -> dict[str, tuple[str, ...]]:
 
 
 def _check_words(name: str, words: object) -> list[str]:
-    if isinstance(words, str) or not isinstance(words, Sequence) or not all(isinstance(w, str) for w in words):
+    if (isinstance(words, str) or not isinstance(words, Sequence)
+            or not all(isinstance(w, str) for w in words)):
         raise ParameterError(f"{name}={words!r} must be a sequence of word strings")
     return list(words)
 

@@ -2,9 +2,11 @@
 matrix embeddings"), sec. 4.1-4.3.
 
 Every word w is a d x d matrix M_w; a phrase is the ordered product of its words' matrices, scored by a
-bilinear form ``v^T M_{w1} ... M_{wn} w`` (sec. 4). States are *row* vectors (as in :mod:`urnlib.models.unitary`).
+bilinear form ``v^T M_{w1} ... M_{wn} w`` (sec. 4). States are *row* vectors (as in
+:mod:`urnlib.models.unitary`).
 
-* :class:`NeuralMatrixLM` (4.1): ``P(w | before, after) = softmax_v 1^T (prod M_before) M_v (prod M_after) 1``.
+* :class:`NeuralMatrixLM` (4.1):
+  ``P(w | before, after) = softmax_v 1^T (prod M_before) M_v (prod M_after) 1``.
 * :class:`ProbabilisticMatrixLM` (4.2): ``M_w >= 0`` and ``M_* = sum_w M_w`` right-stochastic, so
   ``P(w_1..w_n) = (1/d) 1^T M_{w1} ... M_{wn} 1`` sums to 1 over the strings of each length n.
 * :class:`WFSAMatrixLM` (4.3): each M_w right-stochastic, emission R (d, V) with rows summing to 1;
@@ -39,7 +41,8 @@ PAD = -1  #: padding id of (N, T) token tensors of sentences (no word: never a v
 #: matrix algebras a model may use (each contains the identity and is closed under product).
 ALGEBRAS = {
     "dense": "all d x d matrices (paper 003 sec. 5: 10 x 10)",
-    "diagonal": "diagonal d x d matrices, the commutative algebra (paper: 100 x 100, 'a fallback to word vectors')",
+    "diagonal": "diagonal d x d matrices, the commutative algebra "
+                "(paper: 100 x 100, 'a fallback to word vectors')",
     "upper": "upper-triangular d x d matrices, a non-commutative sub-algebra closed under product",
 }
 #: well-known matrix sets that are *not* closed under product, refused with an explanation.
@@ -128,7 +131,8 @@ class _MatrixEmbedding(nn.Module):
         return sum(p.numel() for p in self.parameters())
 
     def free_entries(self) -> torch.Tensor:
-        """``(V, n_free)`` values of the allowed entries of every M_w (4.2, 4.3: exp of :meth:`log_free_entries`)."""
+        """``(V, n_free)`` values of the allowed entries of every M_w (4.2, 4.3: exp of
+        :meth:`log_free_entries`)."""
         return self.log_free_entries().exp()
 
     def matrices(self) -> torch.Tensor:
@@ -152,7 +156,8 @@ class _MatrixEmbedding(nn.Module):
     def _row_logsumexp(self, x: torch.Tensor) -> torch.Tensor:
         """``(..., n_free) -> (..., d)``: logsumexp over the allowed entries of each row."""
         idx = self.rows.expand_as(x)
-        m = x.detach().new_full((*x.shape[:-1], self.d), -math.inf).scatter_reduce(-1, idx, x.detach(), "amax")
+        m = (x.detach().new_full((*x.shape[:-1], self.d), -math.inf)
+             .scatter_reduce(-1, idx, x.detach(), "amax"))
         s = torch.zeros_like(m).scatter_add(-1, idx, (x - m.gather(-1, idx)).exp())
         return m + s.log()
 
@@ -168,11 +173,11 @@ class _MatrixEmbedding(nn.Module):
 class NeuralMatrixLM(_MatrixEmbedding):
     """Model 4.1: softmax over the vocabulary of ``1^T (prod M_before) M_v (prod M_after) 1``.
 
-    Initialisation near the identity: ``M_w = I + init_scale * G / sqrt(n_free)``, G standard normal on the allowed
-    entries, so the random part has Frobenius norm about ``init_scale`` (0.1) in every algebra. Every score starts
-    near ``1^T I 1 = d`` (predictions near uniform) and long products neither explode nor vanish: measured for
-    d = 10, products of 50 word matrices keep their singular values within [0.5, 2]. (A per-entry scale of
-    ``0.1 / sqrt(d)`` already spreads them over [0.15, 6].)
+    Initialisation near the identity: ``M_w = I + init_scale * G / sqrt(n_free)``, G standard normal on the
+    allowed entries, so the random part has Frobenius norm about ``init_scale`` (0.1) in every algebra. Every
+    score starts near ``1^T I 1 = d`` (predictions near uniform) and long products neither explode nor vanish:
+    measured for d = 10, products of 50 word matrices keep their singular values within [0.5, 2]. (A per-entry
+    scale of ``0.1 / sqrt(d)`` already spreads them over [0.15, 6].)
 
     Args:
         vocab_size: V.
@@ -188,10 +193,12 @@ class NeuralMatrixLM(_MatrixEmbedding):
         super().__init__(vocab_size, d, algebra)
         self.window, self.pad_id = _check_positive("window", window), int(pad_id)
         if 0 <= self.pad_id < vocab_size:
-            raise ParameterError(f"pad_id={pad_id} is a word of the vocabulary; use a negative id or >= {vocab_size}")
+            raise ParameterError(f"pad_id={pad_id} is a word of the vocabulary; "
+                                 f"use a negative id or >= {vocab_size}")
         eye = (self.rows == self.cols).float()
         self.register_buffer("eye_free", eye, persistent=False)
-        self.weight = nn.Parameter(eye + init_scale / math.sqrt(self.n_free) * torch.randn(vocab_size, self.n_free))
+        self.weight = nn.Parameter(eye + init_scale / math.sqrt(self.n_free)
+                                   * torch.randn(vocab_size, self.n_free))
 
     def free_entries(self) -> torch.Tensor:
         return self.weight
@@ -206,7 +213,8 @@ class NeuralMatrixLM(_MatrixEmbedding):
         """``(B, V)`` scores ``a^T M_v b`` with ``a^T = 1^T prod M_before``, ``b = prod M_after 1``.
 
         Args:
-            before, after: ``(B, L_b)`` and ``(B, L_a)`` context ids (``pad_id`` = empty slot), in sentence order.
+            before, after: ``(B, L_b)`` and ``(B, L_a)`` context ids (``pad_id`` = empty slot), in sentence
+                order.
         """
         B = before.shape[0]
         a = self.weight.new_ones(B, self.d)
@@ -239,24 +247,26 @@ class NeuralMatrixLM(_MatrixEmbedding):
         return per_word * mask
 
     def nll(self, tokens: torch.Tensor, lengths_or_mask=None) -> torch.Tensor:
-        """``(B,)`` sum over the sentence's words of -log P(w_t | ``window`` words each side, within the sentence)."""
+        """``(B,)`` sum over the sentence's words of -log P(w_t | ``window`` words each side, within the
+        sentence)."""
         return -self.token_log_probs(tokens, lengths_or_mask).sum(1)
 
 
 class ProbabilisticMatrixLM(_MatrixEmbedding):
-    """Model 4.2: ``P(w_1..w_n) = (1/d) 1^T M_{w1} ... M_{wn} 1`` with ``M_w >= 0``, ``sum_w M_w`` right-stochastic.
+    """Model 4.2: ``P(w_1..w_n) = (1/d) 1^T M_{w1} ... M_{wn} 1`` with ``M_w >= 0``, ``sum_w M_w``
+    right-stochastic.
 
     Parametrisation: ``M_w[i, j] = exp(theta_w[i, j]) / sum_{w', j'} exp(theta_{w'}[i, j'])`` over the allowed
     entries (a softmax over (word, column) for each row i); the original stored log2 entries and renormalised.
 
-    Numerics of :meth:`log_prob`: the row vector ``v_t = v_{t-1} M_{w_t}`` is renormalised to sum 1 at every step
-    and the log of the factor accumulated, so ``log P = sum_t log(v_{t-1} M_{w_t} 1)``; each gathered
+    Numerics of :meth:`log_prob`: the row vector ``v_t = v_{t-1} M_{w_t}`` is renormalised to sum 1 at every
+    step and the log of the factor accumulated, so ``log P = sum_t log(v_{t-1} M_{w_t} 1)``; each gathered
     ``M_{w_t}`` is also divided by its largest entry (added back in log space), so a rare word's tiny matrix
     cannot underflow. A 60-word sentence over V = 20,000 has P ~ e^-600, far below float32's range.
 
-    Placeholder (sec. 4.2): ``M_*`` in any slot gives the probability of the skip-gram with *anything* there, and
-    appended at the end changes nothing (``M_* 1 = 1``); the paper's "no matter where it is inserted" holds only
-    where ``M_* = I`` (the diagonal algebra) - prepending it would need ``1^T M_* = 1^T`` as well.
+    Placeholder (sec. 4.2): ``M_*`` in any slot gives the probability of the skip-gram with *anything* there,
+    and appended at the end changes nothing (``M_* 1 = 1``); the paper's "no matter where it is inserted"
+    holds only where ``M_* = I`` (the diagonal algebra) - prepending it would need ``1^T M_* = 1^T`` as well.
 
     Args:
         vocab_size: V.
@@ -279,8 +289,9 @@ class ProbabilisticMatrixLM(_MatrixEmbedding):
         return self._dense(self.free_entries().sum(0))
 
     def token_log_probs(self, tokens: torch.Tensor, lengths_or_mask=None) -> torch.Tensor:
-        """``(B, T)`` log P(w_t | w_<t) = log (v_{t-1} M_{w_t} 1) with v normalised: the sentence's log-probability
-        is their sum (``M_*`` row-stochastic makes the prefix probability the marginal over continuations)."""
+        """``(B, T)`` log P(w_t | w_<t) = log (v_{t-1} M_{w_t} 1) with v normalised: the sentence's
+        log-probability is their sum (``M_*`` row-stochastic makes the prefix probability the marginal over
+        continuations)."""
         mask = _as_mask(tokens, lengths_or_mask)
         log_free = _lookup(self.log_free_entries(), tokens.masked_fill(~mask, 0))  # (B, T, n_free)
         shift = log_free.amax(-1)  # (B, T): log of each gathered matrix's largest entry
@@ -301,11 +312,12 @@ class ProbabilisticMatrixLM(_MatrixEmbedding):
 
 
 class WFSAMatrixLM(_MatrixEmbedding):
-    """Model 4.3, a continuous WFSA: right-stochastic transitions M_w, emissions R (d, V) with rows summing to 1.
+    """Model 4.3, a continuous WFSA: right-stochastic transitions M_w, emissions R (d, V) with rows summing
+    to 1.
 
-    ``M_w[i, :]`` is a softmax of ``theta_w[i, :]`` over row i's allowed entries; ``R[i, :]`` a softmax over the
-    vocabulary. With the ``"diagonal"`` algebra every M_w is the identity (one allowed entry per row): the state
-    never moves and the model is a fixed mixture of d unigram distributions.
+    ``M_w[i, :]`` is a softmax of ``theta_w[i, :]`` over row i's allowed entries; ``R[i, :]`` a softmax over
+    the vocabulary. With the ``"diagonal"`` algebra every M_w is the identity (one allowed entry per row): the
+    state never moves and the model is a fixed mixture of d unigram distributions.
 
     Args:
         vocab_size: V.
@@ -328,7 +340,8 @@ class WFSAMatrixLM(_MatrixEmbedding):
         return torch.softmax(self.emission, dim=-1)
 
     def _run(self, tokens: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """``(log P(tokens), final state v_T)``; per-word emission columns rescaled by their max (as in 4.2)."""
+        """``(log P(tokens), final state v_T)``; per-word emission columns rescaled by their max (as in
+        4.2)."""
         idx = tokens.masked_fill(~mask, 0)
         ops = self._operators(_lookup(self.free_entries(), idx))
         log_emit = _lookup(torch.log_softmax(self.emission, dim=-1).t(), idx)  # (B, T, d): log R[:, w_t]
@@ -341,7 +354,8 @@ class WFSAMatrixLM(_MatrixEmbedding):
             p = (v * emit[:, t]).sum(-1)
             out.append(torch.where(keep, p.log() + shift[:, t], 0.0))
             u = self._vecmat(v, ops[:, t])
-            v = torch.where(keep[:, None], u / u.sum(-1, keepdim=True), v)  # a distribution; renormalised for rounding
+            # a distribution; renormalised for rounding
+            v = torch.where(keep[:, None], u / u.sum(-1, keepdim=True), v)
         return (torch.stack(out, 1) if out else log_emit.new_zeros(tokens.shape)), v
 
     def token_log_probs(self, tokens: torch.Tensor, lengths_or_mask=None) -> torch.Tensor:
@@ -353,7 +367,8 @@ class WFSAMatrixLM(_MatrixEmbedding):
         return self.token_log_probs(tokens, lengths_or_mask).sum(1)
 
     def next_word_distribution(self, prefix: torch.Tensor, lengths_or_mask=None) -> torch.Tensor:
-        """``P(next word | prefix) = v_T R``: ``(B, V)`` for ``(B, T)`` prefixes, ``(V,)`` for one ``(T,)`` prefix."""
+        """``P(next word | prefix) = v_T R``: ``(B, V)`` for ``(B, T)`` prefixes, ``(V,)`` for one ``(T,)``
+        prefix."""
         single = prefix.dim() == 1
         prefix = prefix[None] if single else prefix
         _, v = self._run(prefix, _as_mask(prefix, lengths_or_mask))  # noqa

@@ -79,7 +79,8 @@ class KneserNey:
                 raise ParameterError(f"discount={discount} must be in (0, 1), e.g. 0.75; "
                                      "or pass None to estimate it from the counts")
             if modified:
-                raise ParameterError("modified=True estimates its three discounts; pass discount=None with it")
+                raise ParameterError("modified=True estimates its three discounts; "
+                                     "pass discount=None with it")
         self.discount = discount
         self._levels: list[_Level] = []
 
@@ -162,8 +163,8 @@ class KneserNey:
             except KeyError:
                 bad = next(w for w in sentence if w not in index)
                 raise ParameterError(
-                    f"sentence {count}: token {bad!r} is not in the vocabulary; map out-of-vocabulary words to "
-                    f"'{UNK}' (and leave out '<s>'/'</s>': the model adds them)") from None
+                    f"sentence {count}: token {bad!r} is not in the vocabulary; map out-of-vocabulary words "
+                    f"to '{UNK}' (and leave out '<s>'/'</s>': the model adds them)") from None
             if eos in ids:
                 raise ParameterError(f"sentence {count} contains '{EOS}'; pass sentences without boundary "
                                      "markers: the model adds them")
@@ -231,8 +232,8 @@ class KneserNey:
         """p(word | context); ``word`` is a vocabulary word or ``</s>``. See :meth:`distribution`."""
         tok = self._context(context)
         if word not in self.index:
-            raise ParameterError(f"word={word!r} is not in the prediction vocabulary; pass a vocabulary word, "
-                                 f"'{UNK}' or '{EOS}'")
+            raise ParameterError(f"word={word!r} is not in the prediction vocabulary; "
+                                 f"pass a vocabulary word, '{UNK}' or '{EOS}'")
         tok.append(self.index[word])
         return float(self._probs(np.array(tok, np.int64), np.array([len(tok) - 1]))[0])
 

@@ -39,7 +39,8 @@ def _check_sizes(vocab_size, order, embedding_size, hidden, direct) -> None:
                              "use hidden >= 1 or direct=True")
 
 
-def nnlm_parameter_count(vocab_size: int, order: int, embedding_size: int, hidden: int, direct: bool = True) -> int:
+def nnlm_parameter_count(vocab_size: int, order: int, embedding_size: int, hidden: int,
+                         direct: bool = True) -> int:
     """Free parameters of :class:`BengioNNLM`.
 
     Summing ``b`` (V), ``d`` (h), ``W`` (V (n-1) m, if direct), ``U`` (V h), ``H`` (h (n-1) m) and
@@ -85,7 +86,8 @@ class BengioNNLM(nn.Module):
         _check_sizes(vocab_size, order, embedding_size, hidden, direct)
         if isinstance(start_id, bool) or not isinstance(start_id, int) or not 0 <= start_id < vocab_size:
             raise ParameterError(f"start_id={start_id!r}: need an integer in [0, {vocab_size})")
-        self.vocab_size, self.order, self.embedding_size, self.hidden = vocab_size, order, embedding_size, hidden
+        self.vocab_size, self.order = vocab_size, order
+        self.embedding_size, self.hidden = embedding_size, hidden
         self.start_id = start_id
         k = (order - 1) * embedding_size
         self.embedding = nn.Embedding(vocab_size, embedding_size)  # C
@@ -172,7 +174,8 @@ def best_alpha(p_nnlm_valid, p_ngram_valid) -> float:
     """
     a, b = _probabilities("p_nnlm_valid", p_nnlm_valid), _probabilities("p_ngram_valid", p_ngram_valid)
     if a.shape != b.shape or a.size == 0:
-        raise ParameterError(f"p_nnlm_valid {a.shape} and p_ngram_valid {b.shape}: need the same non-empty shape")
+        raise ParameterError(f"p_nnlm_valid {a.shape} and p_ngram_valid {b.shape}: "
+                             "need the same non-empty shape")
     with np.errstate(divide="ignore"):
         scores = [float(np.sum(np.log(mix(a, b, float(alpha))))) for alpha in ALPHA_GRID]
     return float(ALPHA_GRID[int(np.argmax(scores))])

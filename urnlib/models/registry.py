@@ -188,16 +188,16 @@ def build_trained(spec: dict[str, Any] | str, weights: dict, vocab_size: int, **
 
 def _even_urn(spec: dict[str, Any]) -> None:
     if spec["n"] % 2:
-        raise ParameterError(f"model 'urn {spec['n']}': a URN needs an even number of units (its rotations act "
-                             "on planes)")
+        raise ParameterError(f"model 'urn {spec['n']}': a URN needs an even number of units "
+                             "(its rotations act on planes)")
     if spec.get("k") is not None and not 1 <= spec["k"] < spec["n"]:
         raise ParameterError(f"model 'urn {spec['n']} k{spec['k']}': k must be between 1 and n - 1")
 
 
 def _nnlm(spec: dict[str, Any]) -> None:
     if spec["hidden"] == 0 and not spec["direct"]:
-        raise ParameterError("model 'nnlm ... 0 ... nodirect': with no hidden layer the direct connections are "
-                             "the whole model; write 'direct'")
+        raise ParameterError("model 'nnlm ... 0 ... nodirect': with no hidden layer the direct connections "
+                             "are the whole model; write 'direct'")
 
 
 def _tpru(spec: dict[str, Any]) -> None:
@@ -213,11 +213,15 @@ register(ModelKind("arbitrary", "urnlib.models.unitary:ArbitraryRNN", "model.arb
                    "the URN's cell with unconstrained matrices (paper 000 sec. 5)", positional=(("n", int),)))
 register(ModelKind("lstm", "urnlib.models.recurrent:PaperLSTM", "model.lstm",
                    "LSTM with one bias per gate and an embedding layer (paper 001 sec. 2.1)",
-                   positional=(("n", int),), prefixed={"e": "embedding_size"}, defaults={"embedding_size": None}))
-register(ModelKind("srn", "urnlib.models.cells:SRN", "model.srn", "Elman's simple recurrent network (lecture 004)",
-                   positional=(("n", int),), prefixed={"e": "embedding_size"}, defaults={"embedding_size": None}))
+                   positional=(("n", int),), prefixed={"e": "embedding_size"},
+                   defaults={"embedding_size": None}))
+register(ModelKind("srn", "urnlib.models.cells:SRN", "model.srn",
+                   "Elman's simple recurrent network (lecture 004)",
+                   positional=(("n", int),), prefixed={"e": "embedding_size"},
+                   defaults={"embedding_size": None}))
 register(ModelKind("gru", "urnlib.models.cells:GRU", "model.gru", "the lecture's GRU (lecture 004)",
-                   positional=(("n", int),), prefixed={"e": "embedding_size"}, defaults={"embedding_size": None}))
+                   positional=(("n", int),), prefixed={"e": "embedding_size"},
+                   defaults={"embedding_size": None}))
 register(ModelKind("nnlm", "urnlib.models.nnlm:BengioNNLM", "model.nnlm",
                    "Bengio et al.'s (2003) neural n-gram model: order, hidden units, embedding size",
                    positional=(("order", int), ("hidden", int), ("embedding_size", int)),
@@ -225,7 +229,8 @@ register(ModelKind("nnlm", "urnlib.models.nnlm:BengioNNLM", "model.nnlm",
 register(ModelKind("tpru", "urnlib.models.tpru_stack:tpru_language_model", "model.tpru",
                    "TPRU with N role vectors and s slices (paper 002)", positional=(("d", int),),
                    prefixed={"N": "n_roles", "s": "slices"}, defaults={"slices": 1}, check=_tpru))
-for _name, _cls, _doc in (("4.1", "NeuralMatrixLM", "neural"), ("4.2", "ProbabilisticMatrixLM", "direct probabilistic"),
+for _name, _cls, _doc in (("4.1", "NeuralMatrixLM", "neural"),
+                          ("4.2", "ProbabilisticMatrixLM", "direct probabilistic"),
                           ("4.3", "WFSAMatrixLM", "continuous WFSA")):
     register(ModelKind(_name, f"urnlib.models.matrix_embedding:{_cls}", "model.matrix_embedding",
                        f"paper 003 sec. {_name} {_doc} model over an algebra of d x d matrices",

@@ -67,9 +67,9 @@ class RecurrentStack(nn.Module):
             if n_roles is None:
                 raise ParameterError("kind='tpru' needs the number of role vectors: pass n_roles=N (e.g. 64)")
             self.cells = nn.ModuleList(
-                TPRU(input_size if l == 0 else d, d, n_roles, variant=variant, slices=slices,
-                     seed=None if seed is None else seed + l)
-                for l in range(layers)
+                TPRU(input_size if i == 0 else d, d, n_roles, variant=variant, slices=slices,
+                     seed=None if seed is None else seed + i)
+                for i in range(layers)
             )
             self.drop = nn.Dropout(self.dropout)
             self.rnn = None
@@ -86,10 +86,10 @@ class RecurrentStack(nn.Module):
             if return_fillers:
                 raise ParameterError(f"return_fillers=True needs kind='tpru' (this stack is {self.kind!r})")
             return self.rnn(x)[0]
-        for l, cell in enumerate(self.cells):
-            if l > 0:
+        for i, cell in enumerate(self.cells):
+            if i > 0:
                 x = self.drop(x)
-            if return_fillers and l == len(self.cells) - 1:
+            if return_fillers and i == len(self.cells) - 1:
                 return cell(x, return_fillers=True)
             x = cell(x)
         return x
@@ -160,8 +160,9 @@ class TPRULanguageModel(StackLM):
         super().__init__("tpru", vocab_size, embedding_size, d, layers, n_roles=n_roles, **options)
 
 
-def tpru_language_model(vocab_size: int, d: int, n_roles: int, slices: int = 1, *, embedding_size: int | None = None,
-                        layers: int = 1, **options) -> TPRULanguageModel:
-    """The registry's builder of ``"tpru D N<roles> [s<slices>]"``: a TPRU language model whose embedding has the
-    size of its state unless ``embedding_size`` says otherwise."""
+def tpru_language_model(vocab_size: int, d: int, n_roles: int, slices: int = 1, *,
+                        embedding_size: int | None = None, layers: int = 1,
+                        **options) -> TPRULanguageModel:
+    """The registry's builder of ``"tpru D N<roles> [s<slices>]"``: a TPRU language model whose embedding has
+    the size of its state unless ``embedding_size`` says otherwise."""
     return TPRULanguageModel(vocab_size, embedding_size or d, d, n_roles, layers, slices=slices, **options)

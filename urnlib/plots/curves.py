@@ -125,7 +125,8 @@ def curves_panel(
     return ax
 
 
-def panel_grid(rows: int = 2, cols: int = 2, width: float = 10.0, height: float = 7.5) -> tuple[Figure, np.ndarray]:
+def panel_grid(rows: int = 2, cols: int = 2, width: float = 10.0,
+               height: float = 7.5) -> tuple[Figure, np.ndarray]:
     """A figure of ``rows x cols`` panels labelled (a), (b), ... like the papers' multi-panel figures."""
     fig, axes = plt.subplots(rows, cols, figsize=(width, height), layout="constrained")
     for letter, ax in zip("abcdefgh", np.ravel(axes)):

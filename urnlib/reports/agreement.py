@@ -11,14 +11,13 @@ paper's numbers are constants, with their source; ours always come from the runs
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
 from urnlib.claims import Claim, claim
 from urnlib.metrics import accuracy_by_count
 from urnlib.models.unitary import skew_size
-from urnlib.plots.curves import accuracy_by_count_figure
+from urnlib.plots.agreement import attractor_panels_figure
 from urnlib.reports.agreement_tables import (PAPER_TABLE1, PAPER_TABLE2, PAPER_TABLE2_WORDS,  # noqa: F401
                                              PAPER_THRESHOLD, RELEVANT_TAGS, embeddings, frequent_noun_pairs,
                                              main_tags, number_groups, paper_table2, phrase_table, table1,
@@ -62,22 +61,21 @@ def attractor_accuracy(run: Run, min_total: int = 1) -> dict[str, np.ndarray]:
     return accuracy_by_count(run.final["attr_correct"], run.final["attr_total"], min_total)
 
 
+def _majority(runs: dict[str, Run]) -> float:
+    """The share of the more frequent verb number in the test set of a source (its runs share the data)."""
+    stats = next(iter(runs.values())).final["data"]
+    return max(stats["test_plural_share"], 1 - stats["test_plural_share"])
+
+
 def figure2(runs_by_source: dict[str, dict[str, Run]], min_total: int = 5):
     """Paper 000 Fig. 2: accuracy by number of attractors, TURN vs LSTM, one panel per data source.
 
     Buckets with fewer than ``min_total`` test sentences are not drawn.
     """
-    k = len(runs_by_source)
-    fig, axes = plt.subplots(1, k, figsize=(5.2 * k, 3.9), layout="constrained", squeeze=False)
-    for ax, (source, runs) in zip(axes[0], runs_by_source.items()):
-        stats = next(iter(runs.values())).final["data"]
-        majority = max(stats["test_plural_share"], 1 - stats["test_plural_share"])
-        series = {label: attractor_accuracy(run, min_total) for label, run in runs.items()}
-        accuracy_by_count_figure(series, ax=ax, baseline=majority,
-                                 baseline_label=f"majority class ({majority:.0%})",
-                                 title=f"{source} (test buckets with >= {min_total} sentences)")
-        ax.set_ylim(min(0.45, ax.get_ylim()[0]), 1.01)
-    return fig
+    panels = {source: ({label: attractor_accuracy(run, min_total) for label, run in runs.items()},
+                       _majority(runs))
+              for source, runs in runs_by_source.items()}
+    return attractor_panels_figure(panels, min_total)
 
 
 # --------------------------------------------------------------------------- claims
@@ -178,7 +176,7 @@ def findings(runs_by_source: dict[str, dict[str, Run]]) -> str:
     lines = []
     for source, runs in runs_by_source.items():
         stats = next(iter(runs.values())).final["data"]
-        majority = max(stats["test_plural_share"], 1 - stats["test_plural_share"])
+        majority = _majority(runs)
         models = []
         for label, run in runs.items():
             f = run.final
@@ -292,13 +290,15 @@ def _data_size(real: dict[str, dict[str, Run]], turn: str | None) -> str:
             f"{PAPER_SENTENCES / 1e6:.1f} million, {many:,} of them with more than 3 attractors.")
     source, by_label = next(iter(real.items()))
     if turn in by_label:
-        l, words = _urn_terms(by_label[turn].params["model"])[0], by_label[turn].final["data"]["vocabulary"]
-        text += (f" A {turn} has $l = {l}$ parameters per word: with the {words:,} tokens of the {source} "
-                 f"vocabulary that is {l * words:,} parameters, most of them for words seen a handful of "
-                 "times")
+        per_word = _urn_terms(by_label[turn].params["model"])[0]
+        words = by_label[turn].final["data"]["vocabulary"]
+        text += (f" A {turn} has $l = {per_word}$ parameters per word: with the {words:,} tokens of the "
+                 f"{source} vocabulary that is {per_word * words:,} parameters, most of them for words seen "
+                 "a handful of times")
         if "LSTM" in by_label:
             size = by_label["LSTM"].params["model"]["embedding_size"]
-            text += f"; the LSTM's {size} per word make it {'far ' if l >= 2 * size else ''}smaller"
+            far = "far " if per_word >= 2 * size else ""
+            text += f"; the LSTM's {size} per word make it {far}smaller"
         text += "."
     return text + (" A training loss far below the test loss is the mark of a model memorising its sentences "
                    "rather than learning the rule. Run the paper's own file (see the top of this page) to "
@@ -324,9 +324,10 @@ def implementation_notes(runs, turn: str | None) -> str:
               "classes read at the last word before the verb; every other position carries no loss."]
     if turn in first:
         spec = first[turn].params["model"]
-        l, terms = _urn_terms(spec)
-        models.append(f"The {turn} has $l = {terms} = {l}$ parameters per word, dropout {spec['dropout']} "
-                      "on its parameters (one mask per batch), its state and its output.")
+        per_word, terms = _urn_terms(spec)
+        models.append(f"The {turn} has $l = {terms} = {per_word}$ parameters per word, "
+                      f"dropout {spec['dropout']} on its parameters (one mask per batch), its state and its "
+                      "output.")
     if "LSTM" in first:
         spec = first["LSTM"].params["model"]
         models.append(f"**The LSTM** ({spec['n']} units, embedding {spec['embedding_size']}; Linzen et al.: "

@@ -73,8 +73,8 @@ def provenance(runs) -> list:
     stale = table[table["status"] != "current"]
     if len(stale):
         names = ", ".join(f"*{name}*" for name in stale["run"])
-        out.append(Markdown(f"**Warning: {len(stale)} of {len(table)} runs are stale** ({names}): the code or "
-                            "libraries that would train them today differ from those that did (the status column "
-                            "says how). Run `make reproduce` to retrain them."))
+        out.append(Markdown(f"**Warning: {len(stale)} of {len(table)} runs are stale** ({names}): the code "
+                            "or libraries that would train them today differ from those that did (the status "
+                            "column says how). Run `make reproduce` to retrain them."))
     out.append(table.style.hide(axis="index"))
     return out

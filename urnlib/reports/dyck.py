@@ -340,11 +340,12 @@ def _paper001_claims(runs: dict[str, Run], units: list[int], min_total: int) -> 
               "final LSTM loss < final URN loss at every size", all(lstm_better), partly=any(lstm_better)))
     rises = {n: (largest_rise(urn[n].column("test_loss")), largest_rise(lstm[n].column("test_loss")))
              for n in units}
-    smoother = [u <= l for u, l in rises.values()]
+    smoother = [urn_rise <= lstm_rise for urn_rise, lstm_rise in rises.values()]
     add(claim(CHAPTER, "paper 001 Fig. 3a",
               "URN training is monotonous; the LSTM can get worse for a few epochs",
               "URN uniformly monotonous",
-              "; ".join(f"{n}: URN {u:.3f}, LSTM {l:.3f}" for n, (u, l) in rises.items()),
+              "; ".join(f"{n}: URN {urn_rise:.3f}, LSTM {lstm_rise:.3f}"
+                        for n, (urn_rise, lstm_rise) in rises.items()),
               "largest rise of the test loss above its running minimum: URN <= LSTM at every size",
               all(smoother), partly=any(smoother)))
     if 8 in units:
@@ -373,7 +374,7 @@ def _paper001_claims(runs: dict[str, Run], units: list[int], min_total: int) -> 
               partly=any(2 <= w <= 5 for w in worst.values())))
     max_error = {n: (max_error_per_epoch(urn[n], min_total), max_error_per_epoch(lstm[n], min_total))
                  for n in units}
-    share = {n: float(np.mean(u < l)) for n, (u, l) in max_error.items()}
+    share = {n: float(np.mean(urn_max < lstm_max)) for n, (urn_max, lstm_max) in max_error.items()}
     add(claim(CHAPTER, "paper 001 Fig. 3c",
               "a URN has a lower maximum error rate than the LSTM of the same size throughout training",
               "consistently lower",

@@ -115,11 +115,15 @@ def properties_table(runs: dict[str, Run]) -> pd.DataFrame:
 
 
 def neighbours_table(runs: dict[str, Run]) -> pd.DataFrame:
-    """The 5 nearest words (cosine) of the probe words each run stored, per model (probe words sorted)."""
+    """The 5 nearest words (cosine) of the probe words each run stored: one row per probe word (sorted) and
+    model, the neighbours comma-separated in one cell, so that the table stays three columns wide however many
+    models there are."""
     models = _embeddings(runs)
     probes = sorted({p for r in models.values() for p in r.final["neighbours"]})
-    return pd.DataFrame({label: {p: ", ".join(r.final["neighbours"].get(p, [])) for p in probes}
-                         for label, r in models.items()}, index=probes)
+    index = pd.MultiIndex.from_tuples([(p, label) for p in probes for label in models],
+                                      names=["word", "model"])
+    return pd.DataFrame({"nearest words": [", ".join(models[label].final["neighbours"].get(p, []))
+                                           for p, label in index]}, index=index)
 
 
 def curves(runs: dict[str, Run]):

@@ -5,13 +5,14 @@ the lecture's numbers and Elman's noun classes are constants here). A language m
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from scipy.cluster.hierarchy import dendrogram, fcluster, linkage
+from scipy.cluster.hierarchy import fcluster, linkage
 
 from urnlib.claims import Claim, claim
 from urnlib.languages.elman import generate, word_classes
+from urnlib.plots.primer import (acceptance_figure, perplexity_curves_figure, state_panels_figure,
+                                 word_tree_figure)
 from urnlib.results import Run
 
 CHAPTER = "primer"
@@ -128,14 +129,8 @@ def brown_table(runs: dict[str, Run], kn_runs: dict[str, Run]) -> pd.DataFrame:
 
 def brown_curves(runs: dict[str, Run]):
     """Validation perplexity after every epoch."""
-    fig, ax = plt.subplots(figsize=(6.4, 3.6), layout="constrained")
-    for label, run in runs.items():
-        ax.plot(run.column("epoch"), run.column("valid_ppl"), marker="o", label=label)
-    ax.set(xlabel="epoch", ylabel="validation perplexity", title="Brown, validation part")
-    ax.xaxis.set_major_locator(plt.MaxNLocator(integer=True))
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    return fig
+    return perplexity_curves_figure({label: (run.column("epoch"), run.column("valid_ppl"))
+                                     for label, run in runs.items()}, title="Brown, validation part")
 
 
 def brown_convergence(runs: dict[str, Run]) -> str:
@@ -172,14 +167,10 @@ def elman_dendrogram(run: Run):
     words, Z = elman_linkage(run)
     classes = word_classes()
     labels = [f"{w} ({'/'.join(c.split('-')[1] for c in classes[w])})" for w in words]
-    fig, ax = plt.subplots(figsize=(7.0, 5.2), layout="constrained")
-    dendrogram(Z, labels=labels, orientation="right", ax=ax, color_threshold=0, above_threshold_color="0.3")
-    for tick in ax.get_yticklabels():
-        word = tick.get_text().split(" ")[0]
-        tick.set_color("tab:blue" if _noun(word) else "tab:red")
-    ax.set(xlabel="distance between mean hidden states (average linkage)",
-           title="SRN hidden states by word: nouns (blue), verbs (red)")
-    return fig
+    colours = ["tab:blue" if _noun(w) else "tab:red" for w in words]
+    return word_tree_figure(Z, labels, colours,
+                            xlabel="distance between mean hidden states (average linkage)",
+                            title="SRN hidden states by word: nouns (blue), verbs (red)")
 
 
 def elman_partitions(run: Run) -> dict[str, object]:
@@ -275,18 +266,7 @@ def anbn_medians(runs: dict[str, Run]) -> dict[str, float]:
 
 def anbn_acceptance_plot(runs: dict[str, Run], max_train_n: int):
     """Accepted (1) or rejected (0) a^n b^n by n, per run."""
-    fig, ax = plt.subplots(figsize=(7.2, 0.35 * len(runs) + 1.4), layout="constrained")
-    labels = list(runs)
-    for i, label in enumerate(labels):
-        acc = np.array(runs[label].final["accepted"], dtype=bool)
-        n = np.arange(1, len(acc) + 1)
-        ax.scatter(n[acc], np.full(acc.sum(), i), s=6, marker="s", color="tab:green")
-        ax.scatter(n[~acc], np.full((~acc).sum(), i), s=6, marker="s", color="tab:red")
-    ax.axvline(max_train_n + 0.5, color="k", lw=1, ls="--")
-    ax.set_yticks(range(len(labels)), labels, fontsize=8)
-    ax.set(xlabel="n", xscale="log",
-           title=f"a^n b^n accepted (green) or rejected (red); trained on n <= {max_train_n}")
-    return fig
+    return acceptance_figure({label: run.final["accepted"] for label, run in runs.items()}, max_train_n)
 
 
 def anbn_state_plots(runs: dict[str, Run], seed: int):
@@ -294,20 +274,8 @@ def anbn_state_plots(runs: dict[str, Run], seed: int):
     chosen = {_model_of(k): r for k, r in runs.items() if r.params["seed"] == seed}
     panels = [(m, "hidden", r) for m, r in chosen.items()]
     panels += [(m, "cell", r) for m, r in chosen.items() if "cell" in r.final["trace"]]
-    cols = min(3, len(panels))
-    rows = -(-len(panels) // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 2.9 * rows), layout="constrained",
-                             squeeze=False)
-    for ax in axes.flat[len(panels):]:
-        ax.axis("off")
-    for ax, (model, key, run) in zip(axes.flat, panels):
-        values = np.array(run.final["trace"][key])  # (T, n)
-        n = (len(values) - 1) // 2
-        ax.plot(np.arange(len(values)), values, lw=1)
-        ax.axvline(n + 0.5, color="k", lw=0.8, ls="--")
-        ax.set(title=f"{model}: {key} state", xlabel=f"position in <s> a^{n} b^{n}")
-        ax.grid(alpha=0.3)
-    return fig
+    return state_panels_figure([(f"{model}: {key} state", np.array(run.final["trace"][key]))  # (T, n)
+                                for model, key, run in panels])
 
 
 def anbn_summary(runs: dict[str, Run], max_train_n: int) -> str:

@@ -55,6 +55,5 @@ __all__ = [
     "load_original_split",
     "VOCAB", "PAD_ID", "SEP_ID", "TOKEN_ID", "variable_ids", "tokenize", "encode_pairs",
     "encode_packed", "encode_labels", "decode", "permute_variables",
+    "ALPHABET", "OPERATORS",
 ]
-# ALPHABET and OPERATORS stay attributes of the package, as they were of the former single module
-# (outside __all__, as before).

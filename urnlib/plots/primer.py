@@ -1,0 +1,102 @@
+"""Figures of the primer chapter (lecture 004): the language models' validation curves, Elman's tree of word
+states, and which a^n b^n strings each network accepts and its states along one of them. They take numbers
+(curves, a linkage matrix, accept/reject flags, state traces), not runs or models.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+from scipy.cluster.hierarchy import dendrogram
+
+__all__ = ["perplexity_curves_figure", "word_tree_figure", "acceptance_figure", "state_panels_figure"]
+
+Curve = tuple[Sequence[float], Sequence[float]]
+
+
+def perplexity_curves_figure(curves: Mapping[str, Curve], *, title: str) -> Figure:
+    """Validation perplexity per epoch, one line per model.
+
+    Args:
+        curves: label -> ``(epochs, validation perplexities)``.
+        title: what the perplexity is measured on, e.g. ``"Brown, validation part"``.
+    """
+    fig, ax = plt.subplots(figsize=(6.4, 3.6), layout="constrained")
+    for label, (epochs, ppl) in curves.items():
+        ax.plot(epochs, ppl, marker="o", label=label)
+    ax.set(xlabel="epoch", ylabel="validation perplexity", title=title)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    return fig
+
+
+def word_tree_figure(Z: np.ndarray, labels: Sequence[str], colours: Sequence[str], *, xlabel: str,
+                     title: str) -> Figure:
+    """Elman (1990) Fig. 7: a hierarchical clustering drawn as a tree lying on its side, each leaf's label in
+    its own colour.
+
+    Args:
+        Z: the linkage matrix (:func:`scipy.cluster.hierarchy.linkage`) of the leaves.
+        labels: the leaves' labels, in the order of the rows clustered (distinct).
+        colours: the colour of each label, in the same order.
+        xlabel, title: the axis label (what the distances are) and the title.
+    """
+    colour_of = dict(zip(labels, colours))
+    fig, ax = plt.subplots(figsize=(7.0, 5.2), layout="constrained")
+    dendrogram(Z, labels=list(labels), orientation="right", ax=ax, color_threshold=0,
+               above_threshold_color="0.3")
+    for tick in ax.get_yticklabels():
+        tick.set_color(colour_of[tick.get_text()])
+    ax.set(xlabel=xlabel, title=title)
+    return fig
+
+
+def acceptance_figure(accepted: Mapping[str, Sequence[bool]], max_train_n: int) -> Figure:
+    """Accepted (green) or rejected (red) a^n b^n by n (log scale), one row per run, and a dashed line at the
+    end of the training range.
+
+    Args:
+        accepted: label -> whether the run accepts a^n b^n, for n = 1, 2, ...
+        max_train_n: the largest n trained on.
+    """
+    fig, ax = plt.subplots(figsize=(7.2, 0.35 * len(accepted) + 1.4), layout="constrained")
+    labels = list(accepted)
+    for i, label in enumerate(labels):
+        acc = np.array(accepted[label], dtype=bool)
+        n = np.arange(1, len(acc) + 1)
+        ax.scatter(n[acc], np.full(acc.sum(), i), s=6, marker="s", color="tab:green")
+        ax.scatter(n[~acc], np.full((~acc).sum(), i), s=6, marker="s", color="tab:red")
+    ax.axvline(max_train_n + 0.5, color="k", lw=1, ls="--")
+    ax.set_yticks(range(len(labels)), labels, fontsize=8)
+    ax.set(xlabel="n", xscale="log",
+           title=f"a^n b^n accepted (green) or rejected (red); trained on n <= {max_train_n}")
+    return fig
+
+
+def state_panels_figure(panels: Sequence[tuple[str, np.ndarray]], max_cols: int = 3) -> Figure:
+    """States along ``<s> a^n b^n``, one panel per trace (one line per unit), with a dashed line at the switch
+    from a to b.
+
+    Args:
+        panels: ``(title, states)`` per panel; ``states`` has shape ``(2 n + 1, units)``.
+        max_cols: the panels per row at most.
+    """
+    cols = min(max_cols, len(panels))
+    rows = -(-len(panels) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 2.9 * rows), layout="constrained",
+                             squeeze=False)
+    for ax in axes.flat[len(panels):]:
+        ax.axis("off")
+    for ax, (title, states) in zip(axes.flat, panels):
+        values = np.asarray(states)
+        n = (len(values) - 1) // 2
+        ax.plot(np.arange(len(values)), values, lw=1)
+        ax.axvline(n + 0.5, color="k", lw=0.8, ls="--")
+        ax.set(title=title, xlabel=f"position in <s> a^{n} b^{n}")
+        ax.grid(alpha=0.3)
+    return fig
