@@ -35,13 +35,12 @@ import torch
 from urnlib.corpora import text
 from urnlib.corpora.analogy import evaluate_3cosadd, google_analogy_path, read_analogies
 from urnlib.experiments import matrix_resources
-from urnlib.experiments.config import ChapterConfig
+from urnlib.experiments.config import ChapterConfig, run_config
 from urnlib.models import build_model
 from urnlib.models.matrix_embedding import PAD, ProbabilisticMatrixLM, check_algebra
 from urnlib.models.registry import component_of, parse_spec, spec_string
 from urnlib.params import ParameterError, check_bool, check_choice, check_float, check_int
-from urnlib.results import Run, RunSpec, RunStore, Trained
-from urnlib.runner import run_plan
+from urnlib.results import Run, RunSpec, Trained
 from urnlib.tokens import IGNORE, TokenData
 from urnlib.train import TrainConfig, fit, seed_everything
 
@@ -378,5 +377,4 @@ def run(config: Config, *, store: str | Path | None = None, mode: str | None = N
         store: the run store (default: ``config.store``, relative to ``notebooks/``).
         mode: ``load``, ``train`` or ``retrain`` (default: ``config.mode``); see :mod:`urnlib.runner`.
     """
-    store = RunStore(store if store is not None else config.store_path(), rebuild=config.rebuild_command())
-    return run_plan(config.plan(), store, mode=mode or config.mode, on_stale=config.on_stale)
+    return run_config(config, store=store, mode=mode)

@@ -26,11 +26,10 @@ from typing import Any
 
 from urnlib.corpora import npm
 from urnlib.experiments import primer_anbn, primer_elman, primer_lm
-from urnlib.experiments.config import ChapterConfig
+from urnlib.experiments.config import ChapterConfig, run_config
 from urnlib.models.registry import spec_string
 from urnlib.params import ParameterError, check_list, check_float, check_int
-from urnlib.results import Run, RunSpec, RunStore
-from urnlib.runner import run_plan
+from urnlib.results import Run, RunSpec
 from urnlib.train import TrainConfig
 
 __all__ = ["Config", "PrimerRuns", "run"]
@@ -286,7 +285,6 @@ def run(config: Config, *, store: str | Path | None = None, mode: str | None = N
         store: the run store (default: ``config.store``, relative to ``notebooks/``).
         mode: ``load``, ``train`` or ``retrain`` (default: ``config.mode``); see :mod:`urnlib.runner`.
     """
-    store = RunStore(store if store is not None else config.store_path(), rebuild=config.rebuild_command())
-    mode = mode or config.mode
-    return PrimerRuns(**{group: run_plan(specs, store, mode=mode, on_stale=config.on_stale)
-                         for group, specs in config.groups().items()})
+    groups = config.groups()
+    runs = run_config(config, [s for specs in groups.values() for s in specs], store=store, mode=mode)
+    return PrimerRuns(**{group: {s.name: runs[s.name] for s in specs} for group, specs in groups.items()})

@@ -29,13 +29,12 @@ from typing import Any
 from urnlib.experiments import tpru_checks
 from urnlib.experiments import tpru_entailment as ent
 from urnlib.experiments import tpru_lm as lm
-from urnlib.experiments.config import ChapterConfig
+from urnlib.experiments.config import ChapterConfig, run_config
 from urnlib.experiments.primer_lm import BrownTask
 from urnlib.models.tpru_counts import bias_count, table1_parameter_count
 from urnlib.models.tpru_stack import STACK_KINDS
 from urnlib.params import ParameterError, check_list, check_bool, check_choice, check_float, check_int
-from urnlib.results import Run, RunSpec, RunStore
-from urnlib.runner import run_plan
+from urnlib.results import Run, RunSpec
 from urnlib.train import TrainConfig
 
 __all__ = ["Config", "TpruRuns", "run"]
@@ -331,11 +330,10 @@ def run(config: Config, *, store: str | Path | None = None, mode: str | None = N
         store: the run store (default: ``config.store``, relative to ``notebooks/``).
         mode: ``load``, ``train`` or ``retrain`` (default: ``config.mode``); see :mod:`urnlib.runner`.
     """
-    store = RunStore(store if store is not None else config.store_path(), rebuild=config.rebuild_command())
     groups = config.entailment_plan()
     lm_specs = config.lm_plan()
     specs = [s for group in groups.values() for s in group] + lm_specs
-    runs = run_plan(specs, store, mode=mode or config.mode, on_stale=config.on_stale)
+    runs = run_config(config, specs, store=store, mode=mode)
     return TpruRuns(entailment={label: [runs[s.name] for s in group] for label, group in groups.items()},
                     lm={s.name: runs[s.name] for s in lm_specs},
                     gradient=tpru_checks.gradient_checks(trials=config.check_trials, seed=config.seed),
