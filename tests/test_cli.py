@@ -105,6 +105,13 @@ def test_parameters_and_papermill_options(notebooks, tmp_path, calls, monkeypatc
         assert calls[0][1]["parameters"]["mode"] == mode
         assert "mode" not in calls[1][1]["parameters"]  # the summary page trains nothing
 
+    calls.clear()  # where runs train: passed to the chapters only
+    assert run(notebooks, tmp_path, "--scale", "tiny", "--only", "dyck", "claims", "--train", "--workers", "2",
+               "--scheduler", "slurm:cluster.yaml", "--device", "auto") == 0
+    assert {k: calls[0][1]["parameters"][k] for k in ("workers", "scheduler", "device")} == \
+        {"workers": 2, "scheduler": "slurm:cluster.yaml", "device": "auto"}
+    assert not {"workers", "scheduler", "device"} & set(calls[1][1]["parameters"])
+
 
 def test_runs_follow_chapter_order(notebooks, tmp_path, calls):
     assert run(notebooks, tmp_path, "--scale", "tiny", "--only", "claims", "dyck") == 0
