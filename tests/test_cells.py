@@ -114,7 +114,8 @@ def test_localist_equals_identity_embedding(cls):
 # --------------------------------------------------------------------------- #
 # parameter counts
 # --------------------------------------------------------------------------- #
-@pytest.mark.parametrize("V,n,e,n_out", [(5, 4, None, None), (7, 10, 3, None), (29, 16, None, 2), (9, 8, 12, 2)])
+@pytest.mark.parametrize("V,n,e,n_out",
+                         [(5, 4, None, None), (7, 10, 3, None), (29, 16, None, 2), (9, 8, 12, 2)])
 def test_parameter_counts_closed_form(V, n, e, n_out):
     d = V if e is None else e
     emb = 0 if e is None else V * e

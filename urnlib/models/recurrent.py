@@ -3,16 +3,28 @@
 :class:`PaperLSTM` is the LSTM of paper 001 sec. 2.1 (Keras-style: one bias per gate, so its
 parameter count is ``4(n(n+e) + n) + V e + (n+1) V``, paper 001 Tables 1-2; ``torch.nn.LSTM`` has
 two biases per gate and would not match).
+
+Speed: the tanh-candidate cell runs through torch's fused LSTM kernel (``torch.lstm``, the function
+behind ``nn.LSTM``; on the CPU in float32 oneDNN's), fed weights derived from the stored ones on every
+call: rows reordered to torch's gate order, the second bias held at zero, and, in training with
+dropout, the state mask folded in exactly (see :meth:`PaperLSTM.states`). The Python loop
+(:meth:`PaperLSTM.states_reference`) stays the definition (``tests/test_fast_cells.py`` compares the
+two); it also serves the sigmoid candidate, which torch's cell does not have.
 """
 
 from __future__ import annotations
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from urnlib.params import ParameterError, check_choice
 
 __all__ = ["PaperLSTM", "lstm_parameter_count"]
+
+# o-gate pre-activation offset of a dropped unit: sigmoid(v - _CLOSED) is exactly 0 in float32 and
+# float64 for any v < _CLOSED - 745 (a pre-activation of thousands never occurs)
+_CLOSED = 1e4
 
 
 def lstm_parameter_count(vocab_size: int, n: int, embedding_size: int, n_out: int | None = None) -> int:
@@ -20,6 +32,11 @@ def lstm_parameter_count(vocab_size: int, n: int, embedding_size: int, n_out: in
     when it has ``n_out`` classes."""
     n_, e, V = n, embedding_size, vocab_size
     return 4 * (n_ * (n_ + e) + n_) + V * e + (n_ + 1) * (V if n_out is None else n_out)
+
+
+def _torch_gate_order(t: torch.Tensor, n: int) -> torch.Tensor:
+    """Row blocks f, i, o, c (ours) -> i, f, c, o (torch's i, f, g, o)."""
+    return torch.cat([t[n : 2 * n], t[:n], t[3 * n :], t[2 * n : 3 * n]])
 
 
 class PaperLSTM(nn.Module):
@@ -80,43 +97,111 @@ class PaperLSTM(nn.Module):
         nn.init.xavier_uniform_(self.readout.weight)
         nn.init.zeros_(self.readout.bias)
 
+    def _inputs(self, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None, float]:
+        """Embedded (and dropped) input, time-major ``(T, B, e)``, the 0/1 state mask ``(B, n)``
+        (``None`` when not dropping) and its scale ``1 / keep`` (rounded as a mask of the default dtype
+        holds it)."""
+        B = tokens.shape[0]
+        x = self.embedding(tokens.T)  # (T, B, e)
+        if not (self.training and self.dropout > 0):
+            return x, None, 1.0
+        keep = 1 - self.dropout  # masks of the default dtype (not x's): float64 runs keep these draws
+        x_mask = torch.empty(B, 1, self.embedding_size, device=x.device).bernoulli_(keep) / keep
+        kept = torch.empty(B, self.n, device=x.device).bernoulli_(keep)
+        return x * x_mask.transpose(0, 1), kept, float(torch.ones(()).div_(keep))
+
+    def _fused(self, tokens: torch.Tensor) -> tuple[torch.Tensor, float, torch.Tensor]:
+        """``(kept (.) h, s, x)``: the states ``(B, T, n)`` before the dropout scale ``s = 1 / keep``
+        (``s = 1`` when not dropping) from torch's fused LSTM kernel (tanh candidate only; see
+        :meth:`states`), and the input ``x`` it read ``(T, B, e)``."""
+        B, T = tokens.shape
+        n = self.n
+        x_in, kept, scale = self._inputs(tokens)
+        x = x_in
+        W = _torch_gate_order(self.gates.weight, n)
+        bias = _torch_gate_order(self.gates.bias, n)
+        W_h, W_x = W[:, :n], W[:, n:]
+        if kept is not None:
+            shut = torch.zeros(4 * n, n, dtype=W.dtype, device=W.device)
+            shut[3 * n :].diagonal().fill_(-_CLOSED)  # torch's o rows
+            W_x = torch.cat([W_x, shut], 1)
+            x = torch.cat([x, (1 - kept).to(x.dtype).expand(T, B, n)], 2)
+            W_h = W_h * scale
+        h0 = x.new_zeros(1, B, n)
+        weights = [W_x, W_h, bias, torch.zeros_like(bias)]
+        h = torch.lstm(x, (h0, h0), weights, True, 1, 0.0, self.training, False, False)[0]
+        return h.transpose(0, 1), scale, x_in
+
+    def _cell_states(self, x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+        """The cell states ``(B, T, n)`` behind the (dropped) states ``h`` ``(B, T, n)`` read from ``x``
+        ``(T, B, e)``: the gates from ``[h_{t-1}; x_t]`` in one product, then ``c_t = f c_{t-1} + i c~_t``."""
+        n = self.n
+        h_prev = torch.cat([h.new_zeros(1, h.shape[0], n), h.transpose(0, 1)[:-1]])  # (T, B, n)
+        g = torch.cat([h_prev, x], 2) @ self.gates.weight.T + self.gates.bias  # (T, B, 4n): f, i, o, c
+        f, i, cand = torch.sigmoid(g[..., :n]), torch.sigmoid(g[..., n : 2 * n]), torch.tanh(g[..., 3 * n :])
+        c, cs = torch.zeros_like(f[0]), []
+        for t in range(g.shape[0]):
+            c = f[t] * c + i[t] * cand[t]
+            cs.append(c)
+        return torch.stack(cs, dim=1)
+
     def states(self, tokens: torch.Tensor, *, cells: bool = False
                ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
         """Hidden states ``(B, T, n)`` after each input symbol (dropout applied when training).
 
+        The tanh cell runs in torch's fused kernel with the stored weights rearranged (same function,
+        rounding aside; ``tests/test_fast_cells.py``). The dropped state ``m (.) h_t`` with
+        ``m = kept / keep`` (``kept`` 0/1 per sequence and unit) enters the next step as
+        ``(W_h / keep) (kept (.) h_t)``, and ``kept (.) h_t`` is what the kernel computes when the
+        o gate of a dropped unit is shut: ``1 - kept`` rides along as extra input columns whose weight,
+        ``-1e4`` on the o row of its unit, makes that gate's ``sigmoid`` exactly 0 (value and gradient).
+
         Args:
             tokens: ``(B, T)`` symbols.
             cells: also return the cell states ``c_t`` ``(B, T, n)``: ``(h, c)`` (e.g. to plot how the cell
-                state counts, lecture 004 "Hidden & cell state contents"; ``c_t`` is never dropped).
+                state counts, lecture 004 "Hidden & cell state contents"; ``c_t`` is never dropped). The
+                kernel returns only the last one: the cell states are recomputed from the states it made
+                (``h`` as without ``cells``).
         """
+        if self.candidate != "tanh":
+            return self.states_reference(tokens, cells=cells)
+        h, scale, x = self._fused(tokens)
+        h = h if scale == 1.0 else h * scale
+        return (h, self._cell_states(x, h)) if cells else h
+
+    def states_reference(self, tokens: torch.Tensor, *, cells: bool = False
+                         ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
+        """:meth:`states` as the equations read: a Python loop over time (the definition the fused path
+        is tested against; the sigmoid candidate uses it)."""
         B, T = tokens.shape
         n = self.n
-        x = self.embedding(tokens)  # (B, T, e)
+        x, kept, scale = self._inputs(tokens)
+        h_mask = None if kept is None else kept * scale
         h = x.new_zeros(B, n)
         c = x.new_zeros(B, n)
-        drop = self.training and self.dropout > 0
-        if drop:
-            keep = 1 - self.dropout
-            x = x * (torch.empty(B, 1, self.embedding_size, device=x.device).bernoulli_(keep) / keep)
-            h_mask = torch.empty(B, n, device=x.device).bernoulli_(keep) / keep
         W_h, W_x = self.gates.weight[:, :n], self.gates.weight[:, n:]
-        gx = x @ W_x.T + self.gates.bias  # (B, T, 4n): the input half of W v_t, for all t at once
+        gx = x @ W_x.T + self.gates.bias  # (T, B, 4n): the input half of W v_t, for all t at once
         act = torch.tanh if self.candidate == "tanh" else torch.sigmoid
-        out, kept = [], []
+        out, cs = [], []
         for t in range(T):
-            g = gx[:, t] + h @ W_h.T  # (B, 4n)
+            g = gx[t] + h @ W_h.T  # (B, 4n)
             f, i, o = torch.sigmoid(g[:, : 3 * n]).split(n, dim=1)
             c = f * c + i * act(g[:, 3 * n :])
             h = o * torch.tanh(c)
-            if drop:
+            if h_mask is not None:
                 h = h * h_mask
             out.append(h)
             if cells:
-                kept.append(c)
+                cs.append(c)
         if cells:
-            return torch.stack(out, dim=1), torch.stack(kept, dim=1)
+            return torch.stack(out, dim=1), torch.stack(cs, dim=1)
         return torch.stack(out, dim=1)
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
-        """Next-symbol logits ``(B, T, V)``."""
-        return self.readout(self.states(tokens))
+        """Next-symbol logits ``(B, T, V)``: the readout of :meth:`states` (on the fused path the dropout
+        scale ``1 / keep`` is applied to the readout's weight instead of the states, the same product)."""
+        if self.candidate != "tanh":
+            return self.readout(self.states_reference(tokens))
+        h, scale, _ = self._fused(tokens)
+        W = self.readout.weight if scale == 1.0 else self.readout.weight * scale
+        return F.linear(h, W, self.readout.bias)
