@@ -61,6 +61,7 @@ def same_weights(a, b):
 
 
 def test_local_cluster_gives_the_numbers_of_this_process(tmp_path, capsys, local, monkeypatch):
+    monkeypatch.delenv("URNLIB_PROGRESS", raising=False)  # notes go to the captured stderr
     assert [w["nthreads"] for w in local.scheduler_info["workers"].values()] == [1, 1]  # single-threaded
 
     def the_shared_cluster(n_workers):  # workers=2 asks for this cluster; it stays up for the next tests

@@ -101,6 +101,7 @@ def execute(notebook: Path, output: Path, parameters: dict, cwd: Path) -> None:
     """
     import papermill
 
+    before = os.environ.get("URNLIB_PROGRESS")
     os.environ.setdefault("URNLIB_PROGRESS", "terminal")  # the kernel inherits this process's environment
     try:
         papermill.execute_notebook(
@@ -117,6 +118,8 @@ def execute(notebook: Path, output: Path, parameters: dict, cwd: Path) -> None:
             extra_arguments=["--IPKernelApp.capture_fd_output=False"],
         )
     finally:
+        if before is None:  # leave the caller's environment as it was
+            os.environ.pop("URNLIB_PROGRESS", None)
         if output.exists():
             _fold_injected_parameters(output)
 
