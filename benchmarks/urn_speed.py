@@ -53,7 +53,8 @@ from urnlib.models.scan import matrix_scan, matrix_scan_reference
 from urnlib.models.unitary import _dropout_mask
 
 RESULTS = Path(__file__).resolve().parent / "results"  # the full report (JSON)
-BOOK_TABLE = Path(__file__).resolve().parents[1] / "book" / "performance" / "urn_speed.md"  # shown by the book
+# shown by the book
+BOOK_TABLE = Path(__file__).resolve().parents[1] / "book" / "performance" / "urn_speed.md"
 BATCHES_PER_EPOCH = 200  # 102,400 strings / 512
 V = len(dyck.DyckVocab())
 
@@ -163,7 +164,8 @@ def gemm_peak_flops() -> float:
 
 def shared_matrix_recurrence(n: int, B: int, T: int):
     """T steps of h W forward, g W^T and h^T g backward, one shared matrix: (B, n) x (n, n) GEMMs."""
-    W, h, o, g, dW = torch.randn(n, n), torch.randn(B, n), torch.empty(B, n), torch.empty(B, n), torch.zeros(n, n)
+    W, h, o = torch.randn(n, n), torch.randn(B, n), torch.empty(B, n)
+    g, dW = torch.empty(B, n), torch.zeros(n, n)
 
     def run():
         for _ in range(T):
@@ -242,12 +244,14 @@ def prefix_rows(lengths: list[int], batch: int = 4) -> list[dict]:
             parallel = model.states_parallel(tokens)
             t_parallel = time.perf_counter() - t0
         rows.append({
-            "length": T, "plain loop s": t_plain, "grouped scan s": t_grouped, "parallel prefix s": t_parallel,
+            "length": T, "plain loop s": t_plain, "grouped scan s": t_grouped,
+            "parallel prefix s": t_parallel,
             "plain / parallel": t_plain / t_parallel, "grouped / parallel": t_grouped / t_parallel,
             "max |parallel - plain|": float((parallel - plain).abs().max()),
             "max |grouped - plain|": float((grouped - plain).abs().max()),
         })
-        print(f"  prefix T={T}: plain {t_plain:.3f}s grouped {t_grouped:.3f}s parallel {t_parallel:.3f}s", flush=True)
+        print(f"  prefix T={T}: plain {t_plain:.3f}s grouped {t_grouped:.3f}s parallel {t_parallel:.3f}s",
+              flush=True)
     return rows
 
 
@@ -310,13 +314,17 @@ def main() -> None:
                 "ratio to nn.LSTM": med[label] / lstm,
                 "peak memory MB": peak_memory_mb(label, n, args.threads) if not args.quick else None,
             })
-        speed.append({"n": n, "model": "recurrence only (urnlib)", "s/epoch": med["recurrence only (urnlib)"] * BATCHES_PER_EPOCH,
+        speed.append({"n": n, "model": "recurrence only (urnlib)",
+                      "s/epoch": med["recurrence only (urnlib)"] * BATCHES_PER_EPOCH,
                       "measured on": f"median of {args.rounds} x 3 batches",
                       "x floor (a)": med["recurrence only (urnlib)"] / floor_peak,
-                      "x floor (b)": med["recurrence only (urnlib)"] / med["floor: shared-matrix recurrence"]})
-        speed.append({"n": n, "model": "floor (a): 6n^2 flops/token at GEMM peak", "s/epoch": floor_peak * BATCHES_PER_EPOCH,
+                      "x floor (b)": (med["recurrence only (urnlib)"]
+                                      / med["floor: shared-matrix recurrence"])})
+        speed.append({"n": n, "model": "floor (a): 6n^2 flops/token at GEMM peak",
+                      "s/epoch": floor_peak * BATCHES_PER_EPOCH,
                       "measured on": f"peak {peak / 1e9:.0f} GFLOP/s"})
-        speed.append({"n": n, "model": "floor (b): shared-matrix recurrence", "s/epoch": med["floor: shared-matrix recurrence"] * BATCHES_PER_EPOCH,
+        speed.append({"n": n, "model": "floor (b): shared-matrix recurrence",
+                      "s/epoch": med["floor: shared-matrix recurrence"] * BATCHES_PER_EPOCH,
                       "measured on": f"median of {args.rounds} x 3 batches"})
         for row in speed:
             if row["n"] == n and "x floor" not in row and row["model"] in FAST:
@@ -352,15 +360,18 @@ def _table(rows: list[dict], cols: list[str]) -> str:
 
 def to_markdown(report: dict) -> str:
     m = report["machine"]
-    head = (f"Measured {m['date']} on {m['cpu']}, {m['threads']} threads, torch {m['torch']}, Python {m['python']}; "
+    head = (f"Measured {m['date']} on {m['cpu']}, {m['threads']} threads, torch {m['torch']}, "
+            f"Python {m['python']}; "
             f"GEMM peak {report['gemm_peak_gflops']:.0f} GFLOP/s. Training step: batch {report['batch']}, "
             f"{report['length']} symbols, V = {V}; seconds per epoch = time per batch x "
             f"{report['batches_per_epoch']}.\n")
-    cols = ["n", "model", "s/epoch", "ratio to nn.LSTM", "x floor (a)", "x floor (b)", "peak memory MB", "measured on"]
+    cols = ["n", "model", "s/epoch", "ratio to nn.LSTM", "x floor (a)", "x floor (b)", "peak memory MB",
+            "measured on"]
     pcols = ["length", "plain loop s", "grouped scan s", "parallel prefix s", "plain / parallel",
              "grouped / parallel", "max |parallel - plain|"]
     return (head + "\n### Training\n\n" + _table(report["speed"], cols)
-            + "\n\n### Compositional evaluation (URN n = 50, k = 3, 4 sequences)\n\n" + _table(report["prefix"], pcols) + "\n")
+            + "\n\n### Compositional evaluation (URN n = 50, k = 3, 4 sequences)\n\n"
+            + _table(report["prefix"], pcols) + "\n")
 
 
 if __name__ == "__main__":

@@ -71,7 +71,8 @@ def test_matrix_scan_per_sequence_initial_states_and_empty_input():
     M = torch.randn(3, 4, 4, dtype=torch.float64, generator=g)
     h0 = torch.randn(5, 4, dtype=torch.float64, generator=g)
     tokens = torch.randint(3, (5, 6), generator=g)
-    torch.testing.assert_close(matrix_scan(M, h0, tokens), matrix_scan_reference(M, h0, tokens), rtol=0, atol=1e-12)
+    torch.testing.assert_close(matrix_scan(M, h0, tokens), matrix_scan_reference(M, h0, tokens), rtol=0,
+                               atol=1e-12)
     assert matrix_scan(M, h0[0], tokens[:, :0]).shape == (5, 0, 4)
 
 
@@ -112,7 +113,8 @@ def test_urn_uses_low_rank_exponential_only_when_it_pays(monkeypatch):
     assert calls == [12, 12, 12]
 
 
-@pytest.mark.parametrize("T,chunk", [(1, None), (9, None), (100, None), (100, 7), (37, 1), (37, 37), (37, 100)])
+@pytest.mark.parametrize("T,chunk",
+                         [(1, None), (9, None), (100, None), (100, 7), (37, 1), (37, 37), (37, 100)])
 def test_prefix_states_match_stepping_float64(T, chunk):
     torch.manual_seed(T)
     model = URN(9, 16, None, init_scale=1.0).double().eval()

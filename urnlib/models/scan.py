@@ -69,7 +69,8 @@ class _Layout:
         pos = base.unsqueeze(1) + slot  # (T, B): absolute row of b's state after step t
         zero_rows = torch.cat([torch.tensor([B], device=dev), base + sizes])  # (T + 1,)
         # for every row: its step, and the sequence whose state it holds (B: padding or zero row)
-        step = torch.repeat_interleave(torch.arange(-1, T, device=dev), torch.cat([torch.tensor([B + 1], device=dev), sizes + 1]))
+        step = torch.repeat_interleave(torch.arange(-1, T, device=dev),
+                                       torch.cat([torch.tensor([B + 1], device=dev), sizes + 1]))
         src = torch.full((rows,), B, dtype=torch.long, device=dev)
         src[pos.reshape(-1)] = torch.arange(B, device=dev).repeat(T)
         src[:B] = torch.arange(B, device=dev)
@@ -77,7 +78,8 @@ class _Layout:
         b = src.clamp(max=B - 1)
         prev_pos = torch.cat([torch.arange(B, device=dev).unsqueeze(0), pos])  # (T + 1, B), row 0: init
         # fetch[r]: row whose state row r multiplies (the previous step's state of the same sequence)
-        self.fetch = torch.where(real, prev_pos.view(-1)[step.clamp(min=0) * B + b], zero_rows[step.clamp(min=0)])
+        self.fetch = torch.where(real, prev_pos.view(-1)[step.clamp(min=0) * B + b],
+                                 zero_rows[step.clamp(min=0)])
         # back[r]: row of the next step that read the state in row r (its gradient comes from there)
         nxt = (step + 1).clamp(max=T - 1)
         has_next = real & (step >= 0) & (step < T - 1)
@@ -89,10 +91,12 @@ class _Layout:
         self.steps = []
         for t in range(T):
             syms = present[t].nonzero().squeeze(1)
-            self.steps.append((base_l[t], base_l[t] + size_l[t], groups_l[t], cap_l[t], syms, groups_l[t] == V))
+            self.steps.append((base_l[t], base_l[t] + size_l[t], groups_l[t], cap_l[t], syms,
+                               groups_l[t] == V))
 
 
-def _slots(tok: torch.Tensor, counts: torch.Tensor, group_of: torch.Tensor, cap: torch.Tensor) -> torch.Tensor:
+def _slots(tok: torch.Tensor, counts: torch.Tensor, group_of: torch.Tensor,
+           cap: torch.Tensor) -> torch.Tensor:
     """Row of each entry of ``tok`` (per row of ``tok``) in a layout of groups of ``cap`` rows.
 
     An entry's row is its group's first row plus its rank among the earlier entries with the same
@@ -107,7 +111,8 @@ def _slots(tok: torch.Tensor, counts: torch.Tensor, group_of: torch.Tensor, cap:
     else:
         order = torch.argsort(tok, dim=1, stable=True)
         first = torch.cumsum(counts, 1) - counts
-        ranked = torch.arange(tok.shape[1], device=tok.device).expand_as(tok) - first.gather(1, tok.gather(1, order))
+        ranked = (torch.arange(tok.shape[1], device=tok.device).expand_as(tok)
+                  - first.gather(1, tok.gather(1, order)))
         rank = torch.empty_like(ranked).scatter_(1, order, ranked)
     return group_of.gather(1, tok) * cap.unsqueeze(1) + rank
 
@@ -133,7 +138,8 @@ class _MatrixScan(torch.autograd.Function):
             torch.index_select(out, 0, lay.fetch[lo:hi], out=xt)
             if mask_rows is not None:
                 xt.mul_(mask_rows[lo:hi])
-            torch.bmm(xt.view(G, c, n), M if all_syms else M.index_select(0, syms), out=out[lo:hi].view(G, c, n))
+            torch.bmm(xt.view(G, c, n), M if all_syms else M.index_select(0, syms),
+                      out=out[lo:hi].view(G, c, n))
         x[lay.zero_rows] = 0
         ctx.save_for_backward(M, x, mask_rows)
         ctx.layout = lay

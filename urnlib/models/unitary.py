@@ -99,13 +99,15 @@ class _MatrixRNN(nn.Module):
     agreement classifier of paper 000 sec. 4.
     """
 
-    def __init__(self, vocab_size: int, n: int, *, dropout: float, state_dropout: bool, n_out: int | None = None):
+    def __init__(self, vocab_size: int, n: int, *, dropout: float, state_dropout: bool,
+                 n_out: int | None = None):
         super().__init__()
         if not isinstance(vocab_size, int) or vocab_size < 1:
             raise ParameterError(f"vocab_size={vocab_size!r}: need a positive integer")
         n_out = vocab_size if n_out is None else n_out
         if not isinstance(n_out, int) or n_out < 1:
-            raise ParameterError(f"n_out={n_out!r}: need a positive number of output classes (None: vocab_size)")
+            raise ParameterError(f"n_out={n_out!r}: need a positive number of output classes "
+                                 "(None: vocab_size)")
         if not 0.0 <= dropout < 1.0:
             raise ParameterError(f"dropout={dropout!r}: need 0 <= dropout < 1")
         self.vocab_size, self.n = vocab_size, n
@@ -115,7 +117,8 @@ class _MatrixRNN(nn.Module):
         nn.init.xavier_uniform_(self.readout.weight)  # reference-facts: Glorot-uniform readout
         nn.init.zeros_(self.readout.bias)
 
-    def matrices(self, symbols: torch.Tensor | None = None) -> torch.Tensor:  # (V, n, n) or (len(symbols), n, n)
+    def matrices(self, symbols: torch.Tensor | None = None) -> torch.Tensor:
+        # (V, n, n) or (len(symbols), n, n)
         raise NotImplementedError
 
     def states(self, tokens: torch.Tensor) -> torch.Tensor:
