@@ -106,10 +106,10 @@ def test_parameters_and_papermill_options(notebooks, tmp_path, calls, monkeypatc
         assert "mode" not in calls[1][1]["parameters"]  # the summary page trains nothing
 
     calls.clear()  # where runs train: passed to the chapters only
-    assert run(notebooks, tmp_path, "--scale", "tiny", "--only", "dyck", "claims", "--train", "--workers", "2",
-               "--scheduler", "slurm:cluster.yaml", "--device", "auto") == 0
-    assert {k: calls[0][1]["parameters"][k] for k in ("workers", "scheduler", "device")} == \
-        {"workers": 2, "scheduler": "slurm:cluster.yaml", "device": "auto"}
+    assert run(notebooks, tmp_path, "--scale", "tiny", "--only", "dyck", "claims", "--train",
+               "--workers", "2", "--scheduler", "slurm:cluster.yaml", "--device", "auto") == 0
+    where = {k: calls[0][1]["parameters"][k] for k in ("workers", "scheduler", "device")}
+    assert where == {"workers": 2, "scheduler": "slurm:cluster.yaml", "device": "auto"}
     assert not {"workers", "scheduler", "device"} & set(calls[1][1]["parameters"])
 
 
