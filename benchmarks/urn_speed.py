@@ -8,8 +8,10 @@ on the Dyck chapter's paper configuration: batches of 512 strings of 20 symbols,
 epoch (102,400 strings). Seconds per epoch are the median per-batch time over several interleaved rounds
 times 200 (said so in the table). Compared, at each n:
 
-* ``URN (urnlib)``: 3-TURN and Full URN as the chapters train them (Q once per symbol per batch,
-  recurrence grouped by symbol with a hand-written backward: ``urnlib/models/scan.py``);
+* ``URN (urnlib)``: 3-TURN and Full URN as the chapters train them (Q once per symbol per batch, by
+  scaling and squaring; the recurrence by the compiled kernel of ``urnlib/models/scan_kernel.py``);
+* ``URN, grouped layout``: the same with the recurrence grouped by symbol in padded blocks of batched
+  products (``urnlib/models/scan.py``, the path without a C++ compiler);
 * ``URN, Q per token``: the authors' design, a ``(B, n, n)`` exponential at every time step (one
   batch only, after no warm-up: it is slow; extrapolated to the epoch, and said so);
 * ``URN, autograd loop``: the previous urnlib formulation (Q once per symbol, one GEMM against all V
@@ -20,12 +22,17 @@ times 200 (said so in the table). Compared, at each n:
   the same recurrence with one shared matrix (three ``(B, n) x (n, n)`` GEMMs per step, no symbol
   selection at all).
 
+Rows "recurrence only" time the states alone (forward and backward, matrices given, state dropout), by
+the kernel, by the grouped layout, and (n = 50) by ``torch.compile`` of the plain loop (its compile
+time said in the row). The kernel's one-time build is timed in a subprocess with an empty cache.
+
 Peak memory: each (model, n) runs two training steps in a fresh subprocess; reported is the rise of
 the process's peak resident memory over its resident memory before the first step.
 
 Compositional evaluation: states of a URN (n = 50, k = 3) on 4 random sequences of length 10^2 .. 10^5,
-by the plain loop (a gather and a bmm per step), by the grouped scan (``states``), and by the chunked
-parallel prefix product (``states_parallel``), with their largest disagreement.
+by the plain loop (a gather and a bmm per step), by the scan (``states``: the kernel), and by the
+chunked parallel prefix product (``states_parallel``), three interleaved runs each (every run's ratio
+is reported), with their largest disagreement.
 
 Writes ``book/performance/urn_speed.md`` (included by the book's Performance page) and
 ``benchmarks/results/urn_speed.json``.
@@ -36,10 +43,12 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import os
 import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -47,14 +56,16 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from urn_baselines import AutogradLoopURN, GroupedURN, PerTokenURN, TorchLSTM
+
 from urnlib.languages import dyck
 from urnlib.models import URN, build_model
 from urnlib.models.scan import matrix_scan, matrix_scan_reference
+from urnlib.models.scan_kernel import kernel
 from urnlib.models.unitary import _dropout_mask
 
 RESULTS = Path(__file__).resolve().parent / "results"  # the full report (JSON)
-# shown by the book
-BOOK_TABLE = Path(__file__).resolve().parents[1] / "book" / "performance" / "urn_speed.md"
+BOOK_TABLE = Path(__file__).resolve().parents[1] / "book" / "performance" / "urn_speed.md"  # in the book
 BATCHES_PER_EPOCH = 200  # 102,400 strings / 512
 V = len(dyck.DyckVocab())
 
@@ -62,62 +73,12 @@ V = len(dyck.DyckVocab())
 # --------------------------------------------------------------------------- #
 # the formulations compared
 # --------------------------------------------------------------------------- #
-class PerTokenURN(URN):
-    """The authors' design: Q(x_t) = expm(S(x_t)) computed for every sequence at every step (with a
-    per-sequence parameter-dropout mask, the reason that design needs it)."""
-
-    def states(self, tokens):
-        B, T = tokens.shape
-        h = self.h0.expand(B, self.n)
-        pmask = _dropout_mask((B, self.embedding.shape[1]), self.dropout, h) if self.training else None
-        smask = _dropout_mask((B, self.n), self.dropout, h) if self.training else None
-        out = []
-        for t in range(T):
-            P = self.embedding[tokens[:, t]]
-            if pmask is not None:
-                P, h = P * pmask, h * smask
-            Q = torch.linalg.matrix_exp(self.generators(P))  # (B, n, n)
-            h = torch.bmm(h.unsqueeze(1), Q).squeeze(1)
-            out.append(h)
-        return torch.stack(out, 1)
-
-
-class AutogradLoopURN(URN):
-    """The previous urnlib formulation: one GEMM against all V matrices side by side, then each row
-    picks its symbol's block; autograd records every step."""
-
-    def states(self, tokens):
-        B, T = tokens.shape
-        M = self.matrices()
-        h = self.h0.expand(B, self.n)
-        mask = _dropout_mask((B, self.n), self.dropout, M) if self.training else None
-        M_cat = M.transpose(0, 1).reshape(self.n, -1)
-        rows = torch.arange(B)
-        out = []
-        for t in range(T):
-            if mask is not None:
-                h = h * mask
-            h = (h @ M_cat).view(B, -1, self.n)[rows, tokens[:, t]]
-            out.append(h)
-        return torch.stack(out, 1)
-
-
-class TorchLSTM(nn.Module):
-    def __init__(self, n: int):
-        super().__init__()
-        self.embed = nn.Embedding(V, 12)
-        self.lstm = nn.LSTM(12, n, batch_first=True)
-        self.readout = nn.Linear(n, V)
-
-    def forward(self, x):
-        return self.readout(self.lstm(self.embed(x))[0])
-
-
 def make(label: str, n: int) -> nn.Module:
     k = 3
     return {
         "3-TURN (urnlib)": lambda: URN(V, n, k),
         "Full URN (urnlib)": lambda: URN(V, n, None),
+        "Full URN, grouped layout": lambda: GroupedURN(V, n, None),
         "3-TURN, Q per token": lambda: PerTokenURN(V, n, k),
         "Full URN, autograd loop": lambda: AutogradLoopURN(V, n, None),
         "nn.LSTM": lambda: TorchLSTM(n),
@@ -125,7 +86,8 @@ def make(label: str, n: int) -> nn.Module:
     }[label]()
 
 
-FAST = ["3-TURN (urnlib)", "Full URN (urnlib)", "Full URN, autograd loop", "nn.LSTM", "LSTM (paper cell)"]
+FAST = ["3-TURN (urnlib)", "Full URN (urnlib)", "Full URN, grouped layout", "Full URN, autograd loop",
+        "nn.LSTM", "LSTM (paper cell)"]
 SLOW = ["3-TURN, Q per token"]
 
 
@@ -164,8 +126,8 @@ def gemm_peak_flops() -> float:
 
 def shared_matrix_recurrence(n: int, B: int, T: int):
     """T steps of h W forward, g W^T and h^T g backward, one shared matrix: (B, n) x (n, n) GEMMs."""
-    W, h, o = torch.randn(n, n), torch.randn(B, n), torch.empty(B, n)
-    g, dW = torch.empty(B, n), torch.zeros(n, n)
+    W, h, dW = torch.randn(n, n), torch.randn(B, n), torch.zeros(n, n)
+    o, g = torch.empty(B, n), torch.empty(B, n)
 
     def run():
         for _ in range(T):
@@ -177,17 +139,33 @@ def shared_matrix_recurrence(n: int, B: int, T: int):
     return run
 
 
-def recurrence_only(n: int, x):
-    """Forward + backward of the URN's states alone (matrices given), as urnlib computes them."""
+def recurrence_only(n: int, x, method: str = "auto"):
+    """Forward + backward of the URN's states alone (matrices of the symbols read given, state
+    dropout), as urnlib computes them (``method``: see ``matrix_scan``; ``"compiled loop"``:
+    ``torch.compile`` of the plain loop)."""
     model = URN(V, n, None)
-    M = model.matrices().detach().requires_grad_()
+    present = torch.bincount(x.reshape(-1), minlength=V) > 0
+    M = model.matrices(present.nonzero().squeeze(1)).detach().requires_grad_()
+    x = (torch.cumsum(present, 0) - 1)[x]
     mask = _dropout_mask((x.shape[0], n), 0.05, M)
+    scan = (torch.compile(matrix_scan_reference, dynamic=False) if method == "compiled loop"
+            else lambda *a: matrix_scan(*a, method=method))
 
     def run():
-        H = matrix_scan(M, model.h0, x, mask)
+        H = scan(M, model.h0, x, mask)
         H.backward(torch.ones_like(H))
 
     return run
+
+
+def kernel_build_seconds() -> float | None:
+    """The kernel's build from an empty cache, in a subprocess (``None`` if it cannot be built)."""
+    code = ("import time; t = time.perf_counter(); from urnlib.models.scan_kernel import kernel; "
+            "assert kernel() is not None; print(time.perf_counter() - t)")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env={**os.environ, "TORCH_EXTENSIONS_DIR": tmp})
+    return float(out.stdout.strip().splitlines()[-1]) if out.returncode == 0 else None
 
 
 # --------------------------------------------------------------------------- #
@@ -226,32 +204,40 @@ def peak_memory_mb(label: str, n: int, threads: int) -> float:
 # --------------------------------------------------------------------------- #
 # compositional evaluation
 # --------------------------------------------------------------------------- #
-def prefix_rows(lengths: list[int], batch: int = 4) -> list[dict]:
+def prefix_rows(lengths: list[int], batch: int = 4, runs: int = 3) -> list[dict]:
+    """Plain loop, scan and parallel prefix on the same sequences, interleaved, ``runs`` times."""
     torch.manual_seed(0)
     model = URN(V, 50, 3).eval()
     M = model.matrices().detach()
     rows = []
     for T in lengths:
         tokens = torch.randint(V, (batch, T))
+        t = {"plain": [], "scan": [], "parallel": []}
         with torch.no_grad():
-            t0 = time.perf_counter()
-            plain = matrix_scan_reference(M, model.h0, tokens)
-            t_plain = time.perf_counter() - t0
-            t0 = time.perf_counter()
-            grouped = model.states(tokens)
-            t_grouped = time.perf_counter() - t0
-            t0 = time.perf_counter()
-            parallel = model.states_parallel(tokens)
-            t_parallel = time.perf_counter() - t0
+            for _ in range(runs):
+                t0 = time.perf_counter()
+                plain = matrix_scan_reference(M, model.h0, tokens)
+                t["plain"].append(time.perf_counter() - t0)
+                t0 = time.perf_counter()
+                scanned = model.states(tokens)
+                t["scan"].append(time.perf_counter() - t0)
+                t0 = time.perf_counter()
+                parallel = model.states_parallel(tokens)
+                t["parallel"].append(time.perf_counter() - t0)
+        med = {k: statistics.median(v) for k, v in t.items()}
+        ratios = [p / q for p, q in zip(t["plain"], t["parallel"])]
         rows.append({
-            "length": T, "plain loop s": t_plain, "grouped scan s": t_grouped,
-            "parallel prefix s": t_parallel,
-            "plain / parallel": t_plain / t_parallel, "grouped / parallel": t_grouped / t_parallel,
+            "length": T, "plain loop s": med["plain"], "scan s": med["scan"],
+            "parallel prefix s": med["parallel"],
+            "plain / parallel": med["plain"] / med["parallel"],
+            "plain / parallel, each run": " ".join(f"{r:.2f}" for r in ratios),
+            "plain / scan": med["plain"] / med["scan"],
             "max |parallel - plain|": float((parallel - plain).abs().max()),
-            "max |grouped - plain|": float((grouped - plain).abs().max()),
+            "max |scan - plain|": float((scanned - plain).abs().max()),
         })
-        print(f"  prefix T={T}: plain {t_plain:.3f}s grouped {t_grouped:.3f}s parallel {t_parallel:.3f}s",
-              flush=True)
+        print(f"  prefix T={T}: plain {med['plain']:.3f}s scan {med['scan']:.4f}s "
+              f"parallel {med['parallel']:.4f}s "
+              f"(plain / parallel per run: {rows[-1]['plain / parallel, each run']})", flush=True)
     return rows
 
 
@@ -293,8 +279,20 @@ def main() -> None:
     for n in args.sizes:
         torch.manual_seed(0)
         steps = {label: training_step(make(label, n), x, y) for label in FAST}
-        extra = {"floor: shared-matrix recurrence": shared_matrix_recurrence(n, B, T),
-                 "recurrence only (urnlib)": recurrence_only(n, x)}
+        extra = {"floor: shared-matrix recurrence": shared_matrix_recurrence(n, B, T)}
+        if kernel() is not None:  # no compiler: the kernel rows are left out
+            extra["recurrence only (kernel)"] = recurrence_only(n, x, "kernel")
+        extra["recurrence only (grouped layout)"] = recurrence_only(n, x, "grouped")
+        compiled_s = None
+        if n == 50 and not args.quick:
+            compiled = extra["recurrence only (torch.compile of the plain loop)"] = recurrence_only(
+                n, x, "compiled loop")
+            with tempfile.TemporaryDirectory() as cache:  # inductor's on-disk cache: empty, as a first use
+                os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache
+                t0 = time.perf_counter()
+                compiled()  # compiles forward and backward
+                compiled_s = time.perf_counter() - t0
+                del os.environ["TORCHINDUCTOR_CACHE_DIR"]
         for fn in [*steps.values(), *extra.values()]:
             fn()  # warm-up
         times: dict[str, list[float]] = {label: [] for label in [*steps, *extra]}
@@ -306,32 +304,33 @@ def main() -> None:
         slow_step = training_step(make(SLOW[0], n), x, y)
         med[SLOW[0]] = timed(slow_step, 1)
         floor_peak = 6 * n * n * B * T / peak
+        floor_b = med["floor: shared-matrix recurrence"]
         lstm = med["nn.LSTM"]
+        rounds = f"median of {args.rounds} x 3 batches"
         for label in [*FAST, *SLOW]:
             speed.append({
                 "n": n, "model": label, "s/epoch": med[label] * BATCHES_PER_EPOCH,
-                "measured on": "1 batch" if label in SLOW else f"median of {args.rounds} x 3 batches",
+                "measured on": "1 batch" if label in SLOW else rounds,
                 "ratio to nn.LSTM": med[label] / lstm,
                 "peak memory MB": peak_memory_mb(label, n, args.threads) if not args.quick else None,
             })
-        speed.append({"n": n, "model": "recurrence only (urnlib)",
-                      "s/epoch": med["recurrence only (urnlib)"] * BATCHES_PER_EPOCH,
-                      "measured on": f"median of {args.rounds} x 3 batches",
-                      "x floor (a)": med["recurrence only (urnlib)"] / floor_peak,
-                      "x floor (b)": (med["recurrence only (urnlib)"]
-                                      / med["floor: shared-matrix recurrence"])})
+            if label in FAST:
+                speed[-1]["x floor (a)"] = med[label] / floor_peak
+                speed[-1]["x floor (b)"] = med[label] / floor_b
+        for label in [k for k in extra if k.startswith("recurrence only")]:
+            note = rounds if "compile" not in label else f"{rounds}; compiling took {compiled_s:.0f} s"
+            speed.append({"n": n, "model": label, "s/epoch": med[label] * BATCHES_PER_EPOCH,
+                          "measured on": note,
+                          "x floor (a)": med[label] / floor_peak, "x floor (b)": med[label] / floor_b})
         speed.append({"n": n, "model": "floor (a): 6n^2 flops/token at GEMM peak",
                       "s/epoch": floor_peak * BATCHES_PER_EPOCH,
                       "measured on": f"peak {peak / 1e9:.0f} GFLOP/s"})
         speed.append({"n": n, "model": "floor (b): shared-matrix recurrence",
-                      "s/epoch": med["floor: shared-matrix recurrence"] * BATCHES_PER_EPOCH,
-                      "measured on": f"median of {args.rounds} x 3 batches"})
-        for row in speed:
-            if row["n"] == n and "x floor" not in row and row["model"] in FAST:
-                row["x floor (a)"] = med[row["model"]] / floor_peak
-                row["x floor (b)"] = med[row["model"]] / med["floor: shared-matrix recurrence"]
+                      "s/epoch": floor_b * BATCHES_PER_EPOCH,
+                      "measured on": rounds})
         print(f"n={n}: " + ", ".join(f"{k} {v * BATCHES_PER_EPOCH:.2f}s" for k, v in med.items()), flush=True)
     prefix = prefix_rows(args.lengths)
+    info["kernel build s"] = kernel_build_seconds() if not args.quick else None
     report = {"machine": info, "gemm_peak_gflops": peak / 1e9, "batch": B, "length": T,
               "batches_per_epoch": BATCHES_PER_EPOCH, "speed": speed, "prefix": prefix}
     md = to_markdown(report)
@@ -362,13 +361,16 @@ def to_markdown(report: dict) -> str:
     m = report["machine"]
     head = (f"Measured {m['date']} on {m['cpu']}, {m['threads']} threads, torch {m['torch']}, "
             f"Python {m['python']}; "
-            f"GEMM peak {report['gemm_peak_gflops']:.0f} GFLOP/s. Training step: batch {report['batch']}, "
+            f"GEMM peak {report['gemm_peak_gflops']:.0f} GFLOP/s"
+            + (f"; the scan kernel built in {m['kernel build s']:.0f} s (once, then cached)"
+               if m.get("kernel build s") else "")
+            + f". Training step: batch {report['batch']}, "
             f"{report['length']} symbols, V = {V}; seconds per epoch = time per batch x "
             f"{report['batches_per_epoch']}.\n")
     cols = ["n", "model", "s/epoch", "ratio to nn.LSTM", "x floor (a)", "x floor (b)", "peak memory MB",
             "measured on"]
-    pcols = ["length", "plain loop s", "grouped scan s", "parallel prefix s", "plain / parallel",
-             "grouped / parallel", "max |parallel - plain|"]
+    pcols = ["length", "plain loop s", "scan s", "parallel prefix s", "plain / parallel",
+             "plain / parallel, each run", "plain / scan", "max |parallel - plain|"]
     return (head + "\n### Training\n\n" + _table(report["speed"], cols)
             + "\n\n### Compositional evaluation (URN n = 50, k = 3, 4 sequences)\n\n"
             + _table(report["prefix"], pcols) + "\n")

@@ -3,20 +3,23 @@
 Every matrix-embedding cell in urnlib (the URN, its arbitrary-matrix baseline) multiplies the state by
 the matrix of the current symbol and does nothing else. Written as a Python loop with autograd, each
 step has to pick every sequence's own matrix: either a ``(B, n, n)`` gather (memory-bound) or one GEMM
-against all ``V`` matrices side by side (``V`` times the arithmetic needed). The side-by-side
-GEMM with autograd took 1.35x the time of ``torch.nn.LSTM`` per epoch at n = 50 and 2.9x at n = 128
-(``benchmarks/urn_speed.py``); this module takes 0.76x and 1.58x for the Full URN.
+against all ``V`` matrices side by side (``V`` times the arithmetic needed). :func:`matrix_scan` does
+the same products two faster ways, both with a hand-written backward (no autograd graph in the loop):
 
-:func:`matrix_scan` instead groups the batch **by symbol at every step**: the rows reading symbol ``v``
-at step ``t`` sit together in a padded block, so one ``bmm`` of ``(G, c_t, n) @ (G, n, n)`` applies all
-``G`` symbols present (``c_t`` = the largest group). Moving the state from step ``t``'s grouping to step
-``t+1``'s is one row gather with an index computed once per batch, vectorised. The backward pass is
-written by hand with the same layout (one gather, one ``bmm`` for the state gradient and one
-``baddbmm`` for the matrix gradient per step), so no autograd graph is built inside the loop.
-Per step: 3 tensor operations forward, 5 backward, whatever ``B`` and ``V``.
+* **the compiled kernel** (:mod:`urnlib.models.scan_kernel`, on CPU where a C++ compiler is): per
+  step the sequences are counting-sorted by symbol and multiplied six rows at a time by their
+  symbol's matrix, reading the previous states (and mask) in place and writing the output directly;
+  no padding, no layout buffers, parallel over row tiles;
+* **the grouped layout** (:class:`_MatrixScan`, any device): the rows reading symbol ``v`` at step
+  ``t`` sit together in a block, blocks of similar height form a *class*
+  (:mod:`urnlib.models.scan_layout`), and one ``bmm`` per class applies its symbols' matrices. Per
+  step, forward: a row gather, the mask, one ``bmm`` per class; backward: a gather, an ``addcmul``
+  (next gradient times the mask plus the step's own output gradient), one ``bmm`` per class with the
+  transposed matrices and one for the matrix gradient. Large buffers come from a pool.
 
 :func:`matrix_scan_reference` is the plain formulation, kept as the definition the tests compare
-against (values and gradients in float64).
+against (values and gradients in float64). :func:`prefix_states` reads long sequences by a chunked
+parallel prefix product (compositional evaluation).
 """
 
 from __future__ import annotations
@@ -24,6 +27,9 @@ from __future__ import annotations
 import math
 
 import torch
+
+from urnlib.models.scan_kernel import kernel
+from urnlib.models.scan_layout import POOL, Layout, Lease
 
 __all__ = ["matrix_scan", "matrix_scan_reference", "prefix_states"]
 
@@ -43,142 +49,109 @@ def matrix_scan_reference(
     return torch.stack(out, dim=1)
 
 
-class _Layout:
-    """Row bookkeeping for the grouped layout of one batch (vectorised, computed once per batch).
-
-    One flat buffer holds, for every step ``t``, a block of ``G_t * c_t`` rows (group ``g`` of step
-    ``t`` occupies rows ``g * c_t ... g * c_t + count - 1``; the rest of the group is padding) followed
-    by one zero row, the source of every padding row. Before block 0 sit ``B`` rows for the initial
-    state and their zero row.
-    """
-
-    def __init__(self, tokens: torch.Tensor, V: int):
-        B, T = tokens.shape
-        dev = tokens.device
-        tok = tokens.t().contiguous()  # (T, B)
-        counts = torch.zeros(T, V, dtype=torch.long, device=dev)
-        counts.scatter_add_(1, tok, torch.ones_like(tok))
-        present = counts > 0
-        n_groups = present.sum(1)  # G_t
-        cap = counts.max(1).values  # c_t
-        group_of = torch.cumsum(present.long(), 1) - 1  # group number of each present symbol
-        slot = _slots(tok, counts, group_of, cap)  # (T, B): row of sequence b in step t's block
-        sizes = n_groups * cap  # rows of step t's block, without its zero row
-        base = torch.cumsum(sizes + 1, 0) - (sizes + 1) + (B + 1)  # first row of each block
-        rows = int(base[-1] + sizes[-1] + 1)
-        pos = base.unsqueeze(1) + slot  # (T, B): absolute row of b's state after step t
-        zero_rows = torch.cat([torch.tensor([B], device=dev), base + sizes])  # (T + 1,)
-        # for every row: its step, and the sequence whose state it holds (B: padding or zero row)
-        step = torch.repeat_interleave(torch.arange(-1, T, device=dev),
-                                       torch.cat([torch.tensor([B + 1], device=dev), sizes + 1]))
-        src = torch.full((rows,), B, dtype=torch.long, device=dev)
-        src[pos.reshape(-1)] = torch.arange(B, device=dev).repeat(T)
-        src[:B] = torch.arange(B, device=dev)
-        real = src < B
-        b = src.clamp(max=B - 1)
-        prev_pos = torch.cat([torch.arange(B, device=dev).unsqueeze(0), pos])  # (T + 1, B), row 0: init
-        # fetch[r]: row whose state row r multiplies (the previous step's state of the same sequence)
-        self.fetch = torch.where(real, prev_pos.view(-1)[step.clamp(min=0) * B + b],
-                                 zero_rows[step.clamp(min=0)])
-        # back[r]: row of the next step that read the state in row r (its gradient comes from there)
-        nxt = (step + 1).clamp(max=T - 1)
-        has_next = real & (step >= 0) & (step < T - 1)
-        self.back = torch.where(has_next, pos.view(-1)[nxt * B + b], zero_rows[-1])
-        # row of dH (in (t, b) order, plus one zero row at B * T) that belongs to row r
-        self.dh_row = torch.where(real & (step >= 0), step.clamp(min=0) * B + b, B * T)
-        self.src, self.pos, self.rows, self.zero_rows = src, pos, rows, zero_rows
-        base_l, size_l, groups_l, cap_l = base.tolist(), sizes.tolist(), n_groups.tolist(), cap.tolist()
-        self.steps = []
-        for t in range(T):
-            syms = present[t].nonzero().squeeze(1)
-            self.steps.append((base_l[t], base_l[t] + size_l[t], groups_l[t], cap_l[t], syms,
-                               groups_l[t] == V))
-
-
-def _slots(tok: torch.Tensor, counts: torch.Tensor, group_of: torch.Tensor,
-           cap: torch.Tensor) -> torch.Tensor:
-    """Row of each entry of ``tok`` (per row of ``tok``) in a layout of groups of ``cap`` rows.
-
-    An entry's row is its group's first row plus its rank among the earlier entries with the same
-    symbol. Small tables rank with a cumulative sum over a one-hot code (no sort); large vocabularies
-    use a stable argsort.
-    """
-    V = counts.shape[1]
-    if tok.numel() * V <= _ONE_HOT_LIMIT:
-        one_hot = torch.zeros(*tok.shape, V, dtype=torch.int32, device=tok.device)
-        one_hot.scatter_(2, tok.unsqueeze(2), 1)
-        rank = one_hot.cumsum_(1).gather(2, tok.unsqueeze(2)).squeeze(2).long() - 1
-    else:
-        order = torch.argsort(tok, dim=1, stable=True)
-        first = torch.cumsum(counts, 1) - counts
-        ranked = (torch.arange(tok.shape[1], device=tok.device).expand_as(tok)
-                  - first.gather(1, tok.gather(1, order)))
-        rank = torch.empty_like(ranked).scatter_(1, order, ranked)
-    return group_of.gather(1, tok) * cap.unsqueeze(1) + rank
-
-
-_ONE_HOT_LIMIT = 1 << 21
-
-
 class _MatrixScan(torch.autograd.Function):
     @staticmethod
     def forward(ctx, M, h0, tokens, mask):
         B, _ = tokens.shape
         V, n, _ = M.shape
-        lay = _Layout(tokens, V)
-        out = M.new_empty(lay.rows, n)  # states after each step, in the grouped layout
-        out[:B] = h0
-        out[lay.zero_rows] = 0
-        x = M.new_empty(lay.rows, n)  # the (masked) state each row multiplies
+        lay = Layout(tokens, V)
+        H = POOL.take(lay.rows, n, M)  # states after each step, in the grouped layout
+        H[:B] = h0
+        H[lay.zero] = 0
+        keep = ctx.needs_input_grad[0]
+        X = POOL.take(lay.rows, n, M) if keep else None  # the (masked) state each row multiplies
         mask_rows = None
         if mask is not None:
-            mask_rows = torch.cat([mask, mask.new_zeros(1, n)]).index_select(0, lay.src)
-        for lo, hi, G, c, syms, all_syms in lay.steps:
-            xt = x[lo:hi]
-            torch.index_select(out, 0, lay.fetch[lo:hi], out=xt)
+            mask_rows = POOL.take(lay.rows, n, M)
+            torch.index_select(torch.cat([mask, mask.new_zeros(1, n)]), 0, lay.sequence_rows(), out=mask_rows)
+        M_blk = None if lay.blk_sym is None else M.index_select(0, lay.blk_sym)
+        tmp = None if keep else POOL.take(lay.widest, n, M)
+        for lo, hi, classes in lay.steps:
+            xt = X[lo:hi] if keep else tmp[: hi - lo]
+            torch.index_select(H, 0, lay.fetch[lo:hi], out=xt)
             if mask_rows is not None:
                 xt.mul_(mask_rows[lo:hi])
-            torch.bmm(xt.view(G, c, n), M if all_syms else M.index_select(0, syms),
-                      out=out[lo:hi].view(G, c, n))
-        x[lay.zero_rows] = 0
-        ctx.save_for_backward(M, x, mask_rows)
-        ctx.layout = lay
-        return out.index_select(0, lay.pos.t().reshape(-1)).view(B, -1, n)
+            for a, b, G, c, k in classes:
+                x = xt[a - lo:b - lo].view(G, c, n)
+                torch.bmm(x, M if k < 0 else M_blk[k:k + G], out=H[a:b].view(G, c, n))
+        out = H.index_select(0, lay.output_rows()).view(B, -1, n)
+        POOL.give(H, tmp)
+        if keep:
+            ctx.save_for_backward(M, M_blk)
+            ctx.layout, ctx.X, ctx.mask_rows, ctx.lease = lay, X, mask_rows, Lease(X, mask_rows)
+        else:
+            POOL.give(mask_rows)
+        return out
 
     @staticmethod
     def backward(ctx, dH):
-        M, x, mask_rows = ctx.saved_tensors
-        lay = ctx.layout
+        M, M_blk = ctx.saved_tensors
+        lay, X, mask_rows = ctx.layout, ctx.X, ctx.mask_rows
         B, T, n = dH.shape
-        dH_flat = torch.cat([dH.transpose(0, 1).reshape(-1, n), dH.new_zeros(1, n)])
-        g = dH.new_empty(lay.rows, n)  # gradient w.r.t. each state
-        g_in = dH.new_empty(lay.rows, n)  # gradient w.r.t. each (unmasked) state read by the next step
-        g_in[lay.zero_rows] = 0
+        back, dh_row = lay.backward_rows()
+        g = POOL.take(lay.rows, n, dH)  # dL/d(state), all steps
+        torch.index_select(dH.reshape(B * T, n), 0, dh_row, out=g)
+        w = lay.widest
+        nxt = POOL.take(w, n, dH)  # the next step's contribution, gathered
+        gx = [POOL.take(w + 1, n, dH), POOL.take(w + 1, n, dH)]  # dL/d(masked input) of two steps
+        gx[1][w] = 0
         Mt = M.transpose(1, 2)
+        Mt_blk = None if M_blk is None else M_blk.transpose(1, 2)
         dM = torch.zeros_like(M)
+        dM_blk = None if M_blk is None else torch.empty_like(M_blk)
         for t in range(T - 1, -1, -1):
-            lo, hi, G, c, syms, all_syms = lay.steps[t]
+            lo, hi, classes = lay.steps[t]
             gt = g[lo:hi]
-            torch.index_select(dH_flat, 0, lay.dh_row[lo:hi], out=gt)
-            gt += g_in.index_select(0, lay.back[lo:hi])
-            gv = gt.view(G, c, n)
-            if all_syms:
-                dM.baddbmm_(x[lo:hi].view(G, c, n).transpose(1, 2), gv)
-            else:
-                dM.index_add_(0, syms, torch.bmm(x[lo:hi].view(G, c, n).transpose(1, 2), gv))
-            if t == 0:
-                break  # the initial state is a constant: nothing to send further back
-            gx = g_in[lo:hi]
-            torch.bmm(gv, Mt if all_syms else Mt.index_select(0, syms), out=gx.view(G, c, n))
-            if mask_rows is not None:
-                gx.mul_(mask_rows[lo:hi])
+            if t < T - 1:
+                nt = torch.index_select(gx[(t + 1) % 2], 0, back[lo:hi], out=nxt[: hi - lo])
+                if mask_rows is None:
+                    gt += nt
+                else:
+                    gt.addcmul_(nt, mask_rows[lo:hi])
+            out = gx[t % 2]
+            out[w] = 0
+            for a, b, G, c, k in classes:
+                xv, gv = X[a:b].view(G, c, n), g[a:b].view(G, c, n)
+                if k < 0:
+                    dM.baddbmm_(xv.transpose(1, 2), gv)
+                else:
+                    torch.bmm(xv.transpose(1, 2), gv, out=dM_blk[k:k + G])
+                if t > 0:  # the initial state is a constant: nothing to send further back
+                    torch.bmm(gv, Mt if k < 0 else Mt_blk[k:k + G], out=out[a - lo:b - lo].view(G, c, n))
+        if dM_blk is not None:
+            dM.index_add_(0, lay.blk_sym, dM_blk)
+        POOL.give(g, nxt, *gx)
         return dM, None, None, None
 
 
+class _KernelScan(torch.autograd.Function):
+    """The same recurrence by the compiled kernel (:mod:`urnlib.models.scan_kernel`)."""
+
+    @staticmethod
+    def forward(ctx, M, h0, tokens, mask):
+        K = kernel()
+        H = K.scan_forward(M, h0, tokens, mask)
+        if ctx.needs_input_grad[0]:
+            ctx.save_for_backward(M, h0, tokens, mask, H)
+        return H
+
+    @staticmethod
+    def backward(ctx, dH):
+        M, h0, tokens, mask, H = ctx.saved_tensors
+        return kernel().scan_backward(M, h0, tokens, mask, H, dH), None, None, None
+
+
+def _use_kernel(M: torch.Tensor, tokens: torch.Tensor) -> bool:
+    return (M.device.type == "cpu" and tokens.device.type == "cpu"
+            and M.dtype in (torch.float32, torch.float64)
+            and kernel() is not None)
+
+
 def matrix_scan(
-    M: torch.Tensor, h0: torch.Tensor, tokens: torch.Tensor, mask: torch.Tensor | None = None
+    M: torch.Tensor, h0: torch.Tensor, tokens: torch.Tensor, mask: torch.Tensor | None = None,
+    *, method: str = "auto",
 ) -> torch.Tensor:
-    """All states of ``h_t = (h_{t-1} * mask) @ M[tokens[:, t]]``, grouped by symbol per step.
+    """All states of ``h_t = (h_{t-1} * mask) @ M[tokens[:, t]]``.
 
     Exact (the same products as :func:`matrix_scan_reference`, only arranged differently); the gradient
     flows to ``M`` only (``h0`` and ``mask`` are constants in every urnlib model).
@@ -188,15 +161,33 @@ def matrix_scan(
         h0: ``(n,)`` initial state shared by all sequences, or ``(B, n)``, one per sequence.
         tokens: ``(B, T)`` long symbol indices in ``[0, V)``.
         mask: optional ``(B, n)`` multiplier on the state entering every step (state dropout).
+        method: ``"kernel"`` (the compiled CPU kernel), ``"grouped"`` (the grouped layout, any device),
+            or ``"auto"``: the kernel where it is available (CPU, float32/64, built), else grouped.
 
     Returns:
         ``(B, T, n)``: ``h_1 ... h_T``.
     """
-    if tokens.shape[1] == 0:
-        return M.new_zeros(tokens.shape[0], 0, M.shape[-1])
+    if method not in ("auto", "kernel", "grouped"):
+        raise ValueError(f"method={method!r}: use 'auto', 'kernel' or 'grouped'")
+    if tokens.numel() == 0:  # no steps or no sequences: nothing to compute, a zero gradient
+        return M.new_zeros(*tokens.shape, M.shape[-1]) + 0 * M.sum()
     if tokens.device.type == "meta":  # shape-only tensors: the layout needs the symbols' values
         return matrix_scan_reference(M, h0, tokens, mask)
+    if method == "kernel" or (method == "auto" and _use_kernel(M, tokens)):
+        if kernel() is None:
+            raise RuntimeError("matrix_scan: the compiled kernel is unavailable "
+                               "(see urnlib.models.scan_kernel)")
+        return _KernelScan.apply(M, h0.to(M.dtype), tokens.long(), mask)
     return _MatrixScan.apply(M, h0, tokens, mask)
+
+
+def _word_length(V: int, n: int, B: int, T: int) -> int:
+    """Symbols per *word* in :func:`prefix_states`: the longest ``L <= 4`` whose ``(V + 1)^L`` word
+    matrices cost at most an eighth of the chunk products they save and fit in 64 MB (float32)."""
+    L = 1
+    while L < 4 and (V + 1) ** (L + 1) <= B * T / 8 and (V + 1) ** (L + 1) * n * n * 4 <= 64 << 20:
+        L += 1
+    return L
 
 
 @torch.no_grad()
@@ -208,22 +199,23 @@ def prefix_states(
     Compositional evaluation for long sequences. The state after ``t`` symbols is
     ``h_0 M(x_1) ... M(x_t)``, so it need not be computed one step after another:
 
-    1. cut each sequence into ``T / C`` chunks of ``C`` symbols and form every chunk's product
-       (``C`` steps, each one batched matrix product over all chunks of all sequences);
-    2. turn the chunk products into prefix products by a Hillis-Steele scan
-       (``ceil(log2(T / C))`` rounds of batched matrix products);
-    3. give each chunk its starting state ``h_0 P_1 ... P_{c-1}`` and run the ``C`` steps inside all
-       chunks at once (:func:`matrix_scan`, batched over sequences x chunks).
+    1. cut each sequence into ``T / C`` chunks of ``C`` symbols and form every chunk's product, all
+       chunks of all sequences at once. The products are taken a *word* of ``L`` symbols at a time:
+       the ``(V + 1)^L`` products of ``L`` matrices (the identity is symbol ``V``, the padding of the
+       last chunk) are formed once, so each chunk needs ``C / L`` batched products, not ``C``;
+    2. the state entering each chunk, ``h_0 P_1 ... P_{c-1}``: a scan over the chunk products
+       (:func:`matrix_scan` with one "symbol" per chunk: ``T / C`` matrix-vector steps);
+    3. the ``C`` steps inside all chunks at once (:func:`matrix_scan`, batched over sequences x chunks).
 
-    Sequential depth ``2C + log2(T / C)`` instead of ``T`` (``C = ceil(sqrt(T))`` by default), at the
-    price of ``T`` matrix-matrix products (``n^3`` each) on top of the ``T`` matrix-vector products of
-    the plain loop: a trade that pays where per-step overhead, not arithmetic, limits the loop.
+    Sequential depth about ``C / L + T / C + C`` instead of ``T`` (``C`` about ``sqrt(T)`` by default),
+    at the price of ``T / L`` matrix-matrix products (``n^3`` each) on top of the matrix-vector
+    products of the plain loop: a trade that pays where per-step overhead, not arithmetic, limits it.
 
     Args:
         M: ``(V, n, n)``.
         h0: ``(n,)`` initial state.
         tokens: ``(B, T)``.
-        chunk: ``C``; default ``ceil(sqrt(T))``.
+        chunk: ``C`` (rounded up to a whole number of words); default about ``sqrt(T)``.
 
     Returns:
         ``(B, T, n)``, equal to :func:`matrix_scan` up to rounding.
@@ -232,26 +224,43 @@ def prefix_states(
     V, n, _ = M.shape
     if T == 0:
         return M.new_zeros(B, 0, n)
-    C = chunk if chunk is not None else math.ceil(math.sqrt(T))
-    if not isinstance(C, int) or C < 1:
+    if chunk is not None and (not isinstance(chunk, int) or chunk < 1):
         raise ValueError(f"chunk={chunk!r}: need a positive integer")
+    L = _word_length(V, n, B, T)
+    C = chunk if chunk is not None else math.ceil(math.sqrt(T))
+    C = -(-C // L) * L
     nC = -(-T // C)
-    # pad with an identity "symbol" V so every chunk has C symbols
+    # the identity is symbol V: it pads the last chunk
     M_ext = torch.cat([M, torch.eye(n, dtype=M.dtype, device=M.device).unsqueeze(0)])
-    tok = torch.full((B, nC * C), V, dtype=tokens.dtype, device=tokens.device)
+    tok = torch.full((B, nC * C), V, dtype=torch.long, device=tokens.device)
     tok[:, :T] = tokens
     tok = tok.view(B * nC, C)
-    # 1. chunk products, all chunks at once
-    P = M_ext[tok[:, 0]].clone()
-    for j in range(1, C):
-        P = torch.bmm(P, M_ext[tok[:, j]])
-    # 2. inclusive prefix products over chunks (Hillis-Steele), per sequence
-    P = P.view(B, nC, n, n)
-    shift = 1
-    while shift < nC:
-        P = torch.cat([P[:, :shift], torch.matmul(P[:, :-shift], P[:, shift:])], dim=1)
-        shift *= 2
-    # 3. starting state of each chunk, then the C steps inside all chunks together
-    starts = torch.cat([h0.expand(B, 1, n), torch.matmul(h0, P[:, :-1])], dim=1)  # (B, nC, n)
-    inner = _MatrixScan.apply(M_ext, starts.reshape(B * nC, n), tok, None)  # (B*nC, C, n)
+    # 1. chunk products, a word at a time: word (x_1 .. x_L) is number x_1 (V+1)^(L-1) + ... + x_L
+    fast = _use_kernel(M, tokens)
+    words = M_ext
+    for _ in range(L - 1):  # words of one more symbol: (shorter word) @ (symbol)
+        pairs = torch.cartesian_prod(torch.arange(len(words)), torch.arange(V + 1)).to(tokens.device)
+        if fast:
+            words = kernel().chunk_products(torch.cat([M_ext, words]), pairs + torch.tensor([V + 1, 0]))
+        else:
+            words = torch.bmm(words.index_select(0, pairs[:, 0]), M_ext.index_select(0, pairs[:, 1]))
+    w = tok.view(B * nC, C // L, L)
+    word = w[..., 0]
+    for i in range(1, L):
+        word = word * (V + 1) + w[..., i]
+    if fast:  # each chunk's product in the first-level cache, no gathers
+        P = kernel().chunk_products(words, word)
+    else:
+        P = words.index_select(0, word[:, 0])
+        step, nxt = torch.empty_like(P), torch.empty_like(P)
+        for j in range(1, C // L):
+            torch.index_select(words, 0, word[:, j], out=step)
+            torch.bmm(P, step, out=nxt)
+            P, nxt = nxt, P
+    # 2. the state entering each chunk: h0, h0 P_1, h0 P_1 P_2, ...
+    ids = torch.arange(B * nC, device=tokens.device).view(B, nC)
+    ends = matrix_scan(P, h0, ids[:, :-1]) if nC > 1 else M.new_zeros(B, 0, n)
+    starts = torch.cat([h0.expand(B, 1, n), ends], dim=1)  # (B, nC, n)
+    # 3. the C steps inside all chunks together
+    inner = matrix_scan(M_ext, starts.reshape(B * nC, n), tok)  # (B * nC, C, n)
     return inner.reshape(B, nC * C, n)[:, :T]

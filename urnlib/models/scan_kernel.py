@@ -1,0 +1,81 @@
+"""A compiled CPU kernel for :func:`urnlib.models.scan.matrix_scan` (built on first use; optional).
+
+The grouped layout of :mod:`urnlib.models.scan` spends most of its time outside the arithmetic: per
+step a row gather, a mask, padded batched products (blocks of equal height) and their backward twins;
+per batch the layout and a few large copies. This kernel does the same products without any of that:
+
+* per step, the sequences are counting-sorted by symbol, and each symbol's sequences are taken six
+  at a time (a *tile*): the six states are read (and masked) straight from the previous step's
+  output, multiplied by the symbol's matrix with the accumulators held in vector registers, and
+  written straight to the output ``(B, T, n)``; tiles run in parallel (``at::parallel_for``);
+* the backward pass runs the same tiles with the transposed matrices for the state gradients, kept
+  in the order of the symbol read (all steps together), next to the masked inputs; each symbol's
+  matrix gradient ``dM[v] = X_v^T G_v`` is then one pass over its rows, 32 at a time from the
+  first-level cache (one task per symbol: deterministic, whatever the number of threads);
+* ``chunk_products`` multiplies chains of matrices for :func:`urnlib.models.scan.prefix_states`
+  with the same tiles, each chain in cache;
+* no padding rows; scratch memory is kept from call to call (a multi-megabyte buffer allocated
+  afresh for every batch has its pages fault in again every time).
+
+Built with ``torch.utils.cpp_extension.load_inline`` (a C++ compiler and ninja; about 45 s once per
+machine, cached by PyTorch under ``TORCH_EXTENSIONS_DIR``; ``-march=native``, so the cache entry is
+named after the CPU's instruction sets). If the build fails, or ``URNLIB_SCAN_KERNEL=0``,
+:func:`kernel` returns ``None`` and the scan uses the grouped layout; tests compare both with the plain
+loop (values and gradients in float64, and ``gradcheck``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import threading
+import warnings
+from pathlib import Path
+
+
+#: the kernel's C++ source, beside this module (package data)
+SOURCE_FILE = Path(__file__).with_name("scan_kernel.cpp")
+
+_STATE: dict = {}
+_LOCK = threading.Lock()
+
+
+def kernel():
+    """The compiled module (``scan_forward``, ``scan_backward``, ``chunk_products``), or ``None`` where
+    it cannot be built or ``URNLIB_SCAN_KERNEL=0``. Built once per process (cached on disk by PyTorch)."""
+    if os.environ.get("URNLIB_SCAN_KERNEL", "1") == "0":
+        return None
+    with _LOCK:
+        if "module" not in _STATE:
+            _STATE["module"] = _build()
+    return _STATE["module"]
+
+
+def _cpu_tag() -> str:
+    """A short digest of this CPU's instruction sets: the build uses ``-march=native``, so a cache
+    shared between different machines must not hand one machine's build to another."""
+    flags = platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith(("flags", "Features")):
+                flags += line
+                break
+    except OSError:
+        pass
+    return hashlib.sha1(flags.encode()).hexdigest()[:8]
+
+
+def _build():
+    try:
+        from torch.utils.cpp_extension import load_inline
+
+        return load_inline(
+            f"urnlib_scan_kernel_{_cpu_tag()}", cpp_sources=[SOURCE_FILE.read_text()],
+            functions=["scan_forward", "scan_backward", "chunk_products"],
+            extra_cflags=["-O3", "-march=native", "-fopenmp"], extra_ldflags=["-fopenmp"], verbose=False)
+    except Exception as exc:  # no compiler, no ninja, no headers: the grouped layout does the work
+        warnings.warn(f"urnlib: the compiled scan kernel is unavailable ({type(exc).__name__}); "
+                      "using the grouped layout", RuntimeWarning, stacklevel=3)
+        return None
+
