@@ -18,7 +18,7 @@ from urnlib.corpora import npm
 from urnlib.corpora.analogy import AnalogyFormatError, read_analogies
 from urnlib.corpora.brown import brown_files, brown_sentences
 from urnlib.corpora.linzen import AgreementFormatError, iter_tsv, read_tsv, source_names
-from urnlib.corpora.npm_manifest import MANIFEST
+from urnlib.corpora.npm import _manifest
 from urnlib.corpora.sotu import sotu_documents
 from urnlib.corpora.text import corpus
 from urnlib.experiments import agreement as experiment
@@ -258,20 +258,20 @@ def test_the_installed_corpora_pass_the_pinned_check():
         folder = _installed(package)
         assert npm.verify(package, folder) is True
         assert f"{package}@{npm.installed_version(package, INSTALLED)}" == pin
-        assert npm.manifest(package, folder) == MANIFEST[package]
+        assert npm.manifest(package, folder) == _manifest()[package]
     hits = npm._verify.cache_info().hits
     npm.verify(BROWN, INSTALLED / BROWN)  # once per process: the second call is a cache hit
     assert npm._verify.cache_info().hits == hits + 1
 
 
 def test_the_manifest_matches_the_pins():
-    assert set(MANIFEST) == set(npm.PACKAGES)
+    assert set(_manifest()) == set(npm.PACKAGES)
     for package, pin in npm.PACKAGES.items():
-        entry = MANIFEST[package]
+        entry = _manifest()[package]
         assert f"{package}@{entry['version']}" == pin
         rows = [row.split(" ") for row in entry["table"].splitlines()]
         assert len(rows) == entry["files"] and sum(int(size) for _, size, _ in rows) == entry["bytes"]
-    assert (MANIFEST[BROWN]["files"], MANIFEST[SOTU]["files"]) == (500, 233)
+    assert (_manifest()[BROWN]["files"], _manifest()[SOTU]["files"]) == (500, 233)
 
 
 def test_a_brown_file_cut_at_a_line_end_is_caught_by_the_pinned_sizes(brown_copy):
