@@ -268,3 +268,21 @@ def test_two_processes_on_one_store_train_a_run_once(tmp_path):
     assert len(log.read_text().splitlines()) == 1  # one trained, the other waited and loaded
     finals = [json.loads(o[0].strip().splitlines()[-1]) for o in outs]
     assert finals[0] == finals[1]
+
+
+def test_rename_moves_a_run_without_changing_its_numbers(stored):
+    from dataclasses import replace
+
+    from urnlib import migrate
+
+    store, folder = stored
+    run = store.read(folder)
+    new = replace(spec(), name="URN 6 seed 0")
+    assert store.load(new) is None and [r.name for r in migrate.with_key(store, new)] == [run.name]
+    moved = migrate.rename(store, run, new)
+    again = store.load(new)  # verified: key, content checksum, weights
+    assert again.name == "URN 6 seed 0" and again.record["renamed_from"] == run.name
+    assert again.history == run.history and again.final == run.final
+    assert moved.path == store.folder(new) and not run.path.exists()
+    with pytest.raises(ValueError, match="another run"):
+        migrate.rename(store, again, replace(spec(), params={**PARAMS, "seed": 99}))

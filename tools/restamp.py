@@ -58,6 +58,7 @@ def params_difference(old: dict, new: dict) -> list[str]:
 
 def restamp(chapter: str, dry_run: bool = False) -> int:
     from tests.probes import check
+    from urnlib import migrate
     from urnlib.results import RunStore
 
     modules, probes = CHAPTERS[chapter]
@@ -99,7 +100,7 @@ def restamp(chapter: str, dry_run: bool = False) -> int:
                 counts["left stale"] += 1
                 continue
             if not dry_run:
-                store.restamp(spec, old)
+                migrate.restamp(store, spec, old)
             print(f"  restamped: {spec.experiment}/{spec.name} ({old.path.name} -> {spec.folder_name})")
             counts["restamped"] += 1
     print(f"{chapter}: " + ", ".join(f"{v} {k}" for k, v in counts.items())

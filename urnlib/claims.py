@@ -16,9 +16,19 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 __all__ = ["Claim", "claim", "claims_frame", "claims_table", "verdict_summary", "save_claims", "load_claims",
-           "format_value", "VERDICTS"]
+           "format_value", "VERDICTS", "CAUSES", "MISSES"]
 
 VERDICTS = ("reproduced", "partly reproduced", "not reproduced", "not testable here")
+MISSES = ("partly reproduced", "not reproduced", "not testable here")
+#: why a claim is missed: every claim that is not reproduced carries one (``open`` when nobody knows yet)
+CAUSES = {
+    "paper": "the paper's own numbers or formulas disagree",
+    "data": "the paper's data is not reachable here (the stand-in is named)",
+    "scale": "the compute here is below the paper's",
+    "setting": "a stated setting that the authors' code did not use",
+    "noise": "the difference is within the spread of the seeds",
+    "open": "not known yet",
+}
 _COLOURS = {"reproduced": "#d9f2d9", "partly reproduced": "#fff2cc", "not reproduced": "#f8d7da",
             "not testable here": "#e9ecef"}
 # Relative column widths of the claims table (its layout is fixed: it fits the width it is given, wrapping
@@ -73,15 +83,20 @@ class Claim:
     ours: str  # what this run measured
     rule: str  # the test or tolerance that decides agreement
     verdict: str
+    seeds: int | None = None  # how many seeds the claim rests on (None: it rests on no trained run)
+    cause: str | None = None  # a miss's cause, one of CAUSES (None for a reproduced claim)
 
 
 def claim(chapter: str, source: str, statement: str, paper: str | float, ours: str | float, rule: str,
-          holds: bool | None, partly: bool = False) -> Claim:
+          holds: bool | None, partly: bool = False, *, seeds: int | None = None, cause: str | None = None
+          ) -> Claim:
     """Make a claim whose verdict follows from ``holds`` (``None``: not testable at this scale/data).
 
     ``partly=True`` with ``holds=False`` gives "partly reproduced" (e.g. the trend holds but not
     the magnitude); the chapter says which part. ``paper`` and ``ours`` may be numbers: they are
-    written with :func:`format_value`.
+    written with :func:`format_value`. ``seeds``: how many seeds the measurement rests on. ``cause``: why the
+    claim would be missed (one of :data:`CAUSES`); it is kept only when the verdict is a miss, and a miss
+    without one gets ``open``.
     """
     if holds is None:
         verdict = "not testable here"
@@ -89,7 +104,11 @@ def claim(chapter: str, source: str, statement: str, paper: str | float, ours: s
         verdict = "reproduced"
     else:
         verdict = "partly reproduced" if partly else "not reproduced"
-    return Claim(chapter, source, statement, format_value(paper), format_value(ours), rule, verdict)
+    if cause is not None and cause not in CAUSES:
+        raise ValueError(f"cause={cause!r} is not one of {list(CAUSES)}")
+    cause = (cause or "open") if verdict in MISSES else None
+    return Claim(chapter, source, statement, format_value(paper), format_value(ours), rule, verdict,
+                 None if seeds is None else int(seeds), cause)
 
 
 def claims_frame(claims: list[Claim]):
@@ -97,7 +116,7 @@ def claims_frame(claims: list[Claim]):
     import pandas as pd
 
     cols = ["source", "statement", "paper", "ours", "rule", "verdict"]
-    rows = [{k: format_value(v) for k, v in asdict(c).items()} for c in claims]
+    rows = [{k: format_value(v) for k, v in asdict(c).items() if k not in ("seeds", "cause")} for c in claims]
     return pd.DataFrame(rows, columns=["chapter", *cols])
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["wilson_interval", "accuracy_by_count", "max_error_rate"]
+__all__ = ["wilson_interval", "accuracy_by_count", "accuracy_by_count_seeds", "max_error_rate"]
 
 
 def wilson_interval(correct, total, z: float = 1.959964) -> tuple[np.ndarray, np.ndarray]:
@@ -51,6 +51,31 @@ def accuracy_by_count(correct, total, min_total: int = 1) -> dict[str, np.ndarra
     low, high = wilson_interval(correct[keep], total[keep])
     return {"count": idx, "accuracy": correct[keep] / total[keep], "low": low, "high": high,
             "total": total[keep].astype(int)}
+
+
+def accuracy_by_count_seeds(rows, min_total: int = 1) -> dict[str, np.ndarray]:
+    """Accuracy per bucket over seeds: the mean of the seeds' accuracies with mean ± one standard deviation as
+    ``low``/``high`` (0 for one seed).
+
+    Args:
+        rows: one ``(correct, total)`` pair of per-bucket counts per seed (lists may differ in length).
+        min_total: a bucket is kept only where every seed has at least this many scored predictions.
+
+    Returns:
+        dict of arrays ``count``, ``accuracy``, ``low``, ``high``, ``total`` (summed over seeds) and
+        ``per_seed`` (seeds x kept buckets).
+    """
+    size = max(len(t) for _, t in rows)
+    correct = np.zeros((len(rows), size))
+    total = np.zeros((len(rows), size))
+    for i, (c, t) in enumerate(rows):
+        correct[i, : len(c)], total[i, : len(t)] = c, t
+    keep = np.all(total >= max(min_total, 1), axis=0)
+    acc = correct[:, keep] / total[:, keep]
+    mean = acc.mean(axis=0)
+    sd = acc.std(axis=0, ddof=1) if len(rows) > 1 else np.zeros_like(mean)
+    return {"count": np.nonzero(keep)[0], "accuracy": mean, "low": mean - sd, "high": mean + sd,
+            "total": total[:, keep].sum(axis=0).astype(int), "per_seed": acc}
 
 
 def max_error_rate(correct, total, min_total: int = 1) -> float:

@@ -369,23 +369,6 @@ class RunStore:
         _atomic_write(folder / "record.json", lambda tmp: tmp.write_text(text))
         return Run(record, folder, weights)
 
-    def restamp(self, spec: RunSpec, old: Run, weights: dict[str, torch.Tensor] | None = None) -> Run:
-        """Store ``old`` (a run whose behaviour is unchanged, as its probes show) under ``spec``: today's
-        component and library versions, new checksums; the old folder is removed."""
-        trained = Trained(old.history, old.final, weights if weights is not None else (old.weights or {}),
-                          old.record.get("wall_time_s", 0.0), old.record.get("cpu_time_s"))
-        run = self.save(spec, trained, git=old.record.get("git"))
-        run.record["restamped_from"] = {"folder": old.path.name, "created": old.record.get("created")}
-        run.record["created"] = old.record.get("created", run.record["created"])
-        run.record["machine"] = old.record.get("machine", run.record["machine"])
-        text = json.dumps(run.record, indent=1, sort_keys=True, default=float)
-        _atomic_write(run.path / "record.json", lambda tmp: tmp.write_text(text))
-        if old.path != run.path:
-            import shutil
-
-            shutil.rmtree(old.path)
-        return run
-
 
 def _recorded_within(old: Any, new: Any) -> bool:
     """Whether every value recorded in ``old`` is in ``new`` at the same place (``new`` may have more

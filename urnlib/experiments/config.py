@@ -234,7 +234,8 @@ def run_config(config: ChapterConfig, specs=None, *, store: str | Path | None = 
 def train_token_model(spec, checkpoint, train, test, vocab_size: int, evaluate=None, **context):
     """The training function shared by the chapters whose runs are one next-symbol model each: build the run's
     model (seeded by its training seed), :func:`urnlib.train.fit` it with the chapter's ``evaluate`` callback,
-    and keep the last epoch's row with the parameter count as its final metrics.
+    and keep the row of the monitor's best epoch (the last epoch without a monitor) with the parameter count
+    as its final metrics.
 
     Args:
         spec: the run (its params hold ``model`` and ``train``).
@@ -252,5 +253,6 @@ def train_token_model(spec, checkpoint, train, test, vocab_size: int, evaluate=N
     seed_everything(cfg.seed)
     model = build_model(spec.params["model"], vocab_size, **context)
     history, _ = fit(model, train, test, cfg, evaluate=evaluate, checkpoint=checkpoint, desc=spec.name)
-    final = {**history.rows[-1], "n_params": count_parameters(model)}
+    # the monitor's best epoch (its weights, with keep_best), or the last one without a monitor
+    final = {**history.best_row, "n_params": count_parameters(model)}
     return Trained(history.rows, final, model.state_dict(), history.wall_time, history.cpu_time)

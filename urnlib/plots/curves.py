@@ -60,12 +60,14 @@ def accuracy_by_count_figure(
     error: bool = False,
     ax: Axes | None = None,
 ) -> Figure:
-    """Accuracy (or error rate) per bucket with Wilson 95% error bars, one line per model.
+    """Accuracy (or error rate) per bucket with error bars (``low``/``high``: Wilson 95% intervals of one run,
+    or mean ± one standard deviation over seeds), one line per model.
 
     Paper 000 Fig. 2-3 (accuracy by attractors), paper 001 Fig. 3b (error rate by attractors).
 
     Args:
-        series: label -> output of :func:`urnlib.metrics.accuracy_by_count`.
+        series: label -> output of :func:`urnlib.metrics.accuracy_by_count` or
+            :func:`urnlib.metrics.accuracy_by_count_seeds`.
         baseline: horizontal reference line (e.g. 0.2, the 5-way majority class).
         error: plot ``1 - accuracy`` (error rate) instead of accuracy.
         ax: draw into this axes (else a new figure).
@@ -96,7 +98,7 @@ def accuracy_by_count_figure(
 
 def curves_panel(
     ax: Axes,
-    series: Mapping[str, tuple[Sequence[float], Sequence[float]]],
+    series: Mapping[str, tuple[Sequence[float], ...]],
     *,
     xlabel: str,
     ylabel: str,
@@ -106,13 +108,17 @@ def curves_panel(
     markers: bool = False,
 ) -> Axes:
     """One panel of curves, e.g. test loss per epoch (paper 001 Fig. 2a/3a), maximum error rate
-    per epoch (Fig. 3c) or error rate against training loss (Fig. 2c/3d)."""
+    per epoch (Fig. 3c) or error rate against training loss (Fig. 2c/3d). A series is ``(x, y)`` or
+    ``(x, mean, low, high)``: the mean over seeds with a band (e.g. mean ± one standard deviation)."""
     styles = _styles(list(series))
-    for label, (x, y) in series.items():
+    for label, curve in series.items():
+        x, y = curve[0], curve[1]
         st = dict(styles[label])
         if not markers:
             st.pop("marker")
-        ax.plot(x, y, label=label, linewidth=1.3, markersize=3, **st)
+        (line,) = ax.plot(x, y, label=label, linewidth=1.3, markersize=3, **st)
+        if len(curve) == 4:  # (x, mean, low, high): the seeds' spread as a band
+            ax.fill_between(x, curve[2], curve[3], color=line.get_color(), alpha=0.18, linewidth=0)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if logy:

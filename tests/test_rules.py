@@ -1,0 +1,143 @@
+"""The decision rules on seeds (urnlib.rules) and the seed grouping (urnlib.seeds), on hand-made values."""
+
+import math
+
+import numpy as np
+import pytest
+
+from urnlib.claims import claim
+from urnlib.params import ParameterError
+from urnlib.rules import at_least, at_most, beats, combine, off_chance, on_every_seed, positive
+from urnlib.seeds import Seeds, Stat, by_label, check_seeds, seed_name, split_seed_name, stack_curves
+
+
+class FakeRun:
+    def __init__(self, final, history=()):
+        self.final = final
+        self.history = list(history)
+
+    def column(self, key):
+        return [row[key] for row in self.history]
+
+
+def test_stat_mean_and_sample_sd():
+    s = Stat.of([1.0, 2.0, 3.0])
+    assert s.mean == 2.0 and s.sd == 1.0 and s.n == 3
+    assert (s.low, s.high) == (1.0, 3.0)
+    assert s.text(2) == "2.00 ± 1.00 (3 seeds)"
+    one = Stat.of([0.5])
+    assert one.sd == 0.0 and one.text(1) == "0.5 (1 seed)"
+
+
+def test_stat_leaves_nan_out_and_counts_it():
+    s = Stat.of([1.0, float("nan"), 3.0])
+    assert s.n == 2 and s.missing == 1 and s.mean == 2.0
+    assert math.isnan(Stat.of([float("nan")]).mean)
+
+
+def test_beats_decides_only_beyond_the_seed_spread():
+    clear_a = Stat.of([0.90, 0.91, 0.92])
+    clear_b = Stat.of([0.80, 0.81, 0.82])
+    assert beats(clear_a, clear_b) is True
+    assert beats(clear_b, clear_a) is False
+    # the same means, but seeds that scatter: the difference (0.1) is smaller than sd_a + sd_b (0.2)
+    noisy_a = Stat.of([0.81, 0.91, 1.01])
+    noisy_b = Stat.of([0.71, 0.81, 0.91])
+    assert noisy_a.mean - noisy_b.mean == pytest.approx(0.1)
+    assert beats(noisy_a, noisy_b) is None and beats(noisy_b, noisy_a) is None
+
+
+def test_beats_for_losses_and_with_a_margin():
+    low, high = Stat.of([1.0, 1.0, 1.0]), Stat.of([1.5, 1.5, 1.5])
+    assert beats(low, high, higher=False) is True
+    assert beats(high, low, higher=False) is False
+    assert beats(low, high, higher=False, margin=0.6) is None  # the paper's claim needs more than 0.5
+    assert beats(Stat.of([]), high) is None
+
+
+def test_thresholds():
+    assert at_least(Stat.of([0.96, 0.97, 0.98]), 0.95) is True
+    assert at_least(Stat.of([0.90, 0.91, 0.92]), 0.95) is False
+    assert at_least(Stat.of([0.93, 0.96, 0.99]), 0.95) is None  # band 0.93-0.99 straddles 0.95
+    assert at_most(Stat.of([0.01, 0.02, 0.03]), 0.1) is True
+    assert at_most(Stat.of([7.0, 8.0, 9.0]), 0.1) is False
+    assert at_most(Stat.of([0.0, 0.1, 0.2]), 0.1) is None
+
+
+def test_on_every_seed_and_combine():
+    assert on_every_seed([True, True, True]) is True
+    assert on_every_seed([False, False]) is False
+    assert on_every_seed([True, False, True]) is None
+    assert combine([True, True]) == (True, False)
+    assert combine([True, False]) == (False, True)
+    assert combine([False, None]) == (False, False)
+    assert combine([True, None]) == (None, False)
+    assert combine([]) == (None, False)
+
+
+def test_off_chance_needs_both_sides_clear():
+    good, at_chance = Stat.of([0.8, 0.82, 0.84]), Stat.of([0.49, 0.5, 0.52])
+    assert off_chance(0.5, good)
+    assert not off_chance(0.5, good, at_chance)
+    assert off_chance(0.69, Stat.of([0.3, 0.31]), higher=False)
+    assert not off_chance(0.69, Stat.of([0.69, 0.693]), higher=False)
+
+
+def test_seed_names_round_trip_and_grouping():
+    assert split_seed_name(seed_name("URN 16", 2)) == ("URN 16", 2)
+    assert split_seed_name("3-TURN, lr 0.001") == ("3-TURN, lr 0.001", None)
+    runs = {seed_name("A", 2): FakeRun({"x": 3.0}), seed_name("A", 0): FakeRun({"x": 1.0}),
+            seed_name("B", 0): FakeRun({"x": 5.0}), seed_name("A", 1): FakeRun({"x": 2.0})}
+    groups = by_label(runs)
+    assert list(groups) == ["A", "B"]
+    assert groups["A"].seeds == [0, 1, 2] and isinstance(groups["A"], Seeds)
+    assert groups["A"].final("x").values == (1.0, 2.0, 3.0)
+    assert len(groups["B"]) == 1
+
+
+def test_best_epoch_measure():
+    runs = Seeds("m", [FakeRun({}, [{"loss": 3.0}, {"loss": 1.0}, {"loss": 2.0}]),
+                       FakeRun({}, [{"loss": 2.0}, {"loss": 4.0}])], [0, 1])
+    assert runs.best("loss").values == (1.0, 2.0)
+    assert runs.best("loss", minimize=False).values == (3.0, 4.0)
+
+
+def test_check_seeds():
+    check_seeds([0, 1, 2])
+    for bad in ([], [0, 0], [-1], "0,1", [1.5]):
+        with pytest.raises(ParameterError, match="seeds"):
+            check_seeds(bad)
+
+
+def test_stack_curves_of_different_lengths():
+    mean, low, high = stack_curves([[1.0, 2.0, 3.0], [3.0, 4.0]])
+    assert np.allclose(mean, [2.0, 3.0, 3.0])
+    assert np.allclose(high - mean, [math.sqrt(2), math.sqrt(2), 0.0])  # one curve left at the last point
+    assert np.allclose(mean - low, high - mean)
+
+
+def test_claim_records_seeds_and_the_cause_of_a_miss():
+    kept = claim("c", "s", "st", 1, 1, "r", True, seeds=3, cause="setting")
+    assert kept.seeds == 3 and kept.cause is None  # a reproduced claim has no cause
+    missed = claim("c", "s", "st", 1, 2, "r", False, seeds=3, cause="setting")
+    assert missed.cause == "setting"
+    assert claim("c", "s", "st", 1, 2, "r", None, seeds=3).cause == "open"
+    with pytest.raises(ValueError, match="cause"):
+        claim("c", "s", "st", 1, 2, "r", False, cause="bad luck")
+
+
+def test_accuracy_by_count_over_seeds_keeps_buckets_every_seed_fills():
+    from urnlib.metrics import accuracy_by_count_seeds
+
+    rows = [([9, 8, 1], [10, 10, 1]), ([10, 6], [10, 10])]  # seed 2 never saw bucket 2
+    s = accuracy_by_count_seeds(rows, min_total=5)
+    assert list(s["count"]) == [0, 1]
+    assert np.allclose(s["accuracy"], [0.95, 0.7])
+    assert np.allclose(s["high"] - s["accuracy"], [np.std([0.9, 1.0], ddof=1), np.std([0.8, 0.6], ddof=1)])
+    assert list(s["total"]) == [20, 20] and s["per_seed"].shape == (2, 2)
+
+
+def test_positive_paired_difference():
+    assert positive(Stat.of([0.05, 0.06, 0.07])) is True
+    assert positive(Stat.of([-0.05, -0.06, -0.07])) is False
+    assert positive(Stat.of([-0.05, 0.02, 0.09])) is None  # noise: the band crosses 0

@@ -1,0 +1,168 @@
+"""Seeds as a dimension: the runs of one model under several seeds, and statistics across them.
+
+A chapter's plan names each run ``"<label> seed <s>"`` (:func:`seed_name`); :func:`by_label` groups the runs a
+plan returned back into ``{label: Seeds}``, and :class:`Seeds` gives a measure across the seeds as a
+:class:`Stat` (values, mean, standard deviation), which :mod:`urnlib.rules` decides claims on and the plots
+draw as a mean with a band.
+
+    runs = dyck.run(config)                     # {"3-TURN seed 0": Run, ...}
+    seeds = by_label(runs)                      # {"3-TURN": Seeds([...]), ...}
+    seeds["3-TURN"].stat(lambda run: run.final["closing_accuracy"])   # Stat(mean=..., sd=..., n=3)
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+from urnlib.params import ParameterError, check_int, check_list
+
+__all__ = ["Stat", "Seeds", "seed_name", "split_seed_name", "by_label", "check_seeds", "stack_curves"]
+
+_SEED = re.compile(r"^(?P<label>.+) seed (?P<seed>\d+)$")
+
+
+def seed_name(label: str, seed: int) -> str:
+    """The name of the run of ``label`` under ``seed``: ``"URN 16 seed 2"``."""
+    return f"{label} seed {seed}"
+
+
+def split_seed_name(name: str) -> tuple[str, int | None]:
+    """``"URN 16 seed 2"`` -> ``("URN 16", 2)``; a name without a seed -> ``(name, None)``."""
+    match = _SEED.match(name)
+    return (match["label"], int(match["seed"])) if match else (name, None)
+
+
+def check_seeds(seeds: Any, name: str = "seeds") -> None:
+    """A non-empty list of distinct non-negative integers."""
+    check_list(
+        name,
+        seeds,
+        example="[0, 1, 2]",
+        each=lambda item, s: check_int(item, s, minimum=0, maximum=2**31 - 1),
+    )
+    if len(set(seeds)) != len(seeds):
+        raise ParameterError(f"{name}={list(seeds)!r} repeats a seed; give each seed once, e.g. [0, 1, 2]")
+
+
+@dataclass(frozen=True)
+class Stat:
+    """A measure across seeds: its values (one per seed, in seed order), their mean and sample standard
+    deviation (0 for one value). NaN values (a seed where the measure is undefined) are left out of the
+    mean and deviation and counted in ``missing``."""
+
+    values: tuple[float, ...]
+
+    @classmethod
+    def of(cls, values: Iterable[float]) -> "Stat":
+        return cls(tuple(float(v) for v in values))
+
+    @property
+    def finite(self) -> np.ndarray:
+        x = np.asarray(self.values, dtype=float)
+        return x[~np.isnan(x)]
+
+    @property
+    def n(self) -> int:
+        return int(self.finite.size)
+
+    @property
+    def missing(self) -> int:
+        return len(self.values) - self.n
+
+    @property
+    def mean(self) -> float:
+        return float(self.finite.mean()) if self.n else math.nan
+
+    @property
+    def sd(self) -> float:
+        return float(self.finite.std(ddof=1)) if self.n > 1 else 0.0
+
+    @property
+    def low(self) -> float:
+        return self.mean - self.sd
+
+    @property
+    def high(self) -> float:
+        return self.mean + self.sd
+
+    def text(self, digits: int = 3) -> str:
+        """``"0.912 ± 0.004 (3 seeds)"``; one value: ``"0.912 (1 seed)"``."""
+        if not self.n:
+            return "n/a"
+        seeds = f"{self.n} seed{'s' if self.n != 1 else ''}"
+        if self.n == 1:
+            return f"{self.mean:.{digits}f} ({seeds})"
+        return f"{self.mean:.{digits}f} ± {self.sd:.{digits}f} ({seeds})"
+
+    def __str__(self) -> str:
+        return self.text()
+
+
+class Seeds(Sequence):
+    """The runs of one label, one per seed, in seed order (a sequence of :class:`~urnlib.results.Run`)."""
+
+    def __init__(self, label: str, runs: Sequence, seeds: Sequence[int | None]):
+        if len(runs) != len(seeds) or not runs:
+            raise ValueError(f"{label}: {len(runs)} runs for seeds {list(seeds)}")
+        order = sorted(range(len(runs)), key=lambda i: -1 if seeds[i] is None else seeds[i])
+        self.label = label
+        self.runs = [runs[i] for i in order]
+        self.seeds = [seeds[i] for i in order]
+
+    def __getitem__(self, i):
+        return self.runs[i]
+
+    def __len__(self) -> int:
+        return len(self.runs)
+
+    def __repr__(self) -> str:
+        return f"Seeds({self.label!r}, seeds={self.seeds})"
+
+    def stat(self, measure: Callable[[Any], float]) -> Stat:
+        """``measure(run)`` of every seed's run."""
+        return Stat.of(measure(run) for run in self.runs)
+
+    def final(self, key: str) -> Stat:
+        """The final metric ``key`` of every seed."""
+        return self.stat(lambda run: run.final[key])
+
+    def best(self, key: str, minimize: bool = True) -> Stat:
+        """The best value of the epoch metric ``key`` of every seed (its minimum, or maximum)."""
+        pick = min if minimize else max
+        return self.stat(lambda run: pick(run.column(key)))
+
+    def each(self, fn: Callable[[Any], Any]) -> list:
+        return [fn(run) for run in self.runs]
+
+
+def by_label(runs: dict[str, Any]) -> dict[str, Seeds]:
+    """Group ``{"<label> seed <s>": run}`` into ``{label: Seeds}``, in the order labels first appear. A name
+    without a seed is its own label (one run)."""
+    groups: dict[str, tuple[list, list]] = {}
+    for name, run in runs.items():
+        label, seed = split_seed_name(name)
+        runs_, seeds_ = groups.setdefault(label, ([], []))
+        runs_.append(run)
+        seeds_.append(seed)
+    return {label: Seeds(label, r, s) for label, (r, s) in groups.items()}
+
+
+def stack_curves(curves: Sequence[Sequence[float]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mean, low and high (mean ∓ one standard deviation) of curves of possibly different lengths (runs that
+    stopped early), point by point over the seeds that reach each point."""
+    length = max(len(c) for c in curves)
+    grid = np.full((len(curves), length), np.nan)
+    for i, c in enumerate(curves):
+        grid[i, : len(c)] = np.asarray(c, dtype=float)
+    count = np.sum(~np.isnan(grid), axis=0)
+    mean = np.nanmean(grid, axis=0)
+    centred = np.where(np.isnan(grid), 0.0, grid - mean)
+    sd = np.sqrt(
+        np.sum(centred**2, axis=0) / np.maximum(count - 1, 1)
+    )  # sample sd; 0 where one curve is left
+    return mean, mean - sd, mean + sd
