@@ -76,3 +76,19 @@ def test_load_claims_reads_back_saved_claims_and_stops_on_none(tmp_path):
     claims = [claim("dyck", "src", "s", 1.0, 2.0, "r", True)]
     save_claims(claims, tmp_path, "dyck")
     assert load_claims(tmp_path) == claims
+
+
+def test_misses_grouped_by_cause_and_seed_summary():
+    from urnlib.claims import claim, misses_by_cause, seed_summary
+
+    claims = [claim("a", "s", "kept", 1, 1, "r", True, seeds=3),
+              claim("a", "s", "noisy", 1, 2, "r", None, seeds=3, cause="noise"),
+              claim("b", "s", "printed lr", 1, 2, "r", False, seeds=2, cause="setting"),
+              claim("b", "s", "count", 1, 1, "r", True),
+              Claim("c", "s", "old", "1", "2", "r", "not reproduced")]  # saved before causes existed
+    frame = misses_by_cause(claims)
+    assert list(frame["statement"]) == ["printed lr", "noisy", "old"]  # in the order of CAUSES
+    assert list(frame["cause"]) == ["setting", "noise", "not recorded"]
+    seeds = seed_summary(claims).set_index("chapter")
+    assert seeds.loc["a", "claims on trained runs"] == 2 and seeds.loc["b", "on fewer than 3 seeds"] == 1
+    assert seeds.loc["c", "fewest seeds"] == "-"

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 __all__ = ["Claim", "claim", "claims_frame", "claims_table", "verdict_summary", "save_claims", "load_claims",
-           "format_value", "VERDICTS", "CAUSES", "MISSES"]
+           "format_value", "VERDICTS", "CAUSES", "MISSES", "misses_by_cause", "seed_summary"]
 
 VERDICTS = ("reproduced", "partly reproduced", "not reproduced", "not testable here")
 MISSES = ("partly reproduced", "not reproduced", "not testable here")
@@ -154,6 +154,36 @@ def verdict_summary(claims: list[Claim]) -> str:
         lines.append(" Not (fully) reproduced: "
                      + "; ".join(f"{_escape(c.statement)} ({c.source})" for c in misses) + ".")
     return "".join(lines)
+
+
+def misses_by_cause(claims: list[Claim]):
+    """The claims not (fully) reproduced, grouped by cause (:data:`CAUSES`, in that order; ``not recorded``
+    for claims saved before causes were): a DataFrame with columns cause, what it means, chapter, source,
+    statement, verdict, seeds."""
+    import pandas as pd
+
+    order = {cause: i for i, cause in enumerate([*CAUSES, "not recorded"])}
+    rows = [{"cause": c.cause or "not recorded", "what it means": CAUSES.get(c.cause or "", "-"),
+             "chapter": c.chapter, "source": c.source, "statement": c.statement, "verdict": c.verdict,
+             "seeds": "-" if c.seeds is None else c.seeds}
+            for c in claims if c.verdict in MISSES]
+    frame = pd.DataFrame(rows, columns=["cause", "what it means", "chapter", "source", "statement", "verdict",
+                                        "seeds"])
+    return frame.sort_values("cause", key=lambda col: col.map(order), kind="stable").reset_index(drop=True)
+
+
+def seed_summary(claims: list[Claim]):
+    """Per chapter: claims resting on trained runs, the fewest and most seeds they rest on, and how many rest
+    on fewer than 3 (a DataFrame)."""
+    import pandas as pd
+
+    rows = []
+    for chapter in dict.fromkeys(c.chapter for c in claims):
+        seeds = [c.seeds for c in claims if c.chapter == chapter and c.seeds is not None]
+        rows.append({"chapter": chapter, "claims on trained runs": len(seeds),
+                     "fewest seeds": min(seeds) if seeds else "-", "most seeds": max(seeds) if seeds else "-",
+                     "on fewer than 3 seeds": sum(s < 3 for s in seeds)})
+    return pd.DataFrame(rows)
 
 
 def _escape(text: str) -> str:
