@@ -51,6 +51,7 @@ from urnlib.models.registry import component_of, parse_spec
 from urnlib.params import ParameterError, check_int
 from urnlib.progress import progress
 from urnlib.results import Run, RunSpec, Trained
+from urnlib import losses
 from urnlib.train import IGNORE, TokenData, TrainConfig, fit, seed_everything
 
 __all__ = ["BrownTask", "BrownData", "make_data", "rows", "lm_spec", "registry_spec", "label", "build",
@@ -232,16 +233,15 @@ def kneser_ney_specs(task: BrownTask, orders: list[int]) -> list[RunSpec]:
 def target_log_probs(model: torch.nn.Module, data: TokenData, batch_size: int = SCORE_BATCH) -> np.ndarray:
     """log p(actual next token) at every non-ignored target (float64 array), ``batch_size`` rows at a time in
     the model's own dtype (never all logits at once: at V = 18k the logits of the validation part would need
-    15 GB). Float32 scoring moves a perplexity by about 1e-7 relative (tests/test_primer_experiment.py)."""
+    15 GB; the output layer runs at the scored positions only, :mod:`urnlib.losses`). Float32 scoring moves a
+    perplexity by about 1e-7 relative (tests/test_primer_experiment.py)."""
     was_training = model.training
     model.eval()
     out = [np.zeros(0)]
     try:
         for i in range(0, len(data), batch_size):
-            x, y = data.inputs[i : i + batch_size], data.targets[i : i + batch_size]
-            keep = y != IGNORE
-            logp = torch.log_softmax(model(x)[keep], dim=-1).gather(1, y[keep][:, None])[:, 0]
-            out.append(logp.double().numpy())
+            out.append(losses.target_log_probs(model, data.inputs[i : i + batch_size],
+                                               data.targets[i : i + batch_size]))
     finally:
         model.train(was_training)
     return np.concatenate(out)
@@ -298,7 +298,7 @@ def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
         return {"valid_ppl": float(np.exp(-np.mean(target_log_probs(m, parts["valid"]))))}
 
     history, _ = fit(model, parts["train"], None, cfg, evaluate=evaluate, checkpoint=checkpoint,
-                     desc=spec.name)
+                     desc=spec.name, loss=losses.lm_loss)
     probs = {p: np.exp(target_log_probs(model, parts[p]))
              for p in progress(parts, desc=f"{spec.name}: scoring")}
     _, kn = _kneser_ney(task, MIX_ORDER)

@@ -160,6 +160,11 @@ class _RecurrentLM(nn.Module):
         """Next-symbol logits ``(B, T, n_out)``."""
         return self.readout(self.states(tokens))
 
+    def readout_parts(self, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """``(states, W, b)``: the logits are ``F.linear(states, W, b)`` (:mod:`urnlib.losses` applies the
+        readout at the scored positions only)."""
+        return self.states(tokens), self.readout.weight, self.readout.bias
+
 
 class SRN(_RecurrentLM):
     """Simple recurrent network (Jordan 1986; Elman 1990; lecture 004 "SRN 'rolled up' and unrolled")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 from torch import nn
+import torch.nn.functional as F
 
 from urnlib.params import ParameterError
 
@@ -122,15 +123,25 @@ class BengioNNLM(nn.Module):
         windows = self.contexts(tokens)
         return self.embedding(windows).flatten(-2)
 
-    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
-        """Next-symbol logits ``(B, T, V)``."""
+    def readout_parts(self, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """``(f, A, b)`` with logits ``= f A^T + b``: ``W x + U tanh(d + H x)`` as one product, ``f`` the
+        features ``[x, tanh(d + H x)]`` and ``A = [W, U]`` (whichever of the two parts the model has)."""
         x = self.features(tokens)
-        y = self.bias.expand(*x.shape[:-1], self.vocab_size)
+        features, weights = [], []
         if self.direct is not None:
-            y = y + self.direct(x)
+            features.append(x)
+            weights.append(self.direct.weight)
         if self.hidden_layer is not None:
-            y = y + self.readout(torch.tanh(self.hidden_layer(x)))
-        return y
+            features.append(torch.tanh(self.hidden_layer(x)))
+            weights.append(self.readout.weight)
+        if len(features) == 1:
+            return features[0], weights[0], self.bias
+        return torch.cat(features, dim=-1), torch.cat(weights, dim=1), self.bias
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Next-symbol logits ``(B, T, V)``: ``b + W x + U tanh(d + H x)``, one product (see
+        :meth:`readout_parts`)."""
+        return F.linear(*self.readout_parts(tokens))
 
 
 def _probabilities(name: str, p) -> np.ndarray:

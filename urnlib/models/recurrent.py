@@ -200,8 +200,13 @@ class PaperLSTM(nn.Module):
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         """Next-symbol logits ``(B, T, V)``: the readout of :meth:`states` (on the fused path the dropout
         scale ``1 / keep`` is applied to the readout's weight instead of the states, the same product)."""
+        return F.linear(*self.readout_parts(tokens))
+
+    def readout_parts(self, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """``(states, W, b)`` with the logits ``F.linear(states, W, b)`` (:mod:`urnlib.losses` applies the
+        readout at the scored positions only)."""
         if self.candidate != "tanh":
-            return self.readout(self.states_reference(tokens))
+            return self.states_reference(tokens), self.readout.weight, self.readout.bias
         h, scale, _ = self._fused(tokens)
         W = self.readout.weight if scale == 1.0 else self.readout.weight * scale
-        return F.linear(h, W, self.readout.bias)
+        return h, W, self.readout.bias
