@@ -199,6 +199,10 @@ def build_book(args: argparse.Namespace) -> int:
             f"error: {book_dir}/_toc.yml lists pages that do not exist: {', '.join(missing)}\n"
             "       (executed notebooks come from `python -m urnlib.cli notebooks --scale SCALE`)"
         )
+    from urnlib.reports.cost import cost_markdown
+
+    # the cost of the committed runs, from their records (the Performance page includes it)
+    (book_dir / "performance" / "cost.md").write_text(cost_markdown(REPO / "notebooks" / "results"))
     jupyter_book = Path(sys.executable).with_name("jupyter-book")
     exe = str(jupyter_book) if jupyter_book.exists() else shutil.which("jupyter-book")
     if exe is None:

@@ -234,8 +234,9 @@ def run_config(config: ChapterConfig, specs=None, *, store: str | Path | None = 
 def train_token_model(spec, checkpoint, train, test, vocab_size: int, evaluate=None, **context):
     """The training function shared by the chapters whose runs are one next-symbol model each: build the run's
     model (seeded by its training seed), :func:`urnlib.train.fit` it with the chapter's ``evaluate`` callback,
-    and keep the row of the monitor's best epoch (the last epoch without a monitor) with the parameter count
-    as its final metrics.
+    and keep the row of the epoch whose weights it keeps (the monitor's best with ``keep_best``, else the last)
+    with the parameter count as its final metrics (and, with a monitor, its best epoch and whether patience
+    stopped it).
 
     Args:
         spec: the run (its params hold ``model`` and ``train``).
@@ -253,6 +254,9 @@ def train_token_model(spec, checkpoint, train, test, vocab_size: int, evaluate=N
     seed_everything(cfg.seed)
     model = build_model(spec.params["model"], vocab_size, **context)
     history, _ = fit(model, train, test, cfg, evaluate=evaluate, checkpoint=checkpoint, desc=spec.name)
-    # the monitor's best epoch (its weights, with keep_best), or the last one without a monitor
-    final = {**history.best_row, "n_params": count_parameters(model)}
+    # the row of the weights kept: the monitor's best epoch with keep_best, else the last epoch
+    row = history.best_row if cfg.keep_best else history.rows[-1]
+    final = {**row, "n_params": count_parameters(model)}
+    if cfg.monitor:
+        final |= {"best_epoch": history.best_epoch, "stopped_early": history.stopped_early}
     return Trained(history.rows, final, model.state_dict(), history.wall_time, history.cpu_time)

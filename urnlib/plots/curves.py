@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
+from matplotlib.ticker import MaxNLocator
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
@@ -106,6 +107,7 @@ def curves_panel(
     logy: bool = False,
     invert_x: bool = False,
     markers: bool = False,
+    integer_x: bool = False,
 ) -> Axes:
     """One panel of curves, e.g. test loss per epoch (paper 001 Fig. 2a/3a), maximum error rate
     per epoch (Fig. 3c) or error rate against training loss (Fig. 2c/3d). A series is ``(x, y)`` or
@@ -125,6 +127,8 @@ def curves_panel(
         ax.set_yscale("log")
     if invert_x:
         ax.invert_xaxis()
+    if integer_x:  # whole-number ticks (epochs)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.grid(alpha=0.3)
     if title:
         ax.set_title(title, fontsize="medium")

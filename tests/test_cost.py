@@ -1,0 +1,28 @@
+"""urnlib.reports.cost: CPU hours per chapter from the stored runs' records."""
+
+import pytest
+
+from urnlib.reports.cost import cost_markdown, cost_table
+from urnlib.results import RunSpec, RunStore, Trained
+
+
+def _store(tmp_path):
+    store = RunStore(tmp_path)
+    runs = [("dyck", "a seed 0", 1800.0, 900.0), ("dyck", "a seed 1", 3600.0, 2000.0),
+            ("primer_lm", "lm", None, 7200.0), ("tpru_lm", "t", 360.0, 400.0)]
+    for experiment, name, cpu, wall in runs:
+        spec = RunSpec(experiment, name, {"x": name})
+        store.save(spec, Trained([{"epoch": 1}], {"loss": 1.0}, {}, wall, cpu))
+    return tmp_path
+
+
+def test_cost_per_chapter_and_total(tmp_path):
+    table = cost_table(_store(tmp_path)).set_index("chapter")
+    assert list(table.index) == ["dyck", "primer", "tpru", "total"]
+    assert table.loc["dyck", "CPU hours"] == pytest.approx(1.5) and table.loc["dyck", "runs"] == 2
+    assert table.loc["primer", "with CPU time"] == 0
+    assert table.loc["primer", "wall hours (runs without CPU time)"] == pytest.approx(2.0)
+    assert table.loc["total", "CPU hours"] == pytest.approx(1.6)
+    assert table.loc["total", "hours on 2 workers"] == pytest.approx(0.8)
+    text = cost_markdown(tmp_path)
+    assert text.startswith("| chapter | runs |") and "| total | 4 | 3 | 1.60 |" in text

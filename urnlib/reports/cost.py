@@ -1,0 +1,65 @@
+"""The cost of the book: CPU time of the stored runs, per chapter, from their records.
+
+Every run records the process CPU time of its training (``cpu_time_s``, not wall time: wall time on a shared
+machine counts other people's work) and the threads it ran with; runs stored before CPU time was recorded
+have only their wall time, counted apart. :func:`cost_table` sums them per chapter; :func:`cost_markdown`
+writes the table the Performance page includes (``python -m urnlib.cli book`` rewrites it from the committed
+runs before each build, so it always describes the runs the book shows).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from urnlib.results import Run, RunStore
+
+__all__ = ["CHAPTER_OF", "cost_table", "cost_markdown"]
+
+#: the store's experiment folders -> the chapter that shows them
+CHAPTER_OF = {"primer_lm": "primer", "primer_elman": "primer", "primer_anbn": "primer",
+              "agreement": "agreement", "dyck": "dyck", "cross_serial": "cross_serial", "tpru_entailment": "tpru", "tpru_lm": "tpru",
+              "matrix_embeddings": "matrix_embeddings", "zoo": "zoo"}
+
+
+def _chapter(run: Run) -> str:
+    top = run.record["experiment"].split("/")[0]
+    return CHAPTER_OF.get(top, top)
+
+
+def cost_table(store: str | Path):
+    """A DataFrame, one row per chapter and a total: runs, runs that recorded CPU time, their CPU hours, the
+    wall hours of the others, stale runs, and the hours a reproduction takes on 1, 2 and 8 worker processes
+    (CPU hours / workers: each worker runs one single-threaded run at a time)."""
+    import pandas as pd
+
+    rows: dict[str, dict] = {}
+    for _, run in RunStore(store).runs():
+        if isinstance(run, Exception):
+            continue
+        row = rows.setdefault(_chapter(run), {"runs": 0, "with CPU time": 0, "CPU hours": 0.0,
+                                              "wall hours (runs without CPU time)": 0.0, "stale runs": 0})
+        row["runs"] += 1
+        cpu = run.record.get("cpu_time_s")
+        if cpu is not None:
+            row["with CPU time"] += 1
+            row["CPU hours"] += cpu / 3600
+        else:
+            row["wall hours (runs without CPU time)"] += run.record.get("wall_time_s", 0.0) / 3600
+        row["stale runs"] += bool(run.stale_reasons())
+    frame = pd.DataFrame.from_dict(rows, orient="index").rename_axis("chapter").sort_index()
+    frame.loc["total"] = frame.sum(numeric_only=True)
+    for workers in (1, 2, 8):
+        frame[f"hours on {workers} worker{'s' * (workers > 1)}"] = frame["CPU hours"] / workers
+    return frame.reset_index()
+
+
+def cost_markdown(store: str | Path) -> str:
+    """The cost table as Markdown (numbers to two decimals)."""
+    frame = cost_table(store)
+    cols = list(frame.columns)
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for _, row in frame.iterrows():
+        cells = [f"{v:.2f}" if isinstance(v, float) and not float(v).is_integer() or "hours" in c
+                 else f"{int(v)}" if isinstance(v, (int, float)) else str(v) for c, v in row.items()]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
