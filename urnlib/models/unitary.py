@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from urnlib.models.scan import matrix_scan, prefix_states
@@ -160,10 +161,15 @@ class _MatrixRNN(nn.Module):
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         """Next-symbol logits ``(B, T, V)`` for input symbols ``(B, T)``."""
+        return F.linear(*self.readout_parts(tokens))
+
+    def readout_parts(self, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """``(states, W, b)`` with the logits ``F.linear(states, W, b)``: the states after output dropout
+        (training only; :mod:`urnlib.losses` applies the readout at the scored positions only)."""
         H = self.states(tokens)
         if self.training and self.dropout > 0:
             H = H * _dropout_mask((H.shape[0], 1, self.n), self.dropout, H)  # per sequence
-        return self.readout(H)
+        return H, self.readout.weight, self.readout.bias
 
 
 class URN(_MatrixRNN):
