@@ -21,23 +21,36 @@ _FAMILY_COLOURS = {
     "urn": ["#6baed6", "#2171b5", "#08306b", "#041a3d"],
     "lstm": ["#fcae91", "#fb6a4a", "#cb181d", "#67000d"],
     "arbitrary": ["#636363"],
+    "gru": ["#a1d99b", "#41ab5d", "#006d2c"],
+    "srn": ["#fdd0a2", "#fd8d3c", "#a63603"],
+    "tpru": ["#dadaeb", "#9e9ac8", "#54278f"],
+    "baseline": ["#969696", "#525252", "#bdbdbd"],
 }
+_MARKERS = {"turn": "o", "urn": "s", "lstm": "^", "arbitrary": "x", "gru": "v", "srn": "D", "tpru": "P",
+            "baseline": "."}
+_DASHES = {"lstm": "--", "arbitrary": ":", "gru": "-.", "srn": (0, (5, 1, 1, 1)), "tpru": (0, (1, 1)),
+           "baseline": ":"}
+#: words that mark a label as a reference line rather than a trained model (heuristics, n-gram counts)
+_BASELINE_WORDS = ("heuristic", "noun", "majority", "chance", "kneser")
 
 
 def _family(label: str) -> str:
     low = label.lower()
-    return ("turn" if "turn" in low else "lstm" if "lstm" in low else
-            "arbitrary" if "arbitrary" in low else "urn")
+    if any(word in low for word in _BASELINE_WORDS):
+        return "baseline"
+    for family in ("turn", "lstm", "arbitrary", "gru", "srn", "tpru"):
+        if family in low:
+            return family
+    return "urn"
 
 
 def style_for(label: str, index_in_family: int = 0) -> dict:
-    """Matplotlib style of a model label such as ``"3-TURN"``, ``"URN 16"``, ``"LSTM 8"``."""
+    """Matplotlib style of a model label such as ``"3-TURN"``, ``"URN 16"``, ``"LSTM 8"``, ``"GRU 10"``,
+    ``"TPRU 64 N=4"``, or a baseline (``"nearest-noun heuristic"``: grey, dotted)."""
     family = _family(label)
     colours = _FAMILY_COLOURS[family]
     colour = colours[min(index_in_family, len(colours) - 1)]
-    marker = {"turn": "o", "urn": "s", "lstm": "^", "arbitrary": "x"}[family]
-    dash = "--" if family == "lstm" else ":" if family == "arbitrary" else "-"
-    return {"color": colour, "marker": marker, "linestyle": dash}
+    return {"color": colour, "marker": _MARKERS[family], "linestyle": _DASHES.get(family, "-")}
 
 
 def _styles(labels: Sequence[str]) -> dict[str, dict]:
