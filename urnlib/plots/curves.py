@@ -21,9 +21,9 @@ _FAMILY_COLOURS = {
     "urn": ["#6baed6", "#2171b5", "#08306b", "#041a3d"],
     "lstm": ["#fcae91", "#fb6a4a", "#cb181d", "#67000d"],
     "arbitrary": ["#636363"],
-    "gru": ["#a1d99b", "#41ab5d", "#006d2c"],
-    "srn": ["#fdd0a2", "#fd8d3c", "#a63603"],
-    "tpru": ["#dadaeb", "#9e9ac8", "#54278f"],
+    "gru": ["#41ab5d", "#006d2c", "#00441b"],
+    "srn": ["#fd8d3c", "#d94801", "#7f2704"],
+    "tpru": ["#9e9ac8", "#6a51a3", "#3f007d"],
     "baseline": ["#969696", "#525252", "#bdbdbd"],
 }
 _MARKERS = {"turn": "o", "urn": "s", "lstm": "^", "arbitrary": "x", "gru": "v", "srn": "D", "tpru": "P",
