@@ -234,9 +234,9 @@ def run_config(config: ChapterConfig, specs=None, *, store: str | Path | None = 
 def train_token_model(spec, checkpoint, train, test, vocab_size: int, evaluate=None, **context):
     """The training function shared by the chapters whose runs are one next-symbol model each: build the run's
     model (seeded by its training seed), :func:`urnlib.train.fit` it with the chapter's ``evaluate`` callback,
-    and keep the row of the epoch whose weights it keeps (the monitor's best with ``keep_best``, else the last)
-    with the parameter count as its final metrics (and, with a monitor, its best epoch and whether patience
-    stopped it).
+    and keep the row of the epoch whose weights it keeps (the monitor's best with ``keep_best``, else the
+    last) with the parameter count as its final metrics (and, with a monitor, its best epoch and whether
+    patience stopped it).
 
     Args:
         spec: the run (its params hold ``model`` and ``train``).

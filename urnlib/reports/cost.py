@@ -17,7 +17,8 @@ __all__ = ["CHAPTER_OF", "cost_table", "cost_markdown"]
 
 #: the store's experiment folders -> the chapter that shows them
 CHAPTER_OF = {"primer_lm": "primer", "primer_elman": "primer", "primer_anbn": "primer",
-              "agreement": "agreement", "dyck": "dyck", "cross_serial": "cross_serial", "tpru_entailment": "tpru", "tpru_lm": "tpru",
+              "agreement": "agreement", "dyck": "dyck", "cross_serial": "cross_serial",
+              "tpru_entailment": "tpru", "tpru_lm": "tpru",
               "matrix_embeddings": "matrix_embeddings", "zoo": "zoo"}
 
 
