@@ -175,3 +175,18 @@ def test_an_unknown_monitor_metric_names_the_known_ones(data):
     train, test = data
     with pytest.raises(ParameterError, match="valid_ppl.*test_loss"):
         fit(model(), train, test, TrainConfig(epochs=1, batch_size=64, monitor="valid_ppl", keep_best=True))
+
+
+def test_early_stop_waits_for_the_minimum_epochs_then_for_patience():
+    from urnlib.callbacks import EarlyStop
+
+    stop = EarlyStop("loss", patience=2, min_epochs=5)
+    values = [3.0, 2.0, 2.5, 2.6, 2.7, 2.8, 1.0, 1.5, 1.6]
+    stops = [stop.on_epoch_end(None, {"epoch": e + 1, "loss": v}) for e, v in enumerate(values)]
+    # no improvement since epoch 2, but not before epoch 5; then again after the new best at epoch 7
+    assert stops == [False, False, False, False, True, True, False, False, True]
+    again = EarlyStop("loss", patience=2, min_epochs=5)
+    again.load_state_dict(stop.state_dict())
+    assert again.state_dict() == stop.state_dict()
+    with pytest.raises(ParameterError, match="patience"):
+        EarlyStop("loss", patience=0)

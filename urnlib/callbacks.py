@@ -20,7 +20,7 @@ from torch import nn
 
 from urnlib.params import ParameterError
 
-__all__ = ["Callback", "Monitor"]
+__all__ = ["Callback", "Monitor", "EarlyStop"]
 
 
 class Callback:
@@ -90,3 +90,41 @@ class Monitor(Callback):
             self.epochs_since, self.best_weights = state["epochs_since"], state["best_weights"]
             if self.best_weights is not None:
                 self.best_weights = {k: torch.as_tensor(v) for k, v in self.best_weights.items()}
+
+
+class EarlyStop(Callback):
+    """Stop after ``patience`` epochs without improvement of ``key``, but never before ``min_epochs`` epochs
+    (a chapter whose claims speak of the training curve up to the paper's length, e.g. overfitting after
+    epoch 30 of 100, trains at least that long, and on while the metric still improves).
+
+    Use it with a :class:`~urnlib.train.TrainConfig` whose ``patience`` is ``None`` (the built-in
+    :class:`Monitor` then only keeps the best epoch's weights); an epoch is better when strictly better.
+    """
+
+    def __init__(self, key: str, patience: int, min_epochs: int = 0, minimize: bool = True):
+        if isinstance(patience, bool) or not isinstance(patience, int) or patience < 1:
+            raise ParameterError(f"patience={patience!r} must be a whole number >= 1")
+        if isinstance(min_epochs, bool) or not isinstance(min_epochs, int) or min_epochs < 0:
+            raise ParameterError(f"min_epochs={min_epochs!r} must be a whole number >= 0")
+        self.key, self.patience, self.min_epochs, self.minimize = key, patience, min_epochs, minimize
+        self.best_value, self.epochs_since = math.nan, 0
+
+    def on_epoch_end(self, model: nn.Module, row: dict[str, Any]) -> bool:
+        if self.key not in row:
+            raise ParameterError(f"EarlyStop key={self.key!r} is not a metric of the epoch rows; they have "
+                                 f"{sorted(row)}")
+        value = float(row[self.key])
+        better = math.isnan(self.best_value) or (value < self.best_value if self.minimize
+                                                  else value > self.best_value)
+        if math.isfinite(value) and better:
+            self.best_value, self.epochs_since = value, 0
+        else:
+            self.epochs_since += 1
+        return row["epoch"] >= self.min_epochs and self.epochs_since >= self.patience
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"best_value": self.best_value, "epochs_since": self.epochs_since}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        if state:
+            self.best_value, self.epochs_since = state["best_value"], state["epochs_since"]
