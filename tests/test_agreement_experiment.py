@@ -2,9 +2,7 @@
 (urnlib.reports.agreement)."""
 
 import gzip
-import json
 import os
-import warnings
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,7 +19,6 @@ from urnlib.experiments import agreement_data
 from urnlib.models import build_model
 from urnlib.params import DataError, ParameterError
 from urnlib.reports import agreement as rep
-from urnlib.runner import StaleRunWarning
 from urnlib.tokens import IGNORE
 
 torch.set_num_threads(1)
@@ -108,56 +105,57 @@ def test_sources_missing_file_and_wrong_format_say_how_to_get_the_data(tmp_path)
 
 
 # --------------------------------------------------------------------------- Config: the paper's plan
-def test_the_paper_config_plans_the_stored_runs():
+def test_the_paper_config_plans_the_runs_of_every_seed():
     config = ex.Config.paper()
     specs = config.model_specs()
     assert list(specs) == ["3-TURN", "LSTM"] and config.turn == "3-TURN"
+    assert config.variant == "3-TURN, vocabulary 1000" and config.seeds == [0, 1, 2]
     turn = build_model(specs["3-TURN"], 1000)
     assert turn.embedding.shape == (1000, 144) and turn.readout.out_features == 2
     plan = config.plan()
-    assert [(s.experiment, s.name) for s in plan] == [
-        ("agreement/offline", "3-TURN"),  # the variant with small_vocab, first (see Config.groups)
-        ("agreement/synthetic", "3-TURN"), ("agreement/synthetic", "LSTM"),
-        ("agreement/offline", "3-TURN"), ("agreement/offline", "LSTM")]
-    assert plan[0].params["task"]["vocab_size"] == 1000 and plan[3].params["task"]["vocab_size"] == 10000
-    assert "data.agreement_offline" in plan[0].components and "model.urn" in plan[0].components
-    assert "data.agreement_grammar" in plan[1].components and "model.lstm" in plan[2].components
+    synthetic = [("agreement/synthetic", f"{label} seed {s}") for s in (0, 1, 2)
+                 for label in ("3-TURN", "LSTM")]
+    offline = [("agreement/offline", f"{label} seed {s}") for s in (0, 1, 2)
+               for label in ("3-TURN", "LSTM", "3-TURN, vocabulary 1000")]
+    assert [(s.experiment, s.name) for s in plan] == synthetic + offline
+    assert len({(s.experiment, s.folder_name) for s in plan}) == 15  # distinct labels: distinct folders
+    named = {(s.experiment, s.name): s for s in plan}
+    variant, turn0 = named[("agreement/offline", "3-TURN, vocabulary 1000 seed 1")], named[
+        ("agreement/offline", "3-TURN seed 1")]
+    assert variant.params["task"]["vocab_size"] == 1000 and turn0.params["task"]["vocab_size"] == 10000
+    assert variant.params["task"]["seed"] == turn0.params["task"]["seed"] == 1  # the same split
+    assert "data.agreement_offline" in variant.components and "model.urn" in variant.components
+    assert "data.agreement_grammar" in plan[0].components and "model.lstm" in plan[1].components
+    for spec in plan:  # a seed fixes the data and the training; every run keeps its best epoch
+        seed = int(spec.name.rsplit(" ", 1)[1])
+        assert spec.params["task"]["seed"] == spec.params["train"]["seed"] == seed
+        train = spec.params["train"]
+        assert (train["monitor"], train["minimize"], train["keep_best"]) == (ex.MONITOR, True, True)
+        assert (train["epochs"], train["patience"]) == (config.epochs, config.patience)
+    task = plan[0].params["task"]  # training covers the tested attractor counts
+    assert task["train_max_attractors"] == task["max_attractors"] == 12
+    assert "15 runs" in config.summary() and "seeds [0, 1, 2]" in config.summary()
 
 
-def test_the_paper_plan_has_the_parameters_of_the_committed_runs():
-    """Same task and model, and the training settings the old loop had (what tools/restamp.py needs)."""
-    folder = REPO / "notebooks" / "results" / "agreement"
-    stored = [json.loads(p.read_text()) for p in folder.glob("*/*/record.json")]
-    assert len(stored) == 5
-    planned = [(s.experiment, s.name, s.params) for s in ex.Config.paper().plan()]
-    for record in stored:
-        match = [p for e, n, p in planned if e == record["experiment"] and n == record["name"]
-                 and p["task"] == record["params"]["task"] and p["model"] == record["params"]["model"]]
-        assert len(match) == 1, record["experiment"] + "/" + record["name"]
-        train = match[0]["train"]
-        assert {k: train[k] for k in record["params"]["train"]} == record["params"]["train"]
-        neutral = (train["optimizer"], train["clip"], train["monitor"], train["keep_best"], train["patience"])
-        assert neutral == ("adam", None, None, False, None)
-
-
-@pytest.mark.parametrize("cwd", [None, "elsewhere"])
-def test_run_paper_loads_the_committed_runs_without_training(cwd, tmp_path, monkeypatch):
-    if cwd:
-        monkeypatch.chdir(tmp_path)
+def test_run_paper_loads_the_committed_runs_without_training(tmp_path, monkeypatch):
+    config = ex.Config.paper()
+    missing = [s for s in config.plan()
+               if not (config.store_path() / s.experiment / s.folder_name / "record.json").is_file()]
+    if missing:
+        pytest.skip(f"{len(missing)} runs of the paper preset are not stored yet (first: {missing[0].name}); "
+                    "`make reproduce` trains them")
+    monkeypatch.chdir(tmp_path)  # from any working directory
 
     def no_training(*args, **kwargs):
         raise AssertionError("trained instead of loading the committed run")
 
     monkeypatch.setattr(agreement_module, "fit", no_training)
     monkeypatch.setattr(agreement_module, "make_data", no_training)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", StaleRunWarning)  # committed before component versions
-        runs = ex.run(ex.Config.paper())
+    runs = ex.run(config)
     assert list(runs.by_source) == ["synthetic", "offline"] and list(runs.variants) == ["offline"]
     assert all(list(by_label) == ["3-TURN", "LSTM"] for by_label in runs.by_source.values())
-    assert len(runs.listed()) == 5 and runs.listed()[-1][0] == "offline, vocabulary 1,000"
-    assert runs.variants["offline"].params["task"]["vocab_size"] == 1000
-    assert runs.by_source["offline"]["3-TURN"].params["task"]["vocab_size"] == 10000  # not the variant
+    assert all(len(seeds) == 3 for by_label in runs.by_source.values() for seeds in by_label.values())
+    assert len(runs.listed()) == 15 and runs.listed()[-1][0] == "offline, vocabulary 1,000"
     for source, run in runs.listed():  # read with the tensors the tables need
         assert run.weights is not None and ("head_embedding" in run.weights) == ("TURN" in run.name)
 
@@ -182,7 +180,10 @@ def test_run_paper_loads_the_committed_runs_without_training(cwd, tmp_path, monk
     ({"epochs": 0}, ["epochs=0"]),
     ({"batch_size": -1}, ["batch_size=-1"]),
     ({"lr": 0}, ["lr=0"]),
-    ({"seed": -1}, ["seed=-1"]),
+    ({"seeds": [-1]}, ["seeds", "-1"]),
+    ({"seeds": [0, 0]}, ["seeds", "twice"]),
+    ({"seeds": []}, ["seeds"]),
+    ({"patience": -1}, ["patience=-1"]),
     ({"synthetic_train": 4_000_000_000}, ["synthetic_train=4000000000", "<="]),
     ({"synthetic_train_max_attractors": 13}, ["synthetic_train_max_attractors=13"]),
     ({"vocab_size": 0}, ["vocab_size=0"]),
@@ -260,38 +261,93 @@ def test_a_damaged_npm_install_is_a_data_error(tmp_path, monkeypatch):
 
 # --------------------------------------------------------------------------- a small end-to-end round trip
 def test_a_linzen_file_trains_end_to_end_and_reloads(tmp_path, monkeypatch):
-    """A small Linzen-format file goes through split, vocabulary, training, storage and reloading."""
+    """A small Linzen-format file goes through split, vocabulary, training (two seeds, best epoch kept),
+    storage and reloading, and the report reads it."""
     path = _linzen_file(tmp_path / "agr.tsv")
     config = tiny(sources=[str(path)], vocab_size=20, small_vocab=5, units=4, truncation_k=1,
-                  lstm_embedding=4, dropout=0.0, epochs=2, batch_size=8, analysis_source="agr")
+                  lstm_embedding=4, dropout=0.0, epochs=3, patience=1, batch_size=8, analysis_source="agr")
     runs = ex.run(config, store=tmp_path / "runs")
     by_label = runs.by_source["agr"]
-    stats = by_label["1-TURN"].final["data"]
+    assert list(by_label) == ["1-TURN", "LSTM"] and [len(s) for s in by_label.values()] == [2, 2]
+    assert [run.name for run in by_label["1-TURN"]] == ["1-TURN seed 0", "1-TURN seed 1"]
+    turn = by_label["1-TURN"][0]
+    stats = turn.final["data"]
     assert stats["train_examples"] + stats["test_examples"] == 30 and stats["test_examples"] == 10
-    assert sum(by_label["LSTM"].final["attr_total"]) == 10
-    words = len(by_label["1-TURN"].final["head_words"])
-    assert by_label["1-TURN"].weights["head_embedding"].shape == (words, 3)  # l = n - 1 = 3 at k = 1
-    assert "embedding" in by_label["1-TURN"].weights and "head_embedding" not in by_label["LSTM"].weights
-    assert runs.variants["agr"].params["task"]["vocab_size"] == 5
-    model = ex.rebuild_model(by_label["1-TURN"])  # the whole state_dict is stored
+    assert set(stats["heuristics"]) == {"first noun", "nearest noun"}
+    assert sum(stats["heuristics"]["first noun"]["attr_total"]) == 10
+    for seeds in by_label.values():  # final metrics: the best epoch's row (lowest test loss)
+        for run in seeds:
+            losses = run.column("test_loss")
+            best = int(np.argmin(losses))
+            assert run.final["best_epoch"] == best + 1
+            assert {k: run.final[k] for k in run.history[best]} == run.history[best]
+            assert run.final["stopped_early"] or len(losses) == 3  # patience 1 stops a run that worsens
+            assert sum(run.final["attr_total"]) == 10
+    words = len(turn.final["head_words"])
+    assert turn.weights["head_embedding"].shape == (words, 3)  # l = n - 1 = 3 at k = 1
+    assert "embedding" in turn.weights and "head_embedding" not in by_label["LSTM"][0].weights
+    assert [r.params["task"]["vocab_size"] for r in runs.variants["agr"]] == [5, 5]
+    assert runs.variants["agr"][1].name == "1-TURN, vocabulary 5 seed 1"
+    model = ex.rebuild_model(turn)  # the whole state_dict is stored (the best epoch's)
     assert model.embedding.shape[0] == stats["vocabulary"]
+    data = ex.make_data(ex.task_of(turn.params["task"]))
+    assert ex.evaluate_agreement(model, data)["attr_correct"] == turn.final["attr_correct"]
 
     def no_training(*args, **kwargs):
         raise AssertionError("trained again instead of loading the stored run")
 
     monkeypatch.setattr(agreement_module, "fit", no_training)
     again = ex.run(config, store=tmp_path / "runs", mode="load")
-    assert again.by_source["agr"]["1-TURN"].final == by_label["1-TURN"].final
+    assert again.by_source["agr"]["1-TURN"][0].final == turn.final
     with pytest.raises(AssertionError, match="trained again"):  # another parameter: another run
         ex.run(replace(config, lr=0.02), store=tmp_path / "runs")
     # the report reads these runs
-    assert len(rep.provenance(runs)[-1].data) == 3
-    assert rep.data_section(runs)[0].shape[0] == 2
+    assert len(rep.provenance(runs)[-1].data) == 6
+    assert rep.data_section(runs)[0].shape[1] == 2  # training and test sentences of the one source
+    table = rep.attractor_tables(runs.by_source, 1)["agr"]
+    assert list(table.columns) == ["1-TURN", "LSTM", "first-noun heuristic", "nearest-noun heuristic"]
+    assert table.loc["all"].str.contains("2 seeds").all() and table.index[0] == "all"
+    assert rep.figure2(runs.by_source, 1).axes
+    claims = rep.claims(runs.by_source, turn=config.turn, analysis_source="agr", min_total=1)
+    assert all(c.seeds in (2, None) and c.chapter == "agreement" for c in claims)
     assert "$l = 3 = 3$" in rep.implementation_notes(runs, config.turn)
     assert "Data size" in rep.differences(runs, config.turn)
     assert len(rep.vocabulary_section(runs, config.turn)[0].data) == 2
     assert len(rep.table1_section(runs, "agr", config.turn)[0].data) == min(words, 42)
     assert rep.phrase_section(runs, "", config.turn, ["the"])[0].data.startswith("*No analysis source")
+    assert "first-noun heuristic" in rep.findings(runs.by_source)
+
+
+def test_heuristics_read_the_first_and_the_nearest_noun():
+    examples = [  # first noun plural, nearest plural, verb singular
+        _example("near the dogs , the cat with the keys sees", "IN DT NNS , DT NN IN DT NNS VBZ", 5, 9, "VBZ",
+                 1),
+        _example("the keys to the cabinet are", "DT NNS TO DT NN VBP", 1, 5, "VBP", 1),
+        _example("the dogs bark", "DT NNS VBP", 1, 2, "VBP", 0),
+        _example("it is", "PRP VBZ", 0, 1, "VBZ", 0)]  # no noun: singular
+    out = agreement_data.heuristic_accuracy(examples)
+    assert out["first noun"] == {"accuracy": 0.75, "attr_correct": [2, 1], "attr_total": [2, 2]}
+    assert out["nearest noun"] == {"accuracy": 0.5, "attr_correct": [2, 0], "attr_total": [2, 2]}
+
+
+def test_synthetic_training_sentences_hide_the_verbs_number_in_the_other_nouns():
+    """The training set draws attractors and extra nouns alike: as many intervening nouns have the subject's
+    number as the other one, so neither the nearest noun nor the nouns' majority predicts the verb."""
+    task = ex.SyntheticTask(train_size=3000, test_per_count=10, train_max_attractors=12, max_attractors=12,
+                            seed=4)
+    data = ex.make_data(task)
+    hist = {int(k): v for k, v in data.stats["train_attractors"].items()}
+    assert set(hist) == set(range(13)) and min(hist.values()) > 50  # every tested count is trained on
+    from urnlib.languages import agreement_grammar as g
+
+    train = g.generate(3000, attractor_counts=list(range(13)), symmetric=True,
+                       rng=np.random.default_rng([4, 0]))
+    nearest = agreement_data.heuristic_accuracy(train)["nearest noun"]["accuracy"]
+    assert abs(nearest - 0.5) < 0.05
+    same = sum(ex_.n_intervening - ex_.n_attractors for ex_ in train)
+    assert abs(same / sum(ex_.n_attractors for ex_ in train) - 1) < 0.05
+    test = data.stats["heuristics"]  # the stratified test set: the nearest noun falls with attractors
+    assert test["nearest noun"]["attr_correct"][0] == test["nearest noun"]["attr_total"][0] == 10
 
 
 # --------------------------------------------------------------------------- report
@@ -316,18 +372,73 @@ def test_paper_tables_are_as_printed():
 
 
 class _Run:
-    def __init__(self, correct, total):
-        self.final = {"attr_correct": correct, "attr_total": total}
+    """A hand-made stored run: per-epoch rows (test loss, accuracy by attractors) and its data statistics."""
+
+    def __init__(self, rows, heuristics=None, plural_share=0.5):
+        self.history = [{"train_loss": 0.1, "accuracy": sum(c) / sum(t), "attr_correct": c, "attr_total": t,
+                         "test_loss": loss} for loss, c, t in rows]
+        heuristics = heuristics or {"first noun": ([50, 30], [100, 100]),
+                                    "nearest noun": ([100, 10], [100, 100])}
+        scored = {name: {"accuracy": sum(c) / sum(t), "attr_correct": c, "attr_total": t}
+                  for name, (c, t) in heuristics.items()}
+        self.final = {**self.history[-1], "n_params": 10,
+                      "data": {"test_plural_share": plural_share, "train_examples": 1000,
+                               "test_examples": 200, "vocabulary": 50,
+                               "train_attractors": {"0": 500, "1": 500},
+                               "test_attractors": {"0": 100, "1": 100}, "heuristics": scored}}
+        self.params = {"model": {"n": 4, "k": 1}}
+
+    def column(self, key):
+        return [row[key] for row in self.history]
 
 
-@pytest.mark.parametrize("correct, total, verdict", [
-    ([990, 96, 95], [1000, 100, 100], False),  # 0.99 -> 0.95: a drop the intervals detect
-    ([990, 990, 985], [1000, 1000, 1000], True),  # flat, and a 5-point drop is excluded
-    ([800, 30, 4], [1000, 40, 5], None),  # falling point estimates, too few sentences to tell
-])
-def test_no_drop_rule_detects_excludes_or_abstains(correct, total, verdict):
-    ok, _ = rep._flat(_Run(correct, total), min_total=5)
-    assert ok is verdict
+def _seeds(label, runs):
+    from urnlib.seeds import Seeds
+
+    return Seeds(label, runs, list(range(len(runs))))
+
+
+def _verdicts(by_label):
+    return {c.statement.split(" (")[0]: (c.verdict, c.cause, c.seeds)
+            for c in rep.claims({"synthetic": by_label}, turn="3-TURN", analysis_source=None, min_total=1)}
+
+
+def test_runs_are_read_at_their_best_epoch():
+    run = _Run([(0.5, [60, 40], [100, 100]), (0.2, [99, 98], [100, 100]), (0.4, [70, 50], [100, 100])])
+    assert rep.best_row(run)["accuracy"] == 0.985  # epoch 2, not the last
+    acc = rep.by_attractors(_seeds("m", [run, run]), 1)
+    assert list(acc["accuracy"]) == [0.99, 0.98]
+
+
+def test_claims_need_the_model_above_the_heuristics():
+    good = [_Run([(0.1, [100, 99 + i], [100, 100])]) for i in range(2)]  # flat, near perfect
+    lstm = [_Run([(0.3, [98 + i, 60 + i], [100, 100])]) for i in range(2)]  # falls with attractors
+    v = _verdicts({"3-TURN": _seeds("3-TURN", good), "LSTM": _seeds("LSTM", lstm)})
+    assert v["3-TURN accuracy does not drop as attractors increase, above the heuristics"][:2] == (
+        "reproduced", None)
+    assert v["3-TURN error rate well under 1%"][:2] == ("reproduced", None)
+    assert v["3-TURN does not rely on the linear order of nouns: on sentences with attractors it beats the "
+             "first-noun and nearest-noun heuristics"][0] == "reproduced"
+    assert v["the LSTM's accuracy declines as attractors increase"] == ("reproduced", None, 2)
+    # a flat curve below the first-noun heuristic (80% right, flat too): not reproduced
+    first_noun = {"first noun": ([80, 80], [100, 100]), "nearest noun": ([100, 10], [100, 100])}
+    flat = [_Run([(0.1, [70, 69 + i], [100, 100])], first_noun) for i in range(2)]
+    v = _verdicts({"3-TURN": _seeds("3-TURN", flat)})
+    assert v["3-TURN accuracy does not drop as attractors increase, above the heuristics"][:2] == (
+        "not reproduced", "open")
+
+
+def test_seed_noise_makes_a_claim_not_testable_here():
+    """Two seeds that disagree: the error rate's band straddles 1%, the fall's the threshold."""
+    noisy = [_Run([(0.1, [100, 100], [100, 100])]), _Run([(0.1, [99, 97], [100, 100])])]
+    v = _verdicts({"3-TURN": _seeds("3-TURN", noisy)})
+    assert v["3-TURN error rate well under 1%"] == ("not testable here", "noise", 2)
+    lstm = [_Run([(0.3, [95, 95], [100, 100])]), _Run([(0.3, [95, 85], [100, 100])])]
+    v = _verdicts({"LSTM": _seeds("LSTM", lstm)})
+    assert v["the LSTM's accuracy declines as attractors increase"] == ("not testable here", "noise", 2)
+    chance = [_Run([(0.7, [50, 50], [100, 100])]) for _ in range(2)]  # at chance: a decline is not claimed
+    v = _verdicts({"LSTM": _seeds("LSTM", chance)})
+    assert v["the LSTM's accuracy declines as attractors increase"][:2] == ("not testable here", "open")
 
 
 def test_the_report_imports_no_experiment():

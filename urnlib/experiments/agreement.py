@@ -14,9 +14,12 @@ The chapter's protocol, callable without a notebook::
     runs = agreement.run(agreement.Config.paper())   # stored runs by source and label; never trains
 
 :class:`Config` holds the parameters of ``notebooks/params/agreement.<scale>.yaml``; :meth:`Config.plan`
-expands them to one :class:`~urnlib.results.RunSpec` per source and model (stored under
-``agreement/<source>/``), and :func:`train_run` trains one of them (a module-level function, so that any
-worker process can run it).
+expands them to one :class:`~urnlib.results.RunSpec` per source, model and seed (stored under
+``agreement/<source>/``, named ``"<label> seed <s>"``; a seed fixes a run's data - the grammar's sentences or
+the split of real text -, initialisation, data order and dropout masks), and :func:`train_run` trains one of
+them (a module-level function, so that any worker process can run it). A run trains for at most ``epochs``
+epochs, stops early after ``patience`` epochs without a lower test loss, and keeps the weights and metrics
+of its best epoch (paper 000 sec. 4 holds out one 10% split "for validation and testing").
 """
 
 from __future__ import annotations
@@ -35,17 +38,19 @@ from urnlib.experiments.agreement_data import (PAD, AgreementData, AgreementVoca
                                                make_data, source_kind, source_name, task_for, task_of,
                                                tasks_for)
 from urnlib.experiments.config import ChapterConfig, run_config
+from urnlib.languages.agreement_grammar import MAX_LENGTH
 from urnlib.models import build_model, count_parameters
 from urnlib.models.registry import build_trained, component_of, parse_spec
 from urnlib.models.unitary import skew_size
 from urnlib.params import ParameterError, check_choice, check_float, check_int
 from urnlib.results import Run, RunSpec, Trained
+from urnlib.seeds import Seeds, by_label, check_seeds, seed_name
 from urnlib.train import TrainConfig, fit, seed_everything
 
 __all__ = ["Config", "AgreementRuns", "run_spec", "train_run", "run", "rebuild_model", "EXPERIMENT",
-           "MODEL_LABELS", "ANALYSIS_WORDS", "SyntheticTask", "CorpusTask", "task_for", "tasks_for",
-           "task_of", "source_name", "check_file", "FileSummary", "AgreementVocab", "build_vocab",
-           "AgreementData", "make_data", "evaluate_agreement", "PAD"]
+           "MODEL_LABELS", "MONITOR", "ANALYSIS_WORDS", "SyntheticTask", "CorpusTask", "task_for",
+           "tasks_for", "task_of", "source_name", "check_file", "FileSummary", "AgreementVocab",
+           "build_vocab", "AgreementData", "make_data", "evaluate_agreement", "PAD"]
 
 EXPERIMENT = "agreement"
 MODEL_LABELS = {"urn": "{k}-TURN", "lstm": "LSTM"}
@@ -60,9 +65,10 @@ DATA_COMPONENTS = {"synthetic": ("data.agreement_grammar",),
 MEMORY_BYTES = 24 * 2**30
 BYTES_PER_TOKEN = 200  # an example in memory: its words and tags as tuples of str (measured: ~165 per token)
 URN_COPIES = 8  # (V', n, n) float32 tensors a URN batch holds: expm, its backward, the scan
-SYNTHETIC_LENGTH = 60  # tokens of the longest grammar sentence (agreement_grammar.MAX_LENGTH)
+SYNTHETIC_LENGTH = MAX_LENGTH  # tokens of the longest grammar sentence
 TAGS = 60  # POS tags that enter a real-text vocabulary, at most (the PTB tag set has 45, spaCy's some more)
-GRAMMAR_SYMBOLS = 120  # the agreement grammar's vocabulary: its words, tags and padding (109 in all)
+GRAMMAR_SYMBOLS = 120  # the agreement grammar's vocabulary: its words, tags and padding (117 in all)
+MONITOR = "test_loss"  # the held-out measure that picks a run's best epoch and stops it early
 
 
 @dataclass(kw_only=True)
@@ -72,7 +78,7 @@ class Config(ChapterConfig):
 
     CHAPTER = "agreement"
 
-    seed: int
+    seeds: list
     sources: list
     analysis_source: str
     synthetic_train: int
@@ -89,6 +95,7 @@ class Config(ChapterConfig):
     lstm_embedding: int
     dropout: float
     epochs: int
+    patience: int
     batch_size: int
     lr: float
     small_vocab: int
@@ -100,7 +107,7 @@ class Config(ChapterConfig):
         """Every check before any work. In modes ``train`` and ``retrain`` the data is checked too: each
         Linzen-format file is read to its end (a defect on any line stops here), and the corpora of the
         ``offline`` source are verified against their pinned packages; mode ``load`` reads no data."""
-        check_int("seed", self.seed, minimum=0)
+        check_seeds(self.seeds)
         check_int("synthetic_train", self.synthetic_train, minimum=2, maximum=10_000_000)
         check_int("synthetic_test_per_count", self.synthetic_test_per_count, minimum=1, maximum=1_000_000)
         check_int("synthetic_max_attractors", self.synthetic_max_attractors, minimum=0, maximum=12)
@@ -121,7 +128,7 @@ class Config(ChapterConfig):
             raise ParameterError(f"phrases={self.phrases!r}: give a list of non-empty strings of "
                                  "space-separated words, e.g. ['the', 'of the']")
         self.model_specs()
-        self.train_config()
+        self.train_config(self.seeds[0])
         tasks = self.tasks()
         files = self._check_data(tasks) if self.mode != "load" else {}
         if self.analysis_source and self.analysis_source not in tasks:
@@ -174,25 +181,31 @@ class Config(ChapterConfig):
                 f"lower {param}")
 
     # ------------------------------------------------------------------ what it runs
-    def tasks(self) -> dict[str, SyntheticTask | CorpusTask]:
-        """The task of every source, by source name (two sources with one name are refused)."""
+    def tasks(self, seed: int | None = None) -> dict[str, SyntheticTask | CorpusTask]:
+        """The task of every source under ``seed`` (default: the first of ``seeds``), by source name (two
+        sources with one name are refused)."""
+        seed = self.seeds[0] if seed is None else seed
         if not isinstance(self.sources, list) or not self.sources or not all(
                 isinstance(s, str) and s for s in self.sources):
             raise ParameterError(f"sources={self.sources!r}: give a non-empty list of 'synthetic', 'offline' "
                                  "or paths of Linzen-format TSV files")
         synthetic = dict(train_size=self.synthetic_train, test_per_count=self.synthetic_test_per_count,
                          train_max_attractors=self.synthetic_train_max_attractors,
-                         max_attractors=self.synthetic_max_attractors, seed=self.seed)
+                         max_attractors=self.synthetic_max_attractors, seed=seed)
         corpus = dict(vocab_size=self.vocab_size, test_fraction=self.test_fraction,
                       max_examples=self.max_examples, offline_max_sentences=self.offline_max_sentences,
-                      seed=self.seed)
+                      seed=seed)
         return tasks_for(self.sources, synthetic=synthetic, corpus=corpus)
 
-    def train_config(self) -> TrainConfig:
+    def train_config(self, seed: int) -> TrainConfig:
+        """At most ``epochs`` epochs, stopped after ``patience`` without a lower test loss (0: never), the
+        best epoch's weights kept."""
         check_int("epochs", self.epochs, minimum=1, maximum=100_000)
+        check_int("patience", self.patience, minimum=0, maximum=100_000)
         check_int("batch_size", self.batch_size, minimum=1, maximum=1_000_000)
         check_float("lr", self.lr, minimum=0.0, maximum=10.0, strict_min=True)
-        return TrainConfig(self.epochs, self.batch_size, self.lr, self.seed)
+        return TrainConfig(self.epochs, self.batch_size, self.lr, seed, monitor=MONITOR, minimize=True,
+                           keep_best=True, patience=self.patience or None)
 
     @property
     def turn(self) -> str | None:
@@ -234,32 +247,44 @@ class Config(ChapterConfig):
             specs[MODEL_LABELS[kind].format(k=k)] = spec
         return specs
 
-    def groups(self) -> list[tuple[str, bool, list[RunSpec]]]:
-        """``(source, is_variant, specs)``: the runs of each source, and of each real-text source the k-TURN
-        with ``small_vocab`` words (a sensitivity check, stored beside the source's runs under the same
-        label). The variants come first, so that ``tools/restamp.py`` meets them before the runs they share
-        a label with."""
-        tasks, specs, cfg = self.tasks(), self.model_specs(), self.train_config()
-        variants = []
-        if self.small_vocab and self.turn:
-            variants = [(name, True, [run_spec(self.turn, replace(task, vocab_size=self.small_vocab),
-                                               specs[self.turn], cfg)])
-                        for name, task in tasks.items() if isinstance(task, CorpusTask)]
-        main = [(name, False, [run_spec(label, task, spec, cfg) for label, spec in specs.items()])
-                for name, task in tasks.items()]
-        return variants + main
+    @property
+    def variant(self) -> str | None:
+        """The label of the k-TURN with ``small_vocab`` words on real text (``"3-TURN, vocabulary 1000"``),
+        or ``None`` when it is not trained."""
+        return f"{self.turn}, vocabulary {self.small_vocab}" if self.small_vocab and self.turn else None
+
+    def groups(self) -> list[tuple[str, list[RunSpec]]]:
+        """``(source, specs)``: the runs of each source, seed by seed (each seed's data is built once), every
+        model and, on real text, the k-TURN with ``small_vocab`` words (a sensitivity check, its own label
+        :attr:`variant`)."""
+        specs = self.model_specs()
+        out = []
+        for name in self.tasks():
+            runs = []
+            for seed in self.seeds:
+                task, cfg = self.tasks(seed)[name], self.train_config(seed)
+                runs += [run_spec(seed_name(label, seed), task, spec, cfg) for label, spec in specs.items()]
+                if self.variant and isinstance(task, CorpusTask):
+                    small = replace(task, vocab_size=self.small_vocab)
+                    runs.append(run_spec(seed_name(self.variant, seed), small, specs[self.turn], cfg))
+            out.append((name, runs))
+        return out
 
     def plan(self) -> list[RunSpec]:
-        """Every run of :meth:`groups`, in order (labels repeat across sources: see :func:`run`)."""
-        return [spec for _, _, specs in self.groups() for spec in specs]
+        """Every run of :meth:`groups`, in order (names repeat across sources: see :func:`run`)."""
+        return [spec for _, specs in self.groups() for spec in specs]
 
     def summary(self) -> str:
         real = [name for name, task in self.tasks().items() if isinstance(task, CorpusTask)]
         variant = (f"; the {self.turn} also with a vocabulary of {self.small_vocab:,} words on "
-                   f"{', '.join(real)}" if self.small_vocab and self.turn and real else "")
+                   f"{', '.join(real)}" if self.variant and real else "")
+        plural = "s" if self.patience > 1 else ""
+        stop = (f", stopped after {self.patience} epoch{plural} without a lower test loss" if self.patience
+                else "")
         return (f"Built at {self.describe()}: sources {', '.join(self.tasks())}; models "
-                f"{', '.join(self.model_specs())}; {self.epochs} epochs, Adam lr {self.lr}, batch "
-                f"{self.batch_size}{variant}.")
+                f"{', '.join(self.model_specs())}; seeds {list(self.seeds)}; at most {self.epochs} "
+                f"epochs{stop}, each run read at its best epoch (lowest test loss); Adam lr {self.lr}, batch "
+                f"{self.batch_size}{variant} ({len(self.plan())} runs).")
 
 
 def _check_offline() -> None:
@@ -301,7 +326,9 @@ def _analysis(model: torch.nn.Module, data: AgreementData, analysis_words: int):
 
 
 def train_run(spec: RunSpec, checkpoint: Path | None, *, analysis_words: int = ANALYSIS_WORDS) -> Trained:
-    """Train the classifier of one run of :meth:`Config.plan`; final metrics are the last epoch's.
+    """Train the classifier of one run of :meth:`Config.plan`; its final metrics and weights are those of the
+    best epoch by the training config's monitor (the last epoch without one), with ``best_epoch``,
+    ``stopped_early``, the parameter count and the data statistics (the heuristics' accuracy included).
 
     Its weights are the model's ``state_dict`` and, for a URN, ``head_embedding``: the generator
     parameters of the ``analysis_words`` most frequent words (rows 1 .. analysis_words of ``embedding``).
@@ -313,27 +340,31 @@ def train_run(spec: RunSpec, checkpoint: Path | None, *, analysis_words: int = A
     history, _ = fit(model, data.train, data.test, cfg, evaluate=lambda m: evaluate_agreement(m, data),
                      checkpoint=checkpoint, desc=spec.name)
     extras, head = _analysis(model, data, analysis_words)
-    final = {**history.rows[-1], "n_params": count_parameters(model), **extras}
+    final = {**history.best_row, "best_epoch": history.best_epoch or len(history.rows),
+             "stopped_early": history.stopped_early, "n_params": count_parameters(model), **extras}
     return Trained(history.rows, final, {**model.state_dict(), **head}, history.wall_time, history.cpu_time)
 
 
 @dataclass
 class AgreementRuns:
-    """The chapter's stored runs: ``by_source[source][label]``, and ``variants[source]``, the k-TURN with
-    the smaller vocabulary on each real-text source."""
+    """The chapter's stored runs, grouped over seeds: ``by_source[source][label]`` (the models) and
+    ``variants[source]`` (the k-TURN with the smaller vocabulary on each real-text source), each a
+    :class:`~urnlib.seeds.Seeds`."""
 
-    by_source: dict[str, dict[str, Run]]
-    variants: dict[str, Run]
+    by_source: dict[str, dict[str, Seeds]]
+    variants: dict[str, Seeds]
 
     def listed(self) -> list[tuple[str, Run]]:
         """``(source, run)`` of every run, variants last (their source says their vocabulary)."""
-        out = [(source, run) for source, runs in self.by_source.items() for run in runs.values()]
+        out = [(source, run) for source, runs in self.by_source.items() for seeds in runs.values()
+               for run in seeds]
         return out + [(f"{source}, vocabulary {run.params['task']['vocab_size']:,}", run)
-                      for source, run in self.variants.items()]
+                      for source, seeds in self.variants.items() for run in seeds]
 
 
 def run(config: Config, *, store: str | Path | None = None, mode: str | None = None) -> AgreementRuns:
-    """The stored run of every planned classifier (trained first where ``mode`` asks for it).
+    """The stored run of every planned classifier (trained first where ``mode`` asks for it), grouped by
+    source and label over the seeds.
 
     Args:
         config: the chapter's parameters.
@@ -341,12 +372,11 @@ def run(config: Config, *, store: str | Path | None = None, mode: str | None = N
         mode: ``load``, ``train`` or ``retrain`` (default: ``config.mode``); see :mod:`urnlib.runner`.
     """
     by_source, variants = {}, {}
-    for source, variant, specs in config.groups():  # one plan per group: labels repeat across groups
-        runs = run_config(config, specs, store=store, mode=mode)
-        if variant:
-            variants[source] = runs[config.turn]
-        else:
-            by_source[source] = runs
+    for source, specs in config.groups():  # one plan per source: names repeat across sources
+        grouped = by_label(run_config(config, specs, store=store, mode=mode))
+        if config.variant in grouped:
+            variants[source] = grouped.pop(config.variant)
+        by_source[source] = grouped
     return AgreementRuns(by_source, variants)
 
 

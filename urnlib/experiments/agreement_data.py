@@ -4,8 +4,10 @@ encoded prefixes and the evaluation by number of attractors.
 Three data sources, one format (:mod:`urnlib.corpora.linzen`):
 
 * ``"synthetic"``: the agreement grammar (:mod:`urnlib.languages.agreement_grammar`); training sentences
-  have up to ``train_max_attractors`` attractors, the test set has equally many sentences per count
-  0 .. ``max_attractors``, so the curve of Fig. 2 is measured where real text has too few examples;
+  have 0 .. ``train_max_attractors`` attractors and as many extra nouns of the subject's number, drawn alike
+  (``symmetric``: the other nouns' numbers tell nothing about the verb's), the test set has equally many
+  sentences per count 0 .. ``max_attractors`` (and 0-2 extra nouns), so the curve of Fig. 2 is measured
+  where real text has too few examples;
 * ``"offline"``: real English from the Brown corpus and the State of the Union addresses, parsed here
   (:mod:`urnlib.corpora.agreement_builder`, cached);
 * a path to a TSV in the format of Linzen et al. (the paper's ``agr_50_mostcommon_10K.tsv.gz``).
@@ -13,6 +15,9 @@ Three data sources, one format (:mod:`urnlib.corpora.linzen`):
 Real text is split 90/10 by a seeded shuffle of its sentences (paper 000 sec. 4; a sentence with two
 selected verbs stays on one side). The vocabulary is the ``vocab_size`` most frequent words of the
 training sentences; any other word is replaced by its POS tag (paper 000 sec. 4; Linzen et al.).
+Two heuristics are scored on every test set beside the models (:data:`HEURISTICS`): the number of the
+sentence's *first noun* and of the noun *nearest the verb* (the last noun of the prefix; Linzen et al.'s
+tags ``NN``/``NNS``). A model's accuracy means something only where it beats both.
 The chapter's config, plan and training are in :mod:`urnlib.experiments.agreement`.
 """
 
@@ -35,9 +40,37 @@ from urnlib.tokens import IGNORE, TokenData
 
 __all__ = ["SyntheticTask", "CorpusTask", "task_for", "tasks_for", "task_of", "source_name", "source_kind",
            "FileSummary", "check_file", "AgreementVocab", "build_vocab", "AgreementData", "make_data",
-           "evaluate_agreement", "PAD"]
+           "evaluate_agreement", "PAD", "HEURISTICS", "heuristic_accuracy"]
 
 PAD = "<pad>"
+NOUN_TAGS = ("NN", "NNS")  # Linzen et al.'s nouns: the tags attractors are counted on
+
+
+def _noun_plural(example: AgreementExample, last: bool) -> bool:
+    """Is the first (or last) noun of the prefix plural? A prefix without a noun: singular."""
+    tags = example.pos[: example.verb_index]
+    nouns = [t for t in tags if t in NOUN_TAGS]
+    return bool(nouns) and nouns[-1 if last else 0] == "NNS"
+
+
+#: baselines that read only the nouns' tags: name -> predicted plural? of an example
+HEURISTICS = {"first noun": lambda ex: _noun_plural(ex, last=False),
+              "nearest noun": lambda ex: _noun_plural(ex, last=True)}
+
+
+def heuristic_accuracy(examples: list[AgreementExample]) -> dict[str, dict[str, Any]]:
+    """Each of :data:`HEURISTICS` on ``examples``: ``accuracy`` and ``attr_correct[a]``, ``attr_total[a]``
+    (the layout of :func:`evaluate_agreement`)."""
+    size = max((ex.n_attractors for ex in examples), default=0) + 1
+    out = {}
+    for name, predict in HEURISTICS.items():
+        correct, total = [0] * size, [0] * size
+        for ex in examples:
+            total[ex.n_attractors] += 1
+            correct[ex.n_attractors] += int(predict(ex) == ex.plural)
+        out[name] = {"accuracy": sum(correct) / max(len(examples), 1), "attr_correct": correct,
+                     "attr_total": total}
+    return out
 
 
 @dataclass(frozen=True)
@@ -46,7 +79,7 @@ class SyntheticTask:
 
     train_size: int  # training sentences
     test_per_count: int  # test sentences per attractor count 0 .. max_attractors
-    train_max_attractors: int  # training sentences have 0 .. this many attractors
+    train_max_attractors: int  # training sentences have 0 .. this many attractors (uniformly)
     max_attractors: int  # test sentences have 0 .. this many
     seed: int  # grammar seed (train and test streams derive from it)
 
@@ -214,8 +247,9 @@ def _split(task: SyntheticTask | CorpusTask) -> tuple[list[AgreementExample], li
     if isinstance(task, SyntheticTask):
         from urnlib.languages import agreement_grammar as grammar
 
+        # attractors and extra nouns drawn alike: the nouns' numbers carry no cue (generate, symmetric)
         train = grammar.generate(task.train_size, attractor_counts=list(range(task.train_max_attractors + 1)),
-                                 rng=np.random.default_rng([task.seed, 0]))
+                                 symmetric=True, rng=np.random.default_rng([task.seed, 0]))
         counts = list(range(task.max_attractors + 1))
         test = grammar.generate(task.test_per_count * len(counts), attractor_counts=counts, stratified=True,
                                 rng=np.random.default_rng([task.seed, 1]))
@@ -255,6 +289,7 @@ def make_data(task: SyntheticTask | CorpusTask) -> AgreementData:
         "test_attractors": {str(k): v for k, v in attractor_histogram(test).items()},
         "test_plural_share": float(np.mean([ex.plural for ex in test])),
         "mean_prefix_length": float(np.mean([len(ex.prefix) for ex in train])),
+        "heuristics": heuristic_accuracy(test),
     }
     return AgreementData(vocab, _encode(train, vocab), _encode(test, vocab),
                          torch.tensor([ex.n_attractors for ex in test]), stats, word_tags)

@@ -12,19 +12,28 @@ nouns are counted; verbs of relative clauses are never attractors.
 
 Sentences (lower case, one PTB tag per token)::
 
-    S    -> the N Tail V the N .
+    S    -> Pre the N Tail V the N .
+    Pre  -> (empty) | IN the N [IN the N] [,] | SUB the N V the N ,
     Tail -> (empty) | IN the N Tail | that V the N Tail | that the N Tail V
 
+* ``Pre`` puts material before the subject, so that the subject is not always the first noun: nothing, a
+  prepositional phrase of one or two nouns (``near the doors of the house , the cat ...``; the comma is
+  optional), or an adverbial clause with its own subject and object (``when the dogs see the cat , the man
+  ...``; its verb agrees with its own subject). Each kind is drawn with equal probability, and the numbers
+  of its nouns uniformly and independently of the subject's: the first noun of a sentence with a ``Pre``
+  has the subject's number only half the time. Its nouns precede the subject, so they are never attractors.
 * PP ``IN the N`` and subject relative ``that V the N`` attach to the immediately preceding noun; the
   relative's verb agrees with that noun, and the tail continues from the new noun (right branching).
 * Object relative ``that the N Tail V``: its verb agrees with its own subject N (the noun right after
   ``that the``). It closes its tail, so object relatives nest by center embedding
   (``that the N that the N V V``), at most :data:`MAX_ORC_DEPTH` deep.
 
-Every construction brings exactly one noun; the intervening nouns' numbers are fixed first (attractors
-at random positions) and each construction is drawn uniformly among those allowed, so the noun nearest
-to the verb, or the nearest preceding verb, is often of the wrong number. Determiners carry no number
-(only ``the``).
+Every ``Tail`` construction brings exactly one noun; the intervening nouns' numbers are fixed first
+(attractors at random positions) and each construction is drawn uniformly among those allowed, so the noun
+nearest to the verb, or the nearest preceding verb, is often of the wrong number. Determiners carry no
+number (only ``the``). Neither the first noun of the sentence nor the noun nearest the verb is therefore a
+reliable cue (the chapter reports both heuristics beside the models); the subject is the first noun after
+``Pre``.
 """
 
 from __future__ import annotations
@@ -36,8 +45,9 @@ import numpy as np
 from urnlib.corpora.linzen import AgreementExample
 from urnlib.params import ParameterError, check_bool, check_float, check_int
 
-__all__ = ["NOUNS", "VERBS", "PREPOSITIONS", "LEXICON", "TAGS", "MAX_ATTRACTORS", "MAX_INTERVENING",
-           "MAX_LENGTH", "MAX_ORC_DEPTH", "count_attractors", "build_sentence", "generate"]
+__all__ = ["NOUNS", "VERBS", "PREPOSITIONS", "INTRO_PREPOSITIONS", "SUBORDINATORS", "PREAMBLES", "LEXICON",
+           "TAGS", "MAX_ATTRACTORS", "MAX_INTERVENING", "MAX_LENGTH", "MAX_PREAMBLE", "MAX_ORC_DEPTH",
+           "count_attractors", "build_sentence", "generate"]
 
 #: (singular NN, plural NNS); regular, spelling-changing and irregular plurals; no form is also a verb
 NOUNS = (
@@ -56,20 +66,29 @@ VERBS = (
     ("visits", "visit"), ("remembers", "remember"), ("carries", "carry"), ("chases", "chase"),
 )
 PREPOSITIONS = ("of", "near", "behind", "beside", "with", "from", "under", "above", "on", "for", "in")  # IN
-TAGS = ("DT", "NN", "NNS", "VBZ", "VBP", "IN", "WDT", ".")
+#: prepositions that open a sentence-initial PP ("of the dogs , ..." is not English)
+INTRO_PREPOSITIONS = tuple(p for p in PREPOSITIONS if p != "of")
+#: subordinating conjunctions of a sentence-initial clause (PTB: "when" WRB, the others IN)
+SUBORDINATORS = ("when", "while", "because", "if", "although")
+#: what precedes the subject: nothing, a prepositional phrase, an adverbial clause (module docstring)
+PREAMBLES = ("none", "pp", "clause")
+TAGS = ("DT", "NN", "NNS", "VBZ", "VBP", "IN", "WDT", "WRB", ",", ".")
 #: every word -> its (only) tag
 LEXICON: dict[str, str] = {
-    "the": "DT", "that": "WDT", ".": ".",
-    **{p: "IN" for p in PREPOSITIONS},
+    "the": "DT", "that": "WDT", ".": ".", ",": ",",
+    **{p: "IN" for p in PREPOSITIONS}, **{c: "IN" for c in SUBORDINATORS}, "when": "WRB",
     **{s: "NN" for s, _ in NOUNS}, **{p: "NNS" for _, p in NOUNS},
     **{s: "VBZ" for s, _ in VERBS}, **{p: "VBP" for _, p in VERBS},
 }
 MAX_LENGTH = 60  # tokens, the period included
-MAX_INTERVENING = (MAX_LENGTH - 6) // 3  # 18: "the N" + "V the N ." leave 54 tokens, a PP costs 3
+MAX_PREAMBLE = 7  # tokens: "IN the N IN the N ," or "SUB the N V the N ,"
+#: 15: a preamble, "the N" and "V the N ." leave 47 tokens, a PP costs 3
+MAX_INTERVENING = (MAX_LENGTH - MAX_PREAMBLE - 6) // 3
 MAX_ATTRACTORS = MAX_INTERVENING
 MAX_ORC_DEPTH = 3  # object relatives nested at most this deep
 NOUN_TAGS = ("NN", "NNS")
 _COST = {"pp": 3, "src": 4, "orc": 4}
+_NUMBERS = (False, True)  # plural?
 
 
 def count_attractors(pos: Sequence[str], subj_index: int, verb_index: int) -> tuple[int, int]:
@@ -103,7 +122,7 @@ class _Builder:
         self.draws, self.next_draw = draws, 0
         self.numbers = iter(numbers)  # plural? of each intervening noun, in surface order
         self.remaining = len(numbers)
-        self.budget = MAX_LENGTH - 6  # tokens left for the tail
+        self.budget = MAX_LENGTH - 6  # tokens left for the tail (less the preamble's, see preamble())
         self.words: list[str] = []
         self.pos: list[str] = []
         self.has_rel = False
@@ -123,6 +142,25 @@ class _Builder:
 
     def verb(self, plural: bool) -> None:
         self.emit(self.pick(VERBS)[plural])
+
+    def preamble(self, kind: str) -> None:
+        """``Pre``: nothing, ``IN the N [IN the N] [,]`` or ``SUB the N V the N ,`` (nouns of any number)."""
+        if kind == "pp":
+            self.emit(self.pick(INTRO_PREPOSITIONS))
+            self.noun(self.pick(_NUMBERS))
+            if self.pick((False, True)):  # a second PP, attached to the first noun
+                self.emit(self.pick(PREPOSITIONS))
+                self.noun(self.pick(_NUMBERS))
+            if self.pick((False, True)):
+                self.emit(",")
+        elif kind == "clause":  # its verb agrees with its own subject
+            self.emit(self.pick(SUBORDINATORS))
+            plural = self.pick(_NUMBERS)
+            self.noun(plural)
+            self.verb(plural)
+            self.noun(self.pick(_NUMBERS))
+            self.emit(",")
+        self.budget -= len(self.words)
 
     def tail(self, host_plural: bool, depth: int) -> None:
         """``Tail`` after a noun of number ``host_plural``, with ``depth`` object relatives open."""
@@ -158,28 +196,42 @@ def _rng(rng: np.random.Generator | int) -> np.random.Generator:
     return rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
 
 
-def _build(n_attractors: int, extra_nouns: int, plural: bool, rng: np.random.Generator) -> AgreementExample:
+def _build(n_attractors: int, extra_nouns: int, plural: bool, preambles: Sequence[str],
+           rng: np.random.Generator) -> AgreementExample:
     k = n_attractors + extra_nouns
-    draws = rng.random(5 * k + 8).tolist()
+    draws = rng.random(5 * k + 20).tolist()  # k for the order, <= 4 per tail noun, <= 10 for Pre, 4 after
     order = sorted(range(k), key=draws.__getitem__)  # a uniform random permutation of the noun slots
     attractors = set(order[:n_attractors])
     b = _Builder(draws[k:], [plural != (i in attractors) for i in range(k)])
+    b.preamble(b.pick(preambles))
+    subj_index = len(b.words) + 1
     b.noun(plural)
     b.tail(plural, 0)
     verb_index = len(b.words)
     b.verb(plural)
-    b.noun(b.pick((False, True)))
+    b.noun(b.pick(_NUMBERS))
     b.emit(".")
-    counts = count_attractors(b.pos, 1, verb_index)
+    counts = count_attractors(b.pos, subj_index, verb_index)
     if counts != (k, n_attractors) or len(b.words) > MAX_LENGTH:  # cannot happen; guards the construction
         raise AssertionError(f"built {counts} (intervening, attractors), {len(b.words)} tokens; "
                              f"intended {(k, n_attractors)}: {' '.join(b.words)}")
-    return AgreementExample(tuple(b.words), tuple(b.pos), 1, verb_index, "VBP" if plural else "VBZ",
-                            n_attractors, k, {"has_rel": str(b.has_rel)})
+    return AgreementExample(tuple(b.words), tuple(b.pos), subj_index, verb_index,
+                            "VBP" if plural else "VBZ", n_attractors, k, {"has_rel": str(b.has_rel)})
+
+
+def _preambles(values) -> tuple[str, ...]:
+    if isinstance(values, str):
+        values = (values,)
+    values = tuple(values) if isinstance(values, (list, tuple)) else ()
+    if not values or any(v not in PREAMBLES for v in values):
+        raise ParameterError(f"preambles={values!r} must be a non-empty list drawn from {list(PREAMBLES)} "
+                             "(what precedes the subject; repeat a kind to weight it)")
+    return values
 
 
 def build_sentence(
-    n_attractors: int, *, extra_nouns: int = 0, plural: bool = False, rng: np.random.Generator | int = 0
+    n_attractors: int, *, extra_nouns: int = 0, plural: bool = False,
+    preamble: str | Sequence[str] = PREAMBLES, rng: np.random.Generator | int = 0
 ) -> AgreementExample:
     """One sentence with exactly ``n_attractors`` attractors and ``extra_nouns`` other intervening nouns.
 
@@ -188,11 +240,13 @@ def build_sentence(
         extra_nouns: intervening nouns of the subject's number; ``n_attractors + extra_nouns`` is at most
             :data:`MAX_INTERVENING` (so that the sentence has at most :data:`MAX_LENGTH` tokens).
         plural: the subject's number (``NNS`` and a ``VBP`` verb when True).
+        preamble: what precedes the subject, one of :data:`PREAMBLES`, or a list to draw it from uniformly.
         rng: a numpy Generator or a seed.
 
     Returns:
-        An :class:`AgreementExample`: subject at index 1, ``verb_index`` the main verb, ``n_intervening =
-        n_attractors + extra_nouns``; ``extra["has_rel"]`` says whether a relative clause intervenes.
+        An :class:`AgreementExample`: ``subj_index`` the subject (1 without a preamble), ``verb_index`` the
+        main verb, ``n_intervening = n_attractors + extra_nouns``; ``extra["has_rel"]`` says whether a
+        relative clause intervenes.
     """
     check_int("n_attractors", n_attractors, minimum=0, maximum=MAX_ATTRACTORS)
     if isinstance(extra_nouns, bool) or not isinstance(extra_nouns, int) or not (
@@ -201,7 +255,7 @@ def build_sentence(
                              f"{MAX_INTERVENING - n_attractors}]: at most {MAX_INTERVENING} intervening "
                              f"nouns in all keep a sentence within {MAX_LENGTH} tokens")
     check_bool("plural", plural)
-    return _build(n_attractors, extra_nouns, plural, _rng(rng))
+    return _build(n_attractors, extra_nouns, plural, _preambles(preamble), _rng(rng))
 
 
 def _int_list(name: str, values, maximum: int) -> list[int]:
@@ -217,9 +271,11 @@ def generate(
     *,
     attractor_counts: Sequence[int],
     rng: np.random.Generator | int,
-    extra_nouns: int | Sequence[int] = (0, 1, 2),
+    extra_nouns: int | Sequence[int] | None = None,
     stratified: bool = False,
     p_plural: float = 0.5,
+    preambles: Sequence[str] = PREAMBLES,
+    symmetric: bool = False,
 ) -> list[AgreementExample]:
     """Draw ``size`` sentences of the grammar (see the module docstring).
 
@@ -228,24 +284,41 @@ def generate(
         attractor_counts: the attractor counts to draw from, each in ``[0, MAX_ATTRACTORS]``.
         rng: a numpy Generator or a seed; the output is a function of it.
         extra_nouns: intervening nouns of the subject's number, drawn uniformly from this list per example
-            (or fixed, given an int); ``max(attractor_counts) + max(extra_nouns) <= MAX_INTERVENING``.
+            (or fixed, given an int; default ``(0, 1, 2)``); ``max(attractor_counts) + max(extra_nouns) <=
+            MAX_INTERVENING``.
         stratified: False: each example's count is drawn uniformly from ``attractor_counts``; True: exactly
             ``size / len(attractor_counts)`` examples per count (distinct counts, ``size`` a multiple),
             in random order.
         p_plural: probability of a plural subject (0.5: balanced labels).
+        preambles: what may precede the subject, drawn uniformly per sentence (``["none"]``: the subject is
+            always the first noun, as in version 1 of this grammar).
+        symmetric: draw the extra nouns like the attractors, from ``attractor_counts`` (``extra_nouns`` left
+            out), independently, redrawing both where together they exceed :data:`MAX_INTERVENING`. The
+            pair (attractors, extra nouns) is then exchangeable: the intervening nouns have the subject's
+            number as often as the other one, so their numbers say nothing about the verb's. Without it,
+            many attractors and few extra nouns make "the other number than most nouns" a shortcut (what a
+            training set needs; a test set stratified by attractors keeps the default extra nouns).
 
     Returns:
         A list of :class:`AgreementExample` (write it with :func:`urnlib.corpora.linzen.write_tsv`).
     """
     check_int("size", size, minimum=0)
     counts = _int_list("attractor_counts", attractor_counts, MAX_ATTRACTORS)
-    extras = _int_list("extra_nouns", extra_nouns, MAX_INTERVENING)
-    if max(counts) + max(extras) > MAX_INTERVENING:
-        raise ParameterError(
-            f"max(attractor_counts) + max(extra_nouns) = {max(counts)} + {max(extras)} > {MAX_INTERVENING} "
-            f"intervening nouns (the most that fit in {MAX_LENGTH} tokens); lower extra_nouns or the counts")
+    check_bool("symmetric", symmetric)
     check_bool("stratified", stratified)
+    if symmetric and (extra_nouns is not None or stratified):
+        raise ParameterError(f"symmetric=True draws the extra nouns like the attractors: leave out "
+                             f"extra_nouns (given {extra_nouns!r}) and stratified (given {stratified!r})")
+    extras = counts if symmetric else _int_list("extra_nouns", (0, 1, 2) if extra_nouns is None
+                                                 else extra_nouns, MAX_INTERVENING)
+    most = max(counts) + (min(extras) if symmetric else max(extras))
+    if most > MAX_INTERVENING:
+        raise ParameterError(
+            f"max(attractor_counts) + {'min' if symmetric else 'max'}(extra_nouns) = {most} > "
+            f"{MAX_INTERVENING} intervening nouns (the most that fit in {MAX_LENGTH} tokens); lower "
+            "extra_nouns or the counts")
     check_float("p_plural", p_plural, minimum=0.0, maximum=1.0)
+    kinds = _preambles(preambles)
     rng = _rng(rng)
     if stratified:
         if len(set(counts)) != len(counts):
@@ -258,5 +331,8 @@ def generate(
     else:
         chosen = np.asarray(counts)[rng.integers(0, len(counts), size)]
     chosen_extra = np.asarray(extras)[rng.integers(0, len(extras), size)]
+    while symmetric and (over := chosen + chosen_extra > MAX_INTERVENING).any():  # redraw both: symmetric
+        chosen[over] = np.asarray(counts)[rng.integers(0, len(counts), int(over.sum()))]
+        chosen_extra[over] = np.asarray(extras)[rng.integers(0, len(extras), int(over.sum()))]
     plural = rng.random(size) < p_plural
-    return [_build(int(a), int(e), bool(p), rng) for a, e, p in zip(chosen, chosen_extra, plural)]
+    return [_build(int(a), int(e), bool(p), kinds, rng) for a, e, p in zip(chosen, chosen_extra, plural)]

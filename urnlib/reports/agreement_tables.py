@@ -1,5 +1,6 @@
 """Tables of the agreement chapter read from a k-TURN's word embeddings (paper 000 sec. 4.1, Tables 1-2,
-and the effects of composed phrases), from the generators a stored run keeps of its most frequent words.
+and the effects of composed phrases), from the generators a stored run keeps of its most frequent words,
+and their claims over seeds. The page shows the tables of the first seed's run; the claims read every seed.
 The paper's numbers are constants here, with their source.
 """
 
@@ -11,13 +12,16 @@ import numpy as np
 import pandas as pd
 import torch
 
-from urnlib import analysis
+from urnlib import analysis, rules
+from urnlib.claims import Claim, claim
 from urnlib.models import URN
 from urnlib.results import Run
+from urnlib.seeds import Seeds
 
 __all__ = ["PAPER_TABLE1", "PAPER_TABLE2_WORDS", "PAPER_TABLE2", "PAPER_THRESHOLD", "RELEVANT_TAGS",
            "embeddings", "main_tags", "table1", "frequent_noun_pairs", "table2", "paper_table2",
-           "number_groups", "phrase_table"]
+           "number_groups", "phrase_table", "analysis_claims", "table1_section", "table2_section",
+           "phrase_section"]
 
 #: paper 000 Table 1: average effect of the most frequent tokens of the Wikipedia data (3-TURN, n = 50);
 #: the first entry is printed as a bullet, the text calls it "the dot"
@@ -142,3 +146,112 @@ def phrase_table(run: Run, phrases: list[str]) -> pd.DataFrame:
                      "sum of word effects": np.nan if missing else sum(analysis.effect(Q[w]) for w in words),
                      "missing": " ".join(missing)})
     return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------- claims over seeds
+def _relevant_gap(run: Run) -> float:
+    """Median effect of the task-relevant tokens minus the median of the others, among Table 1's tokens."""
+    t1 = table1(run)
+    relevant = t1["main tag"].isin(RELEVANT_TAGS)
+    if not relevant.any() or relevant.all():
+        return float("nan")
+    return float(t1["effect (ours)"][relevant].median() - t1["effect (ours)"][~relevant].median())
+
+
+def _rank_correlation(run: Run) -> float:
+    both = table1(run).dropna()
+    if len(both) <= 2:
+        return float("nan")
+    return float(both["effect (ours)"].rank().corr(both["effect (paper)"].rank()))
+
+
+def _number_gap(run: Run) -> float:
+    pairs = frequent_noun_pairs(run)
+    if len(pairs) < 2:
+        return float("nan")
+    g = number_groups(table2(run, pairs))
+    return float(g["different"].mean() - g["same"].mean())
+
+
+def _cause(holds, miss: str) -> str | None:
+    return "noise" if holds is None else miss
+
+
+def analysis_claims(seeds: Seeds, source: str, chapter: str) -> list[Claim]:
+    """Tables 1-2's claims on the k-TURN's runs of ``source`` (one per seed). A miss is put down to the data
+    (our texts are not the paper's Wikipedia, and far smaller) unless the seeds disagree (noise)."""
+    out = []
+    gap = seeds.stat(_relevant_gap)
+    holds = rules.positive(gap)
+    out.append(claim(chapter, "paper 000 sec. 4.1, Table 1",
+                     f"task-relevant tokens (verbs, relative pronouns) have larger effects ({source})",
+                     "verbs and relative pronouns at the top, the dot and 'not' near the bottom",
+                     f"median effect of verb/MD/WDT/WP tokens minus the median of the rest {gap.text(2)}",
+                     f"difference > 0 among the 42 most frequent tokens ({rules.PAIRED_RULE})", holds,
+                     seeds=len(seeds), cause=_cause(holds, "data")))
+    rho = seeds.stat(_rank_correlation)
+    holds = rules.at_least(rho, 0.5) if rho.n else None
+    out.append(claim(chapter, "paper 000 Table 1", f"the order of the effects ({source})",
+                     "the printed order",
+                     f"Spearman rho with the paper's effects over the shared tokens {rho.text(2)}",
+                     f"rho >= 0.5 ({rules.THRESHOLD_RULE})", holds, seeds=len(seeds),
+                     cause=_cause(holds, "data") if rho.n else "data"))
+    diff = seeds.stat(_number_gap)
+    if diff.n:
+        holds = rules.positive(diff)
+        out.append(claim(chapter, "paper 000 sec. 4.1, Table 2",
+                         f"nouns of the same number are closer than nouns of different number ({source})",
+                         "same number <= 7.5, different number >= 7.5",
+                         f"mean different-number distance minus mean same-number distance {diff.text(2)}",
+                         f"difference > 0 ({rules.PAIRED_RULE})", holds, seeds=diff.n,
+                         cause=_cause(holds, "data")))
+    return out
+
+
+# --------------------------------------------------------------------------- what the page shows
+def _note(text: str) -> list:
+    from IPython.display import Markdown
+
+    return [Markdown(f"*{text}*")]
+
+
+def _analysed(runs, analysis_source: str | None, turn: str | None) -> Run | None:
+    """The first seed's k-TURN on the analysis source (what the tables show), or None."""
+    seeds = runs.by_source.get(analysis_source or "", {}).get(turn) if turn else None
+    return seeds[0] if seeds else None
+
+
+def table1_section(runs, analysis_source: str | None, turn: str | None) -> list:
+    run = _analysed(runs, analysis_source, turn)
+    if run is None:
+        return _note("No analysis source or no TURN among the models: Table 1 is skipped.")
+    formats = {"effect (ours)": "{:.2f}", "effect (paper)": "{:.2f}"}
+    return [table1(run).style.hide(axis="index").format(formats, na_rep="")]
+
+
+def table2_section(runs, analysis_source: str | None, turn: str | None) -> list:
+    """Ours (when the stored words hold at least 2 noun/plural pairs), then the paper's."""
+    from IPython.display import Markdown
+
+    run, out = _analysed(runs, analysis_source, turn), []
+    pairs = frequent_noun_pairs(run) if run is not None else []
+    if run is not None and len(pairs) < 2:
+        out = _note(f"Only {len(pairs)} noun/plural pair(s) among the {len(run.final['head_words'])} stored "
+                    "words: no table at this scale.")
+    elif run is not None:
+        t2 = table2(run, pairs)
+        groups = number_groups(t2)
+        out = [Markdown(f"**Ours** ({analysis_source}, {turn}, {run.name}):"),
+               t2.style.format("{:.2f}").background_gradient(cmap="Blues_r", axis=None),
+               Markdown(f"Mean distance: same number {groups['same'].mean():.2f}, different number "
+                        f"{groups['different'].mean():.2f}.")]
+    return out + [Markdown("**Paper 000 Table 2** (Wikipedia):"),
+                  paper_table2().style.format("{:.2f}").background_gradient(cmap="Blues_r", axis=None)]
+
+
+def phrase_section(runs, analysis_source: str | None, turn: str | None, phrases: list[str]) -> list:
+    run = _analysed(runs, analysis_source, turn)
+    if run is None:
+        return _note("No analysis source or no TURN among the models: the phrases are skipped.")
+    formats = {"effect": "{:.2f}", "sum of word effects": "{:.2f}"}
+    return [phrase_table(run, phrases).style.hide(axis="index").format(formats, na_rep="-")]
