@@ -23,6 +23,11 @@ from urnlib.params import ParameterError
 __all__ = ["Callback", "Monitor", "EarlyStop"]
 
 
+def _improves(value: float, best: float, minimize: bool) -> bool:
+    """Whether ``value`` is strictly better than ``best`` (the one rule of Monitor and EarlyStop)."""
+    return value < best if minimize else value > best
+
+
 class Callback:
     """Base class: every hook does nothing. ``on_epoch_end`` returns ``True`` to stop training."""
 
@@ -59,9 +64,7 @@ class Monitor(Callback):
         self.best_value, self.best_epoch, self.best_weights, self.epochs_since = math.nan, None, None, 0
 
     def _better(self, value: float) -> bool:
-        if self.best_epoch is None:
-            return True
-        return value < self.best_value if self.minimize else value > self.best_value
+        return self.best_epoch is None or _improves(value, self.best_value, self.minimize)
 
     def on_epoch_end(self, model: nn.Module, row: dict[str, Any]) -> bool:
         if self.key not in row:
@@ -114,9 +117,8 @@ class EarlyStop(Callback):
             raise ParameterError(f"EarlyStop key={self.key!r} is not a metric of the epoch rows; they have "
                                  f"{sorted(row)}")
         value = float(row[self.key])
-        better = math.isnan(self.best_value) or (value < self.best_value if self.minimize
-                                                  else value > self.best_value)
-        if math.isfinite(value) and better:
+        if math.isfinite(value) and (math.isnan(self.best_value) or _improves(value, self.best_value,
+                                                                             self.minimize)):
             self.best_value, self.epochs_since = value, 0
         else:
             self.epochs_since += 1
