@@ -127,11 +127,22 @@ def local_cluster(n_workers: int, **options):
     own log is kept to critical messages: failed and resumed runs are reported by the runner."""
     import logging
 
+    import dask
     from distributed import LocalCluster
 
     options = {"threads_per_worker": 1, "processes": True, "dashboard_address": ":0",
                "silence_logs": logging.CRITICAL, **options}
-    return LocalCluster(n_workers=n_workers, **options)
+    with dask.config.set(UNSET_WORKER_ENV):
+        return LocalCluster(n_workers=n_workers, **options)
+
+
+#: Dask starts worker processes with ``MALLOC_TRIM_THRESHOLD_=65536`` (to give freed memory back to the system
+#: at once). That fixes glibc's mmap threshold, so every tensor over 128 KiB is mapped afresh for each batch
+#: and its pages fault in again; on this 2-core machine two workers doing so at once each trained 1.2-1.6x
+#: slower (CPU time) than a run in a plain process, which ate the second core's gain
+#: (benchmarks/sweep_speed.py).
+#: Workers of a LocalCluster get the environment of the process that starts them instead.
+UNSET_WORKER_ENV = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
 
 
 def read_cluster_file(kind: str, path: str | Path) -> dict[str, Any]:
