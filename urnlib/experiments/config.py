@@ -165,6 +165,47 @@ class ChapterConfig:
         return values
 
     @classmethod
+    def setting_fields(cls) -> list[str]:
+        """The fields that say what the runs compute: all but ``scale`` and those of :data:`EXECUTION`."""
+        return [f for f in cls.fields() if f not in EXECUTION and f != "scale"]
+
+    @classmethod
+    def where_from(cls, scale: str = "paper", params_dir: Path = PARAMS_DIR) -> dict[str, str]:
+        """Where each value of the preset ``scale`` comes from: the comment beside its key in
+        ``<chapter>.<scale>.yaml`` (with the comment lines just above the key and those continuing it below),
+        ``""`` for a key without one. The files say "ours" where a value is not the papers'."""
+        check_choice("scale", scale, scales_of(cls.CHAPTER, params_dir))
+        out: dict[str, str] = {}
+        above: list[str] = []
+        last = None
+        header = True  # the file's opening comment block is about the whole preset, not its first key
+        for line in (params_dir / f"{cls.CHAPTER}.{scale}.yaml").read_text().splitlines():
+            stripped = line.strip()
+            if not stripped:
+                above, last, header = [], None, False
+                continue
+            if stripped.startswith("#"):
+                text = stripped.lstrip("#").strip()
+                if line[0].isspace() and last is not None:   # an indented comment continues the key above
+                    out[last] = f"{out[last]} {text}".strip()
+                elif not header:
+                    above.append(text)
+                continue
+            header = False
+            key, _, rest = line.partition(":")
+            if line[0].isspace() or not key.isidentifier():   # a value continued on the next line
+                if " #" in line and last is not None:          # with a comment of its own (a nested key's)
+                    before, _, note = line.partition(" #")
+                    sub = before.strip()   # "dyck:" (a nested key, its value below) names the note's subject
+                    label = sub if sub.endswith(":") and sub[:-1].isidentifier() else ""
+                    out[last] = " ".join(filter(None, [out[last], label, note.strip()]))
+                continue
+            comment = rest.partition(" #")[2].strip() if " #" in rest else ""
+            out[key] = " ".join([*above, comment]).strip()
+            above, last = [], key
+        return out
+
+    @classmethod
     def load(cls, scale: str = "paper", params_dir: Path = PARAMS_DIR, **overrides):
         """The preset ``scale`` with ``overrides`` (``None`` values mean "from the preset")."""
         values = cls.preset(scale, params_dir)

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from urnlib.plots.curves import accuracy_by_count_figure
 
@@ -33,4 +34,5 @@ def attractor_panels_figure(panels: Mapping[str, tuple[Mapping[str, Mapping[str,
                                  baseline_label=f"majority class ({majority:.0%})",
                                  title=f"{source} (test buckets with >= {min_total} sentences)")
         ax.set_ylim(min(0.45, ax.get_ylim()[0]), 1.01)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # attractors are counted
     return fig

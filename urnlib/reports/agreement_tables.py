@@ -241,7 +241,7 @@ def table2_section(runs, analysis_source: str | None, turn: str | None) -> list:
     elif run is not None:
         t2 = table2(run, pairs)
         groups = number_groups(t2)
-        out = [Markdown(f"**Ours** ({analysis_source}, {turn}, {run.name}):"),
+        out = [Markdown(f"**Ours** ({analysis_source}, {run.name}):"),
                t2.style.format("{:.2f}").background_gradient(cmap="Blues_r", axis=None),
                Markdown(f"Mean distance: same number {groups['same'].mean():.2f}, different number "
                         f"{groups['different'].mean():.2f}.")]

@@ -6,7 +6,8 @@ import numpy as np
 
 from urnlib.results import Run
 
-__all__ = ["largest_rise", "share_lower_at_matched_x", "provenance_table", "provenance"]
+__all__ = ["largest_rise", "share_lower_at_matched_x", "provenance_table", "provenance", "whose",
+           "settings_section"]
 
 
 def largest_rise(values) -> float:
@@ -78,3 +79,72 @@ def provenance(runs) -> list:
                             "column says how). Run `make reproduce` to retrain them."))
     out.append(table.style.hide(axis="index"))
     return out
+
+
+def whose(comment: str) -> str:
+    """Who chose a preset value, from its comment in the parameter file: ``"ours, for time"`` (below the
+    papers' scale to fit this machine), ``"ours, data"`` (what stands in for data not reachable here),
+    ``"ours"``, ``"papers"`` (a paper or the authors' code) or ``"-"`` (no comment)."""
+    text = comment.lower()
+    if not text:
+        return "-"
+    if "ours" in text:
+        if "for time" in text:
+            return "ours, for time"
+        return "ours, data" if any(w in text for w in DATA_WORDS) else "ours"
+    return "papers"
+
+
+#: words with which a parameter file's comment says that a value stands in for data not reachable here
+DATA_WORDS = ("reachable", "cannot be downloaded", "stands in")
+
+
+def _value(value) -> str:
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_value(v) for v in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {_value(v)}" for k, v in value.items())
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+
+
+def settings_section(config) -> str:
+    """Markdown for a chapter's page: how many of the preset's values are the papers' and how many are ours
+    (and of those, how many are below the papers' scale to fit this machine), then a dropdown with every value
+    and the comment the ``paper`` preset's file gives it (a smaller preset, such as ``tiny``, also shows the
+    ``paper`` value it replaces). Read from the files (``ChapterConfig.where_from``), so the page says what
+    the presets say; values a user overrode are marked."""
+    kind = type(config)
+    sources = kind.where_from("paper")
+    paper = kind.preset("paper") if config.scale != "paper" else None
+    rows = [(name, getattr(config, name), sources.get(name, "")) for name in config.setting_fields()]
+    kinds = [whose(comment) for _, _, comment in rows]
+    def named(kind: str) -> str:
+        return ", ".join(f"`{name}`" for (name, _, _), k in zip(rows, kinds) if k == kind)
+
+    ours = sum(k.startswith("ours") for k in kinds)
+    summary = (f"Of the {len(rows)} values of the `paper` preset "
+               f"(`notebooks/params/{config.CHAPTER}.paper.yaml`), {kinds.count('papers')} are the papers' "
+               f"or their authors' code's and {ours} are ours (the papers give none, the authors' code "
+               "differs, or the papers' value does not fit here)")
+    scaled, data = kinds.count("ours, for time"), kinds.count("ours, data")
+    summary += (f"; {scaled} of ours are below the papers' scale to fit this machine "
+                f"({named('ours, for time')})" if scaled else "; none is below the papers' scale")
+    verb = "stands" if data == 1 else "stand"
+    summary += f" and {data} {verb} in for data not reachable here ({named('ours, data')})." if data else "."
+    if paper is not None:
+        changed = [name for name, value, _ in rows if paper.get(name) != value]
+        summary += (f" This page was built from the preset `{config.scale}`, which changes {len(changed)} of "
+                    "them (the column *paper preset*): its numbers do not reproduce the papers' and its "
+                    "verdicts are not the book's.")
+    header = ["parameter", "value", *(["paper preset"] if paper is not None else []), "whose",
+              "where it comes from"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for (name, value, comment), k in zip(rows, kinds):
+        shown = _value(value)
+        if name in config.overrides:
+            shown += f" (preset: {_value(config.overrides[name][0])})"
+        cells = [f"`{name}`", shown, *([_value(paper.get(name))] if paper is not None else []), k,
+                 comment or "-"]
+        lines.append("| " + " | ".join(c.replace("|", r"\|") for c in cells) + " |")
+    return (summary + "\n\n```{dropdown} Every value of the preset and where it comes from\n"
+            + "\n".join(lines) + "\n```\n")
