@@ -353,7 +353,11 @@ def test_language_and_generate_check_their_arguments():
         ({"min_block": 2}, ["min_block=2"]),
         ({"train_size": 0}, ["train_size"]),
         ({"test_size": 0}, ["test_size"]),
-        ({"seed": -1}, ["seed"]),
+        ({"seeds": [-1]}, ["seeds", "-1"]),
+        ({"seeds": []}, ["seeds"]),
+        ({"seeds": [0, 0]}, ["seeds", "twice"]),
+        ({"seeds": [0, 1.5]}, ["seeds", "1.5"]),
+        ({"seeds": 3}, ["seeds"]),
     ],
 )
 def test_task_rejects_bad_parameters(kwargs, words):
@@ -364,8 +368,9 @@ def test_task_rejects_bad_parameters(kwargs, words):
 
 
 def test_task_accepts_paper_values_and_equal_k():
-    t = Config.paper().task()
+    t = Config.paper().task(2)
     assert (t.train_k, t.test_k, t.train_size, t.test_size, t.min_block) == (8, 10, 51_200, 5_120, 1)
+    assert t.seed == 2
     Config.load("paper", train_k=10, test_k=10)
     Config.load("paper", train_k=2, test_k=3, min_block=0)
 
@@ -378,6 +383,15 @@ def test_task_accepts_paper_values_and_equal_k():
         ({"units": []}, ["units"]),
         ({"models": []}, ["models"]),
         ({"dropout": 1.5}, ["dropout"]),
+        ({"units": [8, 8]}, ["units", "twice"]),
+        ({"models": ["urn", "urn"]}, ["models", "twice"]),
+        ({"epochs": 0}, ["epochs"]),
+        ({"patience": -1}, ["patience"]),
+        ({"patience": 2.5}, ["patience"]),
+        ({"min_epochs": -1}, ["min_epochs", ">= 0"]),
+        ({"min_epochs": 1.5}, ["min_epochs"]),
+        ({"monitor": "accuracy"}, ["monitor", "accuracy", "test_loss", "error_rate"]),
+        ({"keep_best": "yes"}, ["keep_best"]),
     ],
 )
 def test_plan_rejects_bad_parameters(kwargs, words):
