@@ -23,6 +23,9 @@ def test_cost_per_chapter_and_total(tmp_path):
     assert table.loc["primer", "with CPU time"] == 0
     assert table.loc["primer", "wall hours (runs without CPU time)"] == pytest.approx(2.0)
     assert table.loc["total", "CPU hours"] == pytest.approx(1.6)
-    assert table.loc["total", "hours on 2 workers"] == pytest.approx(0.8)
+    assert table.loc["dyck", "longest run (CPU hours)"] == pytest.approx(1.0)
+    assert table.loc["total", "longest run (CPU hours)"] == pytest.approx(1.0)
+    assert table.loc["total", "hours on 2 workers"] == pytest.approx(1.0)  # not 0.8: one run takes 1 h
+    assert table.loc["tpru", "hours on 8 workers"] == pytest.approx(0.1)
     text = cost_markdown(tmp_path)
     assert text.startswith("| chapter | runs |") and "| total | 4 | 3 | 1.60 |" in text
