@@ -63,7 +63,7 @@ def test_prefixes_are_encoded_with_the_label_at_the_word_before_the_verb():
     examples = [_example("the keys to the cabinet are here", "DT NNS IN DT NN VBP RB", 1, 5, "VBP", 1),
                 _example("the key is here", "DT NN VBZ RB", 1, 2, "VBZ")]
     vocab = ex.build_vocab(examples, 100)
-    data = agreement_data._encode(examples, vocab)
+    data = agreement_data.encode_examples(examples, vocab)
     assert data.inputs.shape == (2, 5)  # the longest prefix: 5 words
     assert data.inputs[0].tolist() == [vocab.index[w] for w in "the keys to the cabinet".split()]
     assert data.inputs[1, 2:].tolist() == [0, 0, 0]  # padding
@@ -76,7 +76,7 @@ def test_evaluate_counts_correct_predictions_per_attractor_bucket_in_batches():
                 _example("the key is", "DT NN VBZ", 1, 2, "VBZ", 0),
                 _example("the keys are", "DT NNS VBP", 1, 2, "VBP", 0)]
     vocab = ex.build_vocab(examples, 100)
-    encoded = agreement_data._encode(examples, vocab)
+    encoded = agreement_data.encode_examples(examples, vocab)
     data = ex.AgreementData(vocab, encoded, encoded, torch.tensor([1, 0, 0]), {}, {})
 
     class AlwaysSingular(torch.nn.Module):

@@ -392,9 +392,27 @@ def test_bad_arguments_raise_helpful_errors():
         RecurrentStack("gru", 3, 8, dropout=1.0)
     with pytest.raises(ParameterError, match="embedding_size == d"):
         StackLM("lstm", 10, 6, 8, tie_weights=True)
+    with pytest.raises(ParameterError, match="n_out=2.*tie_weights=False"):
+        StackLM("tpru", 10, 8, 8, n_roles=4, tie_weights=True, n_out=2)
+    with pytest.raises(ParameterError, match="n_out"):
+        StackLM("gru", 10, 8, 8, n_out=0)
     with pytest.raises(ParameterError, match="pass n_roles=N"):
         table1_time_complexity("tpru", 8)
     with pytest.raises(ParameterError, match="choose one of"):
         table1_parameter_count("rnn", 8, 8)
     with pytest.raises(ParameterError, match="one example"):
         step_terms(TPRU(3, 8, 4), torch.randn(2, 3), torch.randn(2, 8))
+
+
+def test_stack_lm_with_n_out_is_a_classifier_over_each_position():
+    """``n_out`` replaces the vocabulary readout by one of n_out classes (the zoo's agreement task); the
+    default keeps the language model (same parameters, same first draws of the generator)."""
+    torch.manual_seed(0)
+    lm = StackLM("tpru", 11, 8, 8, n_roles=4, seed=0)
+    torch.manual_seed(0)
+    same = StackLM("tpru", 11, 8, 8, n_roles=4, seed=0, n_out=None)
+    assert all(torch.equal(a, b) for a, b in zip(lm.state_dict().values(), same.state_dict().values()))
+    classifier = StackLM("tpru", 11, 8, 8, n_roles=4, seed=0, n_out=2)
+    tokens = torch.randint(0, 11, (3, 5))
+    assert lm(tokens).shape == (3, 5, 11) and classifier(tokens).shape == (3, 5, 2)
+    assert classifier.readout.weight.shape == (2, 8) and torch.equal(classifier.readout.bias, torch.zeros(2))

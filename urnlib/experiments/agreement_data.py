@@ -40,7 +40,7 @@ from urnlib.tokens import IGNORE, TokenData
 
 __all__ = ["SyntheticTask", "CorpusTask", "task_for", "tasks_for", "task_of", "source_name", "source_kind",
            "FileSummary", "check_file", "AgreementVocab", "build_vocab", "AgreementData", "make_data",
-           "evaluate_agreement", "PAD", "HEURISTICS", "heuristic_accuracy"]
+           "encode_examples", "evaluate_agreement", "PAD", "HEURISTICS", "heuristic_accuracy"]
 
 PAD = "<pad>"
 NOUN_TAGS = ("NN", "NNS")  # Linzen et al.'s nouns: the tags attractors are counted on
@@ -231,7 +231,7 @@ class AgreementData:
     word_tags: dict[str, Counter]  # tags each vocabulary word had in training (for the analyses)
 
 
-def _encode(examples: list[AgreementExample], vocab: AgreementVocab) -> TokenData:
+def encode_examples(examples: list[AgreementExample], vocab: AgreementVocab) -> TokenData:
     """Prefixes right-padded; the target (0 singular, 1 plural) sits at the prefix's last word."""
     T = max(len(ex.prefix) for ex in examples)
     inputs = torch.zeros(len(examples), T, dtype=torch.long)
@@ -291,7 +291,7 @@ def make_data(task: SyntheticTask | CorpusTask) -> AgreementData:
         "mean_prefix_length": float(np.mean([len(ex.prefix) for ex in train])),
         "heuristics": heuristic_accuracy(test),
     }
-    return AgreementData(vocab, _encode(train, vocab), _encode(test, vocab),
+    return AgreementData(vocab, encode_examples(train, vocab), encode_examples(test, vocab),
                          torch.tensor([ex.n_attractors for ex in test]), stats, word_tags)
 
 

@@ -115,13 +115,17 @@ class StackLM(nn.Module):
         dropout: rate (default 0).
         tie_weights: tie the readout to the embedding (default False).
         seed: seed of the TPRU bases (``None``: torch's global generator).
+        n_out: outputs of the readout (``None``: V, next-token logits; e.g. 2 for a classifier reading each
+            position's state).
     """
 
     def __init__(self, kind: str, vocab_size: int, embedding_size: int, d: int, layers: int = 1, *,
                  n_roles: int | None = None, variant: str = "tpru", slices: int = 1, dropout: float = 0.0,
-                 tie_weights: bool = False, seed: int | None = None):
+                 tie_weights: bool = False, seed: int | None = None, n_out: int | None = None):
         super().__init__()
         check_int("vocab_size", vocab_size, minimum=1)
+        if n_out is not None:
+            check_int("n_out", n_out, minimum=1)
         check_int("embedding_size", embedding_size, minimum=1)
         self.vocab_size, self.embedding_size = vocab_size, embedding_size
         self.stack = RecurrentStack(kind, embedding_size, d, layers, n_roles=n_roles, variant=variant,
@@ -130,9 +134,12 @@ class StackLM(nn.Module):
         self.embedding = nn.Embedding(vocab_size, embedding_size)
         nn.init.uniform_(self.embedding.weight, -0.1, 0.1)
         self.drop = nn.Dropout(self.stack.dropout)
-        self.readout = nn.Linear(d, vocab_size)
+        self.readout = nn.Linear(d, n_out or vocab_size)
         nn.init.zeros_(self.readout.bias)
         if tie_weights:
+            if n_out not in (None, vocab_size):
+                raise ParameterError(f"tie_weights=True needs a readout over the vocabulary (n_out={n_out}, "
+                                     f"V={vocab_size}); pass tie_weights=False")
             if embedding_size != d:
                 raise ParameterError(f"tie_weights=True needs embedding_size == d (got {embedding_size} and "
                                      f"{d}); pass embedding_size=d or tie_weights=False")

@@ -14,7 +14,8 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-__all__ = ["style_for", "accuracy_by_count_figure", "curves_panel", "panel_grid", "panels_figure"]
+__all__ = ["style_for", "family_of", "accuracy_by_count_figure", "curves_panel", "panel_grid",
+           "panels_figure"]
 
 _FAMILY_COLOURS = {
     "turn": ["#6a3d9a", "#b15928", "#33a02c"],
@@ -23,7 +24,7 @@ _FAMILY_COLOURS = {
     "arbitrary": ["#636363"],
     "gru": ["#41ab5d", "#006d2c", "#00441b"],
     "srn": ["#fd8d3c", "#d94801", "#7f2704"],
-    "tpru": ["#9e9ac8", "#6a51a3", "#3f007d"],
+    "tpru": ["#f768a1", "#dd3497", "#7a0177"],  # magentas: the k-TURN's purple is beside it in the zoo
     "baseline": ["#969696", "#525252", "#bdbdbd"],
 }
 _MARKERS = {"turn": "o", "urn": "s", "lstm": "^", "arbitrary": "x", "gru": "v", "srn": "D", "tpru": "P",
@@ -34,7 +35,9 @@ _DASHES = {"lstm": "--", "arbitrary": ":", "gru": "-.", "srn": (0, (5, 1, 1, 1))
 _BASELINE_WORDS = ("heuristic", "noun", "majority", "chance", "kneser")
 
 
-def _family(label: str) -> str:
+def family_of(label: str) -> str:
+    """The cell family a label's style comes from: ``"turn"``, ``"urn"``, ``"lstm"``, ``"arbitrary"``,
+    ``"gru"``, ``"srn"``, ``"tpru"`` or ``"baseline"`` (heuristics and other reference lines)."""
     low = label.lower()
     if any(word in low for word in _BASELINE_WORDS):
         return "baseline"
@@ -47,7 +50,7 @@ def _family(label: str) -> str:
 def style_for(label: str, index_in_family: int = 0) -> dict:
     """Matplotlib style of a model label such as ``"3-TURN"``, ``"URN 16"``, ``"LSTM 8"``, ``"GRU 10"``,
     ``"TPRU 64 N=4"``, or a baseline (``"nearest-noun heuristic"``: grey, dotted)."""
-    family = _family(label)
+    family = family_of(label)
     colours = _FAMILY_COLOURS[family]
     colour = colours[min(index_in_family, len(colours) - 1)]
     return {"color": colour, "marker": _MARKERS[family], "linestyle": _DASHES.get(family, "-")}
@@ -57,7 +60,7 @@ def _styles(labels: Sequence[str]) -> dict[str, dict]:
     seen: dict[str, int] = {}
     out = {}
     for label in labels:
-        family = _family(label)
+        family = family_of(label)
         out[label] = style_for(label, seen.get(family, 0))
         seen[family] = seen.get(family, 0) + 1
     return out
