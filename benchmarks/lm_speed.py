@@ -23,13 +23,11 @@ Target: ``urnlib <= 3 x floor (b)``. Writes ``book/performance/lm_speed.md`` and
 
 from __future__ import annotations
 
-import argparse
-import json
 from pathlib import Path
 
 import torch
 
-from recurrent_speed import _table, gemm_peak_flops, interleaved, machine
+from recurrent_speed import _table, gemm_peak_flops, interleaved, machine, timing_arguments, write_report
 from urnlib import losses
 from urnlib.models.nnlm import BengioNNLM
 from urnlib.train import token_cross_entropy
@@ -107,12 +105,7 @@ def floor_of(rows: int, width: int, V: int):
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--reps", type=int, default=2)
-    ap.add_argument("--quick", action="store_true")
-    args = ap.parse_args()
+    args = timing_arguments(__doc__, rounds=5, reps=2).parse_args()
     torch.set_num_threads(args.threads)
     rounds = 2 if args.quick else args.rounds
     V = vocabulary_size(args.quick)
@@ -140,12 +133,7 @@ def main() -> None:
         print(rows[-1], flush=True)
     report = {"machine": machine(), "gemm_peak_gflops": peak / 1e9, "batch": [B, warmup + window],
               "scored_positions": scored, "rows": rows}
-    text = to_markdown(report)
-    print(text)
-    if not args.quick:
-        JSON.parent.mkdir(exist_ok=True)
-        JSON.write_text(json.dumps(report, indent=1) + "\n")
-        BOOK_TABLE.write_text(text)
+    write_report(to_markdown(report), report, JSON, BOOK_TABLE, args.quick)
 
 
 def to_markdown(report: dict) -> str:

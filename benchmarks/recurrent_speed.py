@@ -206,12 +206,12 @@ def measure(c: dict, rounds: int, reps: int) -> dict[str, float]:
     return interleaved({**fns, "floor (b)": gemm_floor(c)}, rounds, reps)
 
 
-def _op_times(label: str, c: dict, steps: int) -> dict[str, float]:
+def op_times(step, steps: int = 10) -> dict[str, float]:
+    """Self CPU milliseconds per call of ``step`` spent in each operation (``torch.profiler``, after one
+    warm-up call)."""
     from torch.profiler import ProfilerActivity
     from torch.profiler import profile as torch_profile
 
-    torch.manual_seed(0)
-    step = step_of(make(label, c), c)
     step()
     with torch_profile(activities=[ProfilerActivity.CPU]) as prof:
         for _ in range(steps):
@@ -219,13 +219,46 @@ def _op_times(label: str, c: dict, steps: int) -> dict[str, float]:
     return {e.key: e.self_cpu_time_total / steps / 1e3 for e in prof.key_averages()}
 
 
+def excess(ours: dict[str, float], theirs: dict[str, float], top: int = 6,
+           names: tuple[str, str] = ("ms", "against")) -> list[dict]:
+    """The total, then the ``top`` operations where ``ours`` spends the most more than ``theirs`` (each row
+    gives both times, under ``names``)."""
+    ops = sorted(set(ours) | set(theirs), key=lambda k: theirs.get(k, 0.0) - ours.get(k, 0.0))
+    a, b = names
+    return ([{"op": "total", a: sum(ours.values()), b: sum(theirs.values())}]
+            + [{"op": k, a: ours.get(k, 0.0), b: theirs.get(k, 0.0)} for k in ops[:top]])
+
+
 def profile(c: dict, steps: int = 10, top: int = 6) -> list[dict]:
     """Where urnlib's step spends the time torch's does not: self CPU ms per step of each operation in
     both (``torch.profiler``), the operations with the largest excess first."""
-    ours, theirs = _op_times("urnlib", c, steps), _op_times("torch", c, steps)
-    ops = sorted(set(ours) | set(theirs), key=lambda k: theirs.get(k, 0.0) - ours.get(k, 0.0))
-    rows = [{"op": k, "urnlib ms": ours.get(k, 0.0), "torch ms": theirs.get(k, 0.0)} for k in ops[:top]]
-    return [{"op": "total", "urnlib ms": sum(ours.values()), "torch ms": sum(theirs.values())}] + rows
+    times = {}
+    for label in ("urnlib", "torch"):
+        torch.manual_seed(0)
+        times[label] = op_times(step_of(make(label, c), c), steps)
+    return excess(times["urnlib"], times["torch"], top, ("urnlib ms", "torch ms"))
+
+
+def timing_arguments(doc: str, rounds: int, reps: int) -> argparse.ArgumentParser:
+    """The options every timing benchmark takes: ``--threads``, ``--rounds``, ``--reps`` (steps per timing)
+    and ``--quick`` (2 rounds, no files); the description is the first paragraph of ``doc``."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--rounds", type=int, default=rounds)
+    ap.add_argument("--reps", type=int, default=reps, help="steps per timing")
+    ap.add_argument("--quick", action="store_true", help="2 rounds; no files")
+    return ap
+
+
+def write_report(md: str, report: dict, json_path: Path, md_path: Path, quick: bool) -> None:
+    """Print the page's table; unless ``quick``, write it for the book and the report as JSON."""
+    print(md)
+    if quick:
+        return
+    for path, text in ((json_path, json.dumps(report, indent=1) + "\n"), (md_path, md)):
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text)
+    print(f"wrote {md_path} and {json_path}")
 
 
 def kernel_widths(c: dict, rounds: int) -> dict[str, float]:
@@ -292,11 +325,7 @@ def main() -> None:
     if sys.argv[1:] == ["--markdown-only"]:  # rewrite the page's table from the last run's JSON
         BOOK_TABLE.write_text(to_markdown(json.loads(JSON.read_text())))
         return
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--rounds", type=int, default=7)
-    ap.add_argument("--reps", type=int, default=3, help="steps per timing (x4 for the small configurations)")
-    ap.add_argument("--quick", action="store_true", help="three configurations, 2 rounds; no files")
+    ap = timing_arguments(__doc__, rounds=7, reps=3)  # --reps: x4 for the small configurations
     ap.add_argument("--clock", choices=list(CLOCK), default="wall",
                     help="cpu: the process's CPU time (a busy machine, with --threads 1), not wall time")
     ap.add_argument("--compile", action=argparse.BooleanOptionalAction, default=None,
@@ -340,13 +369,7 @@ def main() -> None:
     do_compile = (not args.quick) if args.compile is None else args.compile
     report = {"machine": info, "gemm_peak_gflops": peak / 1e9, "rows": rows,
               "compile": compile_row(args.threads, args.clock) if do_compile else None}
-    md = to_markdown(report)
-    print(md)
-    if not args.quick:
-        for path, text in ((JSON, json.dumps(report, indent=1)), (BOOK_TABLE, md)):
-            path.parent.mkdir(exist_ok=True)
-            path.write_text(text)
-        print(f"wrote {BOOK_TABLE} and {JSON}")
+    write_report(to_markdown(report), report, JSON, BOOK_TABLE, args.quick)
 
 
 def to_markdown(report: dict) -> str:
