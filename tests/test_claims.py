@@ -92,3 +92,28 @@ def test_misses_grouped_by_cause_and_seed_summary():
     seeds = seed_summary(claims).set_index("chapter")
     assert seeds.loc["a", "claims on trained runs"] == 2 and seeds.loc["b", "on fewer than 3 seeds"] == 1
     assert seeds.loc["c", "fewest seeds"] == "-"
+
+
+def test_a_claim_missed_under_one_setting_and_held_under_another_is_missed_for_the_setting():
+    from urnlib.claims import across_settings, setting_summary
+
+    def made(setting, statement, holds, cause=None):
+        return claim("c", "s", f"[{setting}] {statement}", "p", "o", "r", holds, seeds=3, cause=cause)
+
+    printed = [made("lr 0.01", "flat", False, "open"), made("lr 0.01", "low error", True),
+               made("lr 0.01", "beats heuristics", None, "noise"), made("lr 0.01", "declines", False, "data")]
+    code = [made("lr 0.001", "flat", True), made("lr 0.001", "low error", True),
+            made("lr 0.001", "beats heuristics", True), made("lr 0.001", "declines", False, "data")]
+    out = across_settings({"lr 0.01": printed, "lr 0.001": code})
+    assert [c.statement for c in out] == [c.statement for c in printed + code]  # order kept
+    # missed under 0.01, held under 0.001: the setting; within noise stays noise; missed under both: as given
+    assert [c.cause for c in out] == ["setting", None, "noise", "data", None, None, None, "data"]
+    summary = setting_summary(out, {"lr 0.01": "printed", "lr 0.001": "code"})
+    assert ("- **lr 0.01** (printed): 4 claims, 1 reproduced, 2 not reproduced, 1 not testable here."
+            in summary)
+    assert "- **lr 0.001** (code): 4 claims, 3 reproduced, 1 not reproduced." in summary
+    assert "largest share of claims is reproduced under **lr 0.001** (3 of 4); 1 claim missed" in summary
+    tie = across_settings({"a": [made("a", "flat", True)], "b": [made("b", "flat", True)]})
+    tie = setting_summary(tie, {"a": "one", "b": "two", "c": "none trained"})
+    assert "reproduce the same share" in tie and "0 claims missed" in tie
+    assert "**c** (none trained): no claims" in tie

@@ -12,11 +12,12 @@ from __future__ import annotations
 import json
 import math
 import numbers
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 __all__ = ["Claim", "claim", "claims_frame", "claims_table", "verdict_summary", "save_claims", "load_claims",
-           "format_value", "VERDICTS", "CAUSES", "MISSES", "misses_by_cause", "seed_summary"]
+           "format_value", "VERDICTS", "CAUSES", "MISSES", "misses_by_cause", "seed_summary",
+           "across_settings", "setting_summary"]
 
 VERDICTS = ("reproduced", "partly reproduced", "not reproduced", "not testable here")
 MISSES = ("partly reproduced", "not reproduced", "not testable here")
@@ -109,6 +110,43 @@ def claim(chapter: str, source: str, statement: str, paper: str | float, ours: s
     cause = (cause or "open") if verdict in MISSES else None
     return Claim(chapter, source, statement, format_value(paper), format_value(ours), rule, verdict,
                  None if seeds is None else int(seeds), cause)
+
+
+def across_settings(by_setting: dict[str, list[Claim]]) -> list[Claim]:
+    """The claims decided under each training setting (``{setting: claims}``, each statement starting with
+    ``"[setting] "``), in that order; a claim missed under one setting (not for noise) and reproduced under
+    another gets the cause ``setting``: the setting, not the paper, is why it is missed."""
+    def statement(c: Claim) -> str:  # the claim without its setting
+        return c.statement.split("] ", 1)[-1] if c.statement.startswith("[") else c.statement
+
+    held = {statement(c) for cs in by_setting.values() for c in cs if c.verdict == "reproduced"}
+    return [replace(c, cause="setting") if c.verdict in MISSES and c.cause != "noise" and statement(c) in held
+            else c for cs in by_setting.values() for c in cs]
+
+
+def setting_summary(claims: list[Claim], settings: dict[str, str]) -> str:
+    """Markdown: per setting (``{name: what it is}``), how many of its claims are reproduced and how many
+    missed (claims are matched to a setting by their ``"[name] "`` prefix), then the setting under which the
+    largest share of its claims is reproduced, and how many claims hold under one setting only."""
+    lines, shares = [], {}
+    for name, what in settings.items():
+        mine = [c for c in claims if c.statement.startswith(f"[{name}] ")]
+        counts = {v: sum(c.verdict == v for c in mine) for v in VERDICTS}
+        tally = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+        lines.append(f"- **{name}** ({what}): " + (f"{len(mine)} claims, {tally}." if mine else "no claims."))
+        if mine:
+            shares[name] = (counts["reproduced"] / len(mine), counts["reproduced"], len(mine))
+    if len(shares) > 1:
+        best = max(shares.values())[0]
+        top = [name for name, v in shares.items() if v[0] == best]
+        which = " and ".join(f"**{name}** ({shares[name][1]} of {shares[name][2]})" for name in top)
+        lines.append("\n" + (f"The largest share of claims is reproduced under {which}" if len(top) == 1 else
+                             f"The settings {which} reproduce the same share of their claims"))
+        moved = sum(c.cause == "setting" for c in claims)
+        lines[-1] += (f"; {moved} claim{'s' if moved != 1 else ''} missed under one setting "
+                      f"{'are' if moved != 1 else 'is'} reproduced under another (cause *setting* in the "
+                      "claims table).")
+    return "\n".join(lines)
 
 
 def claims_frame(claims: list[Claim]):
