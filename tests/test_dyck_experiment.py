@@ -26,7 +26,6 @@ from urnlib.models import count_parameters  # noqa: E402
 from urnlib.params import ParameterError  # noqa: E402
 from urnlib.plots.curves import panels_figure  # noqa: E402
 from urnlib.reports import dyck as report  # noqa: E402
-from urnlib.results import RunStore  # noqa: E402
 from urnlib.runner import StaleRunWarning  # noqa: E402
 from urnlib.train import evaluate_loss  # noqa: E402
 
@@ -43,49 +42,100 @@ def test_presets_load_and_name_their_scale():
     tiny = experiment.Config.tiny()
     assert PAPER.scale == "paper" and PAPER.mode == "load"
     assert tiny.scale == "tiny" and tiny.mode == "train"
-    assert "scale **paper**" in PAPER.summary() and "3-TURN, lr 0.001" in PAPER.summary()
+    assert "scale **paper**" in PAPER.summary() and "*lr 0.001* (Adam lr 0.001" in PAPER.summary()
+    assert "(69 runs)" in PAPER.summary()
 
 
 def test_paper_plan_labels_and_specs():
     plan = {s.name: s for s in PAPER.plan()}
-    assert list(plan) == ["3-TURN", "Full URN", "Arbitrary", "URN 8", "LSTM 8", "URN 16", "LSTM 16", "URN 32",
-                          "LSTM 32", "3-TURN, lr 0.001", "3-TURN, no state dropout"]
+    models = [
+        "3-TURN",
+        "Full URN",
+        "Arbitrary",
+        "URN 8",
+        "LSTM 8",
+        "URN 16",
+        "LSTM 16",
+        "URN 32",
+        "LSTM 32",
+        "3-TURN, no state dropout",
+    ]
+    assert list(plan) == [
+        f"{m}, {setting} seed {seed}"
+        for setting, ms in [("lr 0.01", models), ("lr 0.001", models), ("midpoint, lr 0.001", models[:3])]
+        for m in ms
+        for seed in (0, 1, 2)
+    ]
     assert PAPER.paper000_labels() == ["3-TURN", "Full URN", "Arbitrary"]
     assert PAPER.comparison_labels() == ["URN 8", "URN 16", "URN 32", "LSTM 8", "LSTM 16", "LSTM 32"]
-    assert PAPER.variant_labels() == ["3-TURN, lr 0.001", "3-TURN, no state dropout"]
-    turn = plan["3-TURN"].params
+    assert PAPER.variant_labels() == ["3-TURN, no state dropout"]
+    assert PAPER.full_settings() == ["lr 0.01", "lr 0.001"]
+    assert PAPER.setting_texts() == {"lr 0.01": "Adam lr 0.01, the walk generator, every model",
+                                     "lr 0.001": "Adam lr 0.001, the walk generator, every model",
+                                     "midpoint, lr 0.001": "Adam lr 0.001, the midpoint generator, "
+                                                           "paper 000's three models"}
+    turn = plan["3-TURN, lr 0.01 seed 0"].params
     assert turn["model"] == {"kind": "urn", "n": 50, "k": 3, "dropout": 0.05}
-    assert plan["Full URN"].params["model"] == {"kind": "urn", "n": 50, "k": None, "dropout": 0.05}
-    assert plan["Arbitrary"].params["model"] == {"kind": "arbitrary", "n": 50, "dropout": 0.05}
-    assert plan["LSTM 16"].params["model"] == {"kind": "lstm", "n": 16, "embedding_size": 12, "dropout": 0.05}
-    assert turn["task"] == {"n_pairs": 10, "train_size": 102400, "test_size": 5120, "train_max_depth": 3,
-                            "generator": "walk", "seed": 0}
-    assert turn["train"]["lr"] == 0.01 and plan["3-TURN, lr 0.001"].params["train"]["lr"] == 0.001
-    assert plan["3-TURN, lr 0.001"].params["model"] == turn["model"]
-    assert plan["3-TURN, no state dropout"].params["model"] == {**turn["model"], "state_dropout": False}
+    assert plan["Full URN, lr 0.01 seed 0"].params["model"] == {
+        "kind": "urn",
+        "n": 50,
+        "k": None,
+        "dropout": 0.05,
+    }
+    assert plan["Arbitrary, lr 0.01 seed 1"].params["model"] == {
+        "kind": "arbitrary",
+        "n": 50,
+        "dropout": 0.05,
+    }
+    assert plan["LSTM 16, lr 0.001 seed 2"].params["model"] == {
+        "kind": "lstm",
+        "n": 16,
+        "embedding_size": 12,
+        "dropout": 0.05,
+    }
+    assert turn["task"] == {
+        "n_pairs": 10,
+        "train_size": 102400,
+        "test_size": 5120,
+        "train_max_depth": 3,
+        "generator": "walk",
+        "seed": 0,
+    }
+    # a seed is the data seed and the training seed; a setting sets the learning rate and the generator
+    two = plan["3-TURN, lr 0.001 seed 2"].params
+    assert two["task"]["seed"] == two["train"]["seed"] == 2 and two["train"]["lr"] == 0.001
+    assert turn["train"]["lr"] == 0.01 and two["model"] == turn["model"]
+    mid = plan["3-TURN, midpoint, lr 0.001 seed 1"].params
+    assert mid["task"]["generator"] == "midpoint" and mid["train"]["lr"] == 0.001
+    assert plan["3-TURN, no state dropout, lr 0.01 seed 0"].params["model"] == {
+        **turn["model"],
+        "state_dropout": False,
+    }
     for spec in plan.values():
         assert spec.experiment == "dyck" and spec.train == "urnlib.experiments.dyck:train_run"
         assert {"train.loop", "data.dyck", "experiment.dyck"} < set(spec.components)
-    assert "model.arbitrary" in plan["Arbitrary"].components and "model.lstm" in plan["LSTM 8"].components
+    assert "model.arbitrary" in plan["Arbitrary, lr 0.01 seed 0"].components
+    assert "model.lstm" in plan["LSTM 8, lr 0.01 seed 0"].components
 
 
-def test_plan_has_the_committed_runs_parameters():
-    """The stored runs were made with these parameters (the training settings added since keep their
-    neutral values), so they can be restamped instead of retrained."""
-    from tools.restamp import params_difference
-
-    store = RunStore(PAPER.store_path())
-    for spec in PAPER.plan():
-        found = [store.read(f, weights=False) for f in (PAPER.store_path() / "dyck").glob("*")
-                 if f.name.rsplit("-", 1)[0] == spec.name]
-        assert found, f"no committed run {spec.name!r}"
-        assert any(params_difference(run.params, spec.params) == [] for run in found), spec.name
+def test_views_group_a_setting_by_model():
+    runs = {s.name: s for s in PAPER.plan()}  # any objects stand in for runs
+    views = PAPER.views(runs)
+    assert list(views) == ["lr 0.01", "lr 0.001", "midpoint, lr 0.001"]
+    assert list(views["midpoint, lr 0.001"]) == ["3-TURN", "Full URN", "Arbitrary"]
+    assert "3-TURN, no state dropout" in views["lr 0.001"]
+    assert views["lr 0.01"]["URN 8"].seeds == [0, 1, 2]
+    assert views["lr 0.01"]["URN 8"][2].name == "URN 8, lr 0.01 seed 2"
+    assert set(PAPER.data_tasks()) == {"walk", "midpoint"}
 
 
 def test_variants_off_and_other_choices():
-    config = experiment.Config.load("paper", variants=False, units_001=[4], models_001=["lstm", "arbitrary"],
-                                    truncation_k=2)
-    assert [s.name for s in config.plan()] == ["2-TURN", "Full URN", "Arbitrary", "LSTM 4", "Arbitrary 4"]
+    config = experiment.Config.load(
+        "paper", variants=False, units_001=[4], models_001=["lstm", "arbitrary"], truncation_k=2
+    )
+    assert [s.name for s in config.plan()][:15:3] == [
+        f"{m}, lr 0.01 seed 0" for m in ["2-TURN", "Full URN", "Arbitrary", "LSTM 4", "Arbitrary 4"]
+    ]
     assert config.variant_labels() == []
     assert config.overrides["variants"] == (True, False)
 
@@ -103,16 +153,25 @@ BAD = [
     ({"truncation_k": 0}, ["truncation_k", ">= 1"]),
     ({"units_000": 13}, ["units_000=13", "even"]),
     ({"epochs": 0}, ["epochs", ">= 1"]),
-    ({"lr": 0.0}, ["lr", "> 0"]),
+    ({"settings": {"a": {"lr": 0.0, "generator": "walk"}}}, ["settings['a'].lr", "> 0"]),
+    ({"settings": {"a": {"lr": 0.01, "generator": "zigzag"}}}, ["generator", "zigzag", "walk", "midpoint"]),
+    (
+        {"settings": {"a": {"lr": 0.01, "generator": "walk", "models": "some"}}},
+        ["models", "some", "all", "000"],
+    ),
+    ({"settings": {"a": {"lr": 0.01}}}, ["settings['a']", "lr, generator"]),
+    ({"settings": {"a": {"lr": 0.01, "generator": "walk", "epochs": 3}}}, ["settings['a']", "lr, generator"]),
+    ({"settings": {}}, ["settings", "non-empty mapping"]),
+    ({"settings": {"a seed 1": {"lr": 0.01, "generator": "walk"}}}, ["setting name", "seed"]),
+    ({"seeds": []}, ["seeds", "non-empty"]),
+    ({"seeds": [0, 0]}, ["seeds", "twice"]),
     ({"batch_size": -1}, ["batch_size"]),
-    ({"seed": -1}, ["seed", ">= 0"]),
-    ({"generator": "zigzag"}, ["generator", "zigzag", "walk", "midpoint"]),
+    ({"seeds": [-1]}, ["seeds", ">= 0"]),
     ({"train_max_depth": 11}, ["train_max_depth", "<= 10"]),
     ({"train_size": 4_000_000_000}, ["train_size", "<= 10000000"]),
     ({"test_size": 0}, ["test_size", ">= 1"]),
     ({"dropout": 1.0}, ["dropout", "<= 0.99"]),
     ({"variants": "yes"}, ["variants", "bool"]),
-    ({"variant_lr": 0.01}, ["variant_lr", "equals lr"]),
     ({"dropout": 0.0}, ["dropout=0", "variants=False"]),
     ({"min_bucket": 0}, ["min_bucket", ">= 1"]),
     ({"units_000": 4096}, ["GiB", "lower units_000 or units_001"]),
@@ -141,7 +200,7 @@ def test_dropout_zero_without_variants_is_fine():
 # data and evaluate_closing
 # --------------------------------------------------------------------------- #
 def task_with(**changes):
-    return replace(PAPER.task(), **changes)
+    return replace(PAPER.task(PAPER.settings_()["lr 0.01"], 0), **changes)
 
 
 def test_make_data_depths_and_attractors():
@@ -202,8 +261,23 @@ def test_evaluate_closing_by_attractors_and_in_batches(small_data):
 # --------------------------------------------------------------------------- #
 # a tiny round trip: train, store, reload, report
 # --------------------------------------------------------------------------- #
-TINY = experiment.Config.load("tiny", train_size=96, test_size=64, epochs=2, batch_size=48, units_000=4,
-                              truncation_k=1, units_001=[4], models_001=["urn", "lstm"], min_bucket=1)
+TINY = experiment.Config.load(
+    "tiny",
+    train_size=96,
+    test_size=64,
+    epochs=2,
+    batch_size=48,
+    units_000=4,
+    truncation_k=1,
+    units_001=[4],
+    models_001=["urn", "lstm"],
+    min_bucket=1,
+    seeds=[0, 1],
+    settings={
+        "a": {"lr": 0.01, "generator": "walk", "models": "all"},
+        "b": {"lr": 0.001, "generator": "midpoint", "models": "000"},
+    },
+)
 
 
 @pytest.fixture(scope="module")
@@ -226,14 +300,14 @@ def test_run_trains_and_records_history(tiny):
         assert run.final == {**run.history[-1], "n_params": run.final["n_params"]}
         assert (run.path / "weights.pt").is_file() and not run.stale
     # V = 12, n = 4: URN V n(n-1)/2 + (n+1) V = 72 + 60; LSTM (e = 12) 4 (n (n + e) + n) + V e + (n+1) V
-    assert runs["URN 4"].final["n_params"] == 132
-    assert runs["LSTM 4"].final["n_params"] == 4 * (4 * 16 + 4) + 12 * 12 + 5 * 12
+    assert runs["URN 4, a seed 0"].final["n_params"] == 132
+    assert runs["LSTM 4, a seed 1"].final["n_params"] == 4 * (4 * 16 + 4) + 12 * 12 + 5 * 12
 
 
 def test_stored_weights_reproduce_the_last_evaluation(tiny):
     _, runs = tiny
-    data = experiment.make_data(TINY.task())
     for run in runs.values():
+        data = experiment.make_data(experiment.DyckTask(**run.params["task"]))
         model = report.rebuild_model(run)
         assert not model.training and count_parameters(model) == run.final["n_params"]
         out = experiment.evaluate_closing(model, data)
@@ -253,38 +327,77 @@ def test_second_call_loads_and_a_changed_parameter_trains(tiny, monkeypatch):
     assert {lab: os.stat(r.path / "record.json").st_mtime_ns for lab, r in again.items()} == before
     assert all(again[lab].history == json.loads(json.dumps(runs[lab].history)) for lab in runs)
     with pytest.raises(AssertionError, match="trained again"):
-        experiment.run(replace(TINY, lr=0.02, mode="train"), store=store)
+        experiment.run(
+            replace(TINY, settings={"a": {"lr": 0.02, "generator": "walk"}}, mode="train"), store=store
+        )
 
 
 def test_report_on_tiny_runs(tiny):
+    from urnlib.reports import dyck_claims
+
     _, runs = tiny
-    claims = report.claims(runs, turn=TINY.turn, units=TINY.units_001, lstm_embedding=TINY.lstm_embedding,
-                           min_total=1, variants=TINY.variant_labels())
+    views = TINY.views(runs)
+    full = {name: views[name] for name in TINY.full_settings()}
+    claims = dyck_claims.chapter_claims(
+        views,
+        turn=TINY.turn,
+        units=TINY.units_001,
+        min_total=1,
+        variants=TINY.variant_labels(),
+        lstm_embedding=TINY.lstm_embedding,
+    )
     assert all(isinstance(c, Claim) and c.verdict in VERDICTS and c.chapter == "dyck" for c in claims)
+    assert all(c.seeds == 2 for c in claims if c.source != "paper 001 Table 2")
+    assert {c.statement.split("]")[0] for c in claims[:-1]} == {"[a", "[b"}
     variant_claims = [c for c in claims if c.source == "paper 000 Fig. 3 (our variant)"]
-    assert [c.statement.split(":")[0] for c in variant_claims] == TINY.variant_labels()
+    assert [c.statement.split("] ")[1].split(":")[0] for c in variant_claims] == TINY.variant_labels()
     table2 = [c for c in claims if c.source == "paper 001 Table 2"]
     assert len(table2) == 1 and table2[0].verdict == "reproduced"
-    ablation = report.ablation_table(runs, TINY.turn, TINY.variant_labels(), 1)
-    assert list(ablation["model"]) == [f"{TINY.turn} (papers' setting)", *TINY.variant_labels()]
-    assert len(report.ablation_table(runs, TINY.turn, [], 1)) == 1
-    t4, rows = report.table4(runs[TINY.turn])
+    ablation = report.ablation_table(full, TINY.turn, TINY.variant_labels(), 1)
+    assert list(ablation["model"]) == [TINY.turn, *TINY.variant_labels()]
+    assert len(report.ablation_table(full, TINY.turn, [], 1)) == 1
+    t4, rows = report.table4(views["a"][TINY.turn][0])
     assert len(t4) == len(rows) == 15
-    assert report.table3(runs[TINY.turn]).shape[0] >= 1
-    losses = report.validation_loss_table(runs, TINY.paper000_labels())
-    assert list(losses["model"]) == TINY.paper000_labels()
-    text = report.attractor_summary(runs, TINY.paper000_labels(), 1)
+    t4s = report.table4_seeds(full, TINY.turn)
+    assert list(t4s.columns) == ["symbol", "effect (paper)", "a"] and t4s["a"].str.contains("2 seeds").all()
+    assert report.table3(views["b"][TINY.turn][1]).shape[0] >= 1
+    losses = report.validation_loss_table(views, TINY.paper000_labels())
+    assert list(losses["model"]) == TINY.paper000_labels() * 2
+    text = report.attractor_summary(views["a"], TINY.paper000_labels(), 1)
     assert all(label in text for label in TINY.paper000_labels())
-    for fig in (report.figure_accuracy_by_attractors(runs, TINY.paper000_labels()),
-                report.figure_ablations(runs, TINY.turn, TINY.variant_labels()),
-                report.figure_ablations(runs, TINY.turn, []),
-                report.figure_paper001(runs, TINY.units_001),
-                report.figure_signatures(runs[TINY.turn], TINY.turn)):
+    for fig in (
+        report.figure_accuracy_by_attractors(views, TINY.paper000_labels()),
+        report.figure_ablations(full, TINY.turn, TINY.variant_labels()),
+        report.figure_ablations(full, TINY.turn, []),
+        report.figure_paper001(views["a"], TINY.units_001),
+        report.figure_signatures(views["a"][TINY.turn][0], TINY.turn),
+    ):
         assert fig.axes
-    summary = report.data_summary(experiment.make_data(TINY.task()))
+    summary = report.data_summary(experiment.make_data(TINY.data_tasks()["walk"]))
     assert summary.loc["training strings"].sum() == TINY.train_size
     assert summary.loc["test strings"].sum() == TINY.test_size
     assert summary.loc["training strings"][4:].sum() == 0  # depth <= 3
+
+
+def test_attractor_accuracy_is_read_at_the_best_epoch():
+    from urnlib.seeds import Seeds
+
+    class R:
+        def __init__(self, rows):
+            self.history = rows
+
+        def column(self, key):
+            return [r[key] for r in self.history]
+
+    def rows(good):
+        return [
+            {"test_loss": 2.0, "attr_correct": [1, 0], "attr_total": [2, 2]},
+            {"test_loss": 1.0, "attr_correct": [2, good], "attr_total": [2, 2]},
+            {"test_loss": 1.5, "attr_correct": [0, 0], "attr_total": [2, 2]},
+        ]
+    s = report.attractor_accuracy(Seeds("m", [R(rows(2)), R(rows(0))], [0, 1]))
+    assert list(s["accuracy"]) == [1.0, 0.5]  # epoch 2 of each seed (lowest test loss), not the last epoch
+    assert s["high"][1] - 0.5 == pytest.approx(2**0.5 / 2)  # sd of (1.0, 0.0)
 
 
 def test_table2_matches_the_paper():
@@ -297,8 +410,14 @@ def test_panels_figure_draws_one_legend_and_reference_lines():
     import matplotlib.pyplot as plt
 
     series = {"URN 4": ([1, 2], [0.5, 0.4]), "LSTM 4": ([1, 2], [0.6, 0.3])}
-    fig = panels_figure([{"series": series, "xlabel": "x", "ylabel": "y", "hline": 0.8},
-                         {"series": series, "xlabel": "x", "ylabel": "y", "invert_x": True}], rows=1, cols=2)
+    fig = panels_figure(
+        [
+            {"series": series, "xlabel": "x", "ylabel": "y", "hline": 0.8},
+            {"series": series, "xlabel": "x", "ylabel": "y", "invert_x": True},
+        ],
+        rows=1,
+        cols=2,
+    )
     a, b = fig.axes[:2]
     assert len(a.lines) == 3 and len(b.lines) == 2  # two curves and the reference line
     assert b.xaxis_inverted()
@@ -326,13 +445,17 @@ def test_paper_config_loads_the_committed_runs_without_training(cwd, tmp_path, m
 
 
 def test_report_does_not_import_the_experiments():
-    code = ("import sys, urnlib.reports.dyck; "
-            "print([m for m in sys.modules if m.startswith('urnlib.experiments')])")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(REPO),
-                         check=True)
+    code = (
+        "import sys, urnlib.reports.dyck; "
+        "print([m for m in sys.modules if m.startswith('urnlib.experiments')])"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=str(REPO), check=True
+    )
     assert out.stdout.strip() == "[]"
 
 
 def test_task_round_trips_through_stored_params():
-    assert experiment.DyckTask(**asdict(PAPER.task())) == PAPER.task()
+    task = PAPER.task(PAPER.settings_()["midpoint, lr 0.001"], 2)
+    assert experiment.DyckTask(**asdict(task)) == task
     assert str(Path(PAPER.store_path())).endswith("notebooks/results")

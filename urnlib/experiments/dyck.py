@@ -9,11 +9,12 @@ The chapter's protocol, callable without a notebook::
     runs = dyck.run(dyck.Config.paper())   # the stored runs, by label; never trains
 
 :class:`Config` holds the parameters of ``notebooks/params/dyck.<scale>.yaml``; :meth:`Config.plan` expands
-them to one :class:`~urnlib.results.RunSpec` per model: paper 000's k-TURN, Full URN and arbitrary-embedding
-RNN, paper 001's comparison (each kind of ``models_001`` at each size of ``units_001``), and, with
-``variants``, two variants of the k-TURN that are not in the papers (the learning rate of the authors'
-code; no dropout on the state). :func:`train_run` trains one run (a module-level function, so that any
-worker process can run it).
+them to one :class:`~urnlib.results.RunSpec` per model, setting and seed: paper 000's k-TURN, Full URN and
+arbitrary-embedding RNN, paper 001's comparison (each kind of ``models_001`` at each size of ``units_001``)
+and, with ``variants``, the k-TURN without state dropout (not in the papers), under each training setting
+(``settings``: the papers' printed learning rate, the authors' code's, the authors' generator) and each seed
+of ``seeds``. :meth:`Config.view` gives one setting's runs as ``{model: Seeds}``. :func:`train_run` trains
+one run (a module-level function, so that any worker process can run it).
 """
 
 from __future__ import annotations
@@ -31,10 +32,11 @@ from urnlib.languages import dyck
 from urnlib.models.registry import build_trained, component_of, parse_spec
 from urnlib.params import ParameterError, check_list, check_bool, check_choice, check_float, check_int
 from urnlib.results import Run, RunSpec, Trained
+from urnlib.seeds import Seeds, by_label, check_seeds, seed_name
 from urnlib.tokens import TokenData
 from urnlib.train import TrainConfig
 
-__all__ = ["Config", "DyckTask", "DyckData", "make_data", "evaluate_closing", "train_run", "run",
+__all__ = ["Config", "Setting", "DyckTask", "DyckData", "make_data", "evaluate_closing", "train_run", "run",
            "rebuild_model", "EXPERIMENT", "COMPARISON_KINDS"]
 
 EXPERIMENT = "dyck"
@@ -73,34 +75,60 @@ class DyckTask:
         check_int("seed", self.seed, minimum=0)
 
 
+#: the model families a setting trains: every model, or paper 000's three
+SETTING_MODELS = ("all", "000")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One training setting of the chapter: a learning rate and a data generator, applied to every model
+    (``models: all``) or to paper 000's three (``models: "000"``)."""
+
+    name: str
+    lr: float
+    generator: str
+    models: str = "all"
+
+    def __post_init__(self):
+        where = f"settings[{self.name!r}]"
+        if not self.name or not isinstance(self.name, str) or " seed " in f" {self.name} ":
+            raise ParameterError(f"settings: {self.name!r} is not a usable setting name "
+                                 "(text, without 'seed')")
+        check_float(f"{where}.lr", self.lr, minimum=0.0, strict_min=True)
+        check_choice(f"{where}.generator", self.generator, list(dyck.GENERATORS))
+        check_choice(f"{where}.models", self.models, list(SETTING_MODELS))
+
+
 @dataclass(kw_only=True)
 class Config(ChapterConfig):
     """The chapter's parameters (``notebooks/params/dyck.<scale>.yaml`` says where each value comes from).
 
     Args:
-        seed: one seed for data, initialisation, data order and dropout masks.
-        n_pairs, train_size, test_size, train_max_depth, generator: the data (:class:`DyckTask`).
-        epochs, batch_size, lr: training (Adam).
+        seeds: the seeds of every model; one seed fixes a run's data, initialisation, data order and dropout
+            masks.
+        n_pairs, train_size, test_size, train_max_depth: the data (:class:`DyckTask`).
+        settings: ``{name: {lr, generator, models}}``: every model (``models: all``) or paper 000's three
+            (``models: "000"``) is trained under each setting (Adam's learning rate, the string generator).
+        epochs, batch_size: training.
         dropout: dropout rate of every model.
         units_000, truncation_k: size of paper 000's models, and the k of its k-TURN.
         units_001, models_001: sizes and kinds (``urn``, ``lstm``, ``arbitrary``) of paper 001's comparison.
         lstm_embedding: the LSTM's embedding size.
-        variants: also the two k-TURN variants (learning rate ``variant_lr``; no state dropout).
-        variant_lr: learning rate of the first variant.
-        min_bucket: attractor counts with fewer scored test predictions are left out of the claims.
+        variants: also the k-TURN without dropout on its state, in every setting of all models.
+        min_bucket: attractor counts with fewer scored test predictions (on any seed) are left out of the
+            claims.
     """
 
     CHAPTER = "dyck"
 
-    seed: int
+    seeds: list
     n_pairs: int
     train_size: int
     test_size: int
     train_max_depth: int
-    generator: str
+    settings: dict
     epochs: int
     batch_size: int
-    lr: float
     dropout: float
     units_000: int
     truncation_k: int
@@ -108,40 +136,52 @@ class Config(ChapterConfig):
     models_001: list
     lstm_embedding: int
     variants: bool
-    variant_lr: float
     min_bucket: int
 
     def validate(self) -> None:
-        self.task()
+        check_seeds(self.seeds)
+        self.settings_()
+        for seed in self.seeds:
+            for setting in self.settings_().values():
+                self.task(setting, seed)
         check_int("epochs", self.epochs, minimum=1, maximum=100_000)
         check_int("batch_size", self.batch_size, minimum=1, maximum=1_000_000)
-        self.train_config()
         check_float("dropout", self.dropout, minimum=0.0, maximum=0.99)
         check_int("units_000", self.units_000, minimum=2, maximum=MAX_UNITS)
         check_int("truncation_k", self.truncation_k, minimum=1)
         check_int("lstm_embedding", self.lstm_embedding, minimum=1, maximum=MAX_UNITS)
         check_bool("variants", self.variants)
-        check_float("variant_lr", self.variant_lr, minimum=0.0, strict_min=True)
         check_int("min_bucket", self.min_bucket, minimum=1)
         check_list("units_001", self.units_001, example="[8, 16, 32]",
                    each=lambda name, n: check_int(name, n, minimum=1, maximum=MAX_UNITS))
         check_list("models_001", self.models_001, example=f"{list(COMPARISON_KINDS)}",
                    each=lambda name, kind: check_choice(name, kind, list(COMPARISON_KINDS)))
-        if self.variants and self.variant_lr == self.lr:
-            raise ParameterError(f"variant_lr={self.variant_lr} equals lr: the '{self.turn}, lr ...' variant "
-                                 "would repeat the k-TURN; choose another variant_lr or set variants=False")
         if self.variants and self.dropout == 0:
             raise ParameterError(f"dropout=0 with variants=True: the '{self.turn}, no state dropout' variant "
                                  "would repeat the k-TURN; set variants=False")
         self.models()  # every model spec through the registry's grammar and checks
 
     # ------------------------------------------------------------------ what is run
-    def task(self) -> DyckTask:
-        return DyckTask(self.n_pairs, self.train_size, self.test_size, self.train_max_depth, self.generator,
-                        self.seed)
+    def settings_(self) -> dict[str, Setting]:
+        """The settings, checked: ``{name: Setting}``."""
+        example = "{'lr 0.01': {'lr': 0.01, 'generator': 'walk', 'models': 'all'}}"
+        if not isinstance(self.settings, dict) or not self.settings:
+            raise ParameterError(f"settings={self.settings!r} must be a non-empty mapping, e.g. {example}")
+        out = {}
+        for name, values in self.settings.items():
+            if not isinstance(values, dict) or not {"lr", "generator"} <= set(values) \
+                    or set(values) - {"lr", "generator", "models"}:
+                raise ParameterError(f"settings[{name!r}]={values!r} must give lr, generator and optionally "
+                                     f"models, e.g. {example}")
+            out[name] = Setting(name, **values)
+        return out
 
-    def train_config(self, lr: float | None = None) -> TrainConfig:
-        return TrainConfig(self.epochs, self.batch_size, self.lr if lr is None else lr, self.seed)
+    def task(self, setting: Setting, seed: int) -> DyckTask:
+        return DyckTask(self.n_pairs, self.train_size, self.test_size, self.train_max_depth,
+                        setting.generator, seed)
+
+    def train_config(self, setting: Setting, seed: int) -> TrainConfig:
+        return TrainConfig(self.epochs, self.batch_size, setting.lr, seed)
 
     @property
     def turn(self) -> str:
@@ -158,25 +198,24 @@ class Config(ChapterConfig):
                 for n in self.units_001]
 
     def variant_labels(self) -> list[str]:
-        """The k-TURN variants (empty when ``variants`` is off)."""
-        if not self.variants:
-            return []
-        return [f"{self.turn}, lr {self.variant_lr}", f"{self.turn}, no state dropout"]
+        """The k-TURN variant (empty when ``variants`` is off)."""
+        return [f"{self.turn}, no state dropout"] if self.variants else []
 
-    def models(self) -> dict[str, tuple[dict[str, Any], float]]:
-        """``{label: (model spec, learning rate)}`` of every run, each spec read by the model registry."""
+    def models(self, setting: Setting | None = None) -> dict[str, dict[str, Any]]:
+        """``{label: model spec}`` of the models ``setting`` trains (default: every model), each spec read by
+        the model registry."""
         n, k = self.units_000, self.truncation_k
-        out = {self.turn: (self._spec(f"urn {n} k{k}", f"units_000={n}, truncation_k={k}"), self.lr),
-               "Full URN": (self._spec(f"urn {n}", f"units_000={n}"), self.lr),
-               "Arbitrary": (self._spec(f"arbitrary {n}", f"units_000={n}"), self.lr)}
+        out = {self.turn: self._spec(f"urn {n} k{k}", f"units_000={n}, truncation_k={k}"),
+               "Full URN": self._spec(f"urn {n}", f"units_000={n}"),
+               "Arbitrary": self._spec(f"arbitrary {n}", f"units_000={n}")}
+        if setting is not None and setting.models == "000":
+            return out
         for n in self.units_001:
             for kind in self.models_001:
                 text = f"lstm {n} e{self.lstm_embedding}" if kind == "lstm" else f"{kind} {n}"
-                out[f"{COMPARISON_KINDS[kind]} {n}"] = (self._spec(text, f"units_001 contains {n}"), self.lr)
-        if self.variants:
-            lr_label, state_label = self.variant_labels()
-            out[lr_label] = (out[self.turn][0], self.variant_lr)
-            out[state_label] = ({**out[self.turn][0], "state_dropout": False}, self.lr)
+                out[f"{COMPARISON_KINDS[kind]} {n}"] = self._spec(text, f"units_001 contains {n}")
+        for label in self.variant_labels():
+            out[label] = {**out[self.turn], "state_dropout": False}
         return out
 
     def _spec(self, text: str, source: str) -> dict[str, Any]:
@@ -187,17 +226,47 @@ class Config(ChapterConfig):
         return {**spec, "dropout": self.dropout}
 
     def plan(self) -> list[RunSpec]:
-        """Every run of the chapter: paper 000's three models, paper 001's comparison, the variants."""
-        task = asdict(self.task())
-        return [RunSpec(EXPERIMENT, label,
-                        {"task": task, "model": model, "train": asdict(self.train_config(lr))},
+        """Every run of the chapter: each setting's models, once per seed, named
+        ``"<model>, <setting> seed <s>"``."""
+        return [RunSpec(EXPERIMENT, seed_name(f"{label}, {setting.name}", seed),
+                        {"task": asdict(self.task(setting, seed)), "model": model,
+                         "train": asdict(self.train_config(setting, seed))},
                         (*COMPONENTS, component_of(model)), f"{__name__}:train_run")
-                for label, (model, lr) in self.models().items()]
+                for setting in self.settings_().values() for label, model in self.models(setting).items()
+                for seed in self.seeds]
+
+    def views(self, runs: dict[str, Run]) -> dict[str, dict[str, Seeds]]:
+        """``{setting: {model label: Seeds}}`` of every setting."""
+        return {name: self.view(runs, name) for name in self.settings_()}
+
+    def setting_texts(self) -> dict[str, str]:
+        """``{setting: what it trains}``, in words (for the verdicts by setting)."""
+        return {name: f"Adam lr {s.lr:g}, the {s.generator} generator, "
+                      + ("every model" if s.models == "all" else "paper 000's three models")
+                for name, s in self.settings_().items()}
+
+    def full_settings(self) -> list[str]:
+        """The settings that train every model (paper 001's comparison and the variants included)."""
+        return [name for name, s in self.settings_().items() if s.models == "all"]
+
+    def data_tasks(self) -> dict[str, DyckTask]:
+        """The data of the first seed under each generator the settings use: ``{generator: task}``."""
+        return {s.generator: self.task(s, self.seeds[0]) for s in self.settings_().values()}
+
+    def view(self, runs: dict[str, Run], setting: str) -> dict[str, Seeds]:
+        """The runs of one setting, ``{model label: Seeds}`` (labels as in :meth:`models`)."""
+        suffix = f", {setting}"
+        grouped = by_label(runs)
+        return {label[: -len(suffix)]: seeds for label, seeds in grouped.items() if label.endswith(suffix)}
 
     def summary(self) -> str:
+        settings = "; ".join(f"*{s.name}* (Adam lr {s.lr}, {s.generator} generator, "
+                             + ("all models" if s.models == "all" else "paper 000's models") + ")"
+                             for s in self.settings_().values())
         return (f"Built at {self.describe()}: {self.train_size:,} training strings of {self.n_pairs} bracket "
                 f"pairs (depth <= {self.train_max_depth}), {self.test_size:,} test strings of any depth, "
-                f"{self.epochs} epochs; models: " + "; ".join(s.name for s in self.plan()) + ".")
+                f"{self.epochs} epochs, seeds {list(self.seeds)}; settings: {settings}; models: "
+                + ", ".join(self.models()) + f" ({len(self.plan())} runs).")
 
     # ------------------------------------------------------------------ resources
     def memory_estimate(self) -> dict[str, tuple[float, str]]:

@@ -1,7 +1,10 @@
 """Figures, tables and claims of the Dyck chapter, drawn from stored runs.
 
 Paper 000: Fig. 3 (accuracy by attractors), validation losses, Table 3 (plane similarity),
-Table 4 (effects and signatures). Paper 001: Fig. 3a-d and Table 2. The paper's numbers are
+Table 4 (effects and signatures). Paper 001: Fig. 3a-d and Table 2. Functions take one setting's runs as
+``{model label: Seeds}`` (:meth:`urnlib.experiments.dyck.Config.view`), or ``{setting: that}``; figures draw
+the mean over seeds with ± one standard deviation, at each run's best validation epoch. The claims are in
+:mod:`urnlib.reports.dyck_claims`. The paper's numbers are
 constants here, each with its source; ours always come from the runs (models are rebuilt from a run's
 stored spec and weights through :func:`urnlib.models.build_model`). All drawing is in :mod:`urnlib.plots`.
 """
@@ -13,15 +16,14 @@ import pandas as pd
 import torch
 
 from urnlib import analysis
-from urnlib.claims import Claim, claim
 from urnlib.languages.dyck import PAIRS, DyckVocab, depth
-from urnlib.metrics import accuracy_by_count, max_error_rate
+from urnlib.metrics import accuracy_by_count, accuracy_by_count_seeds, max_error_rate
 from urnlib.models import build_model, count_parameters
 from urnlib.models.registry import build_trained
-from urnlib.plots.curves import accuracy_by_count_figure, panels_figure
+from urnlib.plots.curves import accuracy_by_count_figure, panel_grid, panels_figure
 from urnlib.plots.dials import signature_table_figure
-from urnlib.reports.common import largest_rise, share_lower_at_matched_x
 from urnlib.results import Run
+from urnlib.seeds import Seeds, Stat, stack_curves
 
 CHAPTER = "dyck"
 
@@ -69,10 +71,24 @@ def paper_table3() -> pd.DataFrame:
                         columns=[f"[ plane {j + 1}" for j in range(3)])
 
 
-def attractor_accuracy(run: Run, epoch: int = -1, min_total: int = 1) -> dict[str, np.ndarray]:
-    """Accuracy by number of attractors (with Wilson intervals) at one epoch (default: the last)."""
-    row = run.history[epoch]
+def best_row(run: Run) -> dict:
+    """The history row of the run's best validation epoch (lowest test loss): what the figures and claims
+    compare (a run may be past its best at its last epoch)."""
+    losses = run.column("test_loss")
+    return run.history[int(np.argmin(losses))]
+
+
+def run_accuracy(run: Run, min_total: int = 1, row: dict | None = None) -> dict[str, np.ndarray]:
+    """Accuracy by number of attractors of one run (Wilson intervals) at its best epoch (or ``row``)."""
+    row = best_row(run) if row is None else row
     return accuracy_by_count(row["attr_correct"], row["attr_total"], min_total)
+
+
+def attractor_accuracy(seeds: Seeds, min_total: int = 1) -> dict[str, np.ndarray]:
+    """Accuracy by number of attractors over seeds at each run's best epoch: the mean with mean ± sd
+    (:func:`urnlib.metrics.accuracy_by_count_seeds`; buckets every seed fills with ``min_total``)."""
+    rows = [best_row(run) for run in seeds]
+    return accuracy_by_count_seeds([(r["attr_correct"], r["attr_total"]) for r in rows], min_total)
 
 
 def max_error_per_epoch(run: Run, min_total: int = 1) -> np.ndarray:
@@ -80,24 +96,38 @@ def max_error_per_epoch(run: Run, min_total: int = 1) -> np.ndarray:
     return np.array([max_error_rate(r["attr_correct"], r["attr_total"], min_total) for r in run.history])
 
 
-def figure_accuracy_by_attractors(runs: dict[str, Run], labels: list[str], min_total: int = 1):
-    """Paper 000 Fig. 3: closing-bracket accuracy by attractors, 50-unit models."""
-    series = {label: attractor_accuracy(runs[label], min_total=min_total) for label in labels}
-    return accuracy_by_count_figure(series, baseline=MAJORITY_ACCURACY, baseline_label="majority class (20%)",
-                                    title="Accuracy of closing-bracket prediction by number of attractors")
+def _band(seeds: Seeds, curve) -> tuple:
+    """``(epochs, mean, low, high)`` of a per-epoch curve over seeds."""
+    mean, low, high = stack_curves([curve(run) for run in seeds])
+    return np.arange(1, len(mean) + 1), mean, low, high
 
 
-def attractor_summary(runs: dict[str, Run], labels: list[str], min_total: int) -> str:
-    """One sentence (Markdown) on the last epoch's accuracy by attractors of ``labels``: overall
-    closing-bracket accuracy and the weakest bucket among those with at least ``min_total`` predictions."""
+def _title(setting: str) -> str:
+    return f"setting: {setting}"
+
+
+def figure_accuracy_by_attractors(views: dict[str, dict[str, Seeds]], labels: list[str], min_total: int = 1):
+    """Paper 000 Fig. 3: closing-bracket accuracy by attractors of the 50-unit models, one panel per setting
+    (mean over seeds, bars: ± one standard deviation), at each run's best epoch."""
+    fig, axes = panel_grid(1, len(views), width=4.2 * len(views) + 1, height=4.2)
+    for ax, (setting, view) in zip(np.ravel(axes), views.items()):
+        series = {label: attractor_accuracy(view[label], min_total) for label in labels if label in view}
+        accuracy_by_count_figure(series, baseline=MAJORITY_ACCURACY, baseline_label="majority class (20%)",
+                                 title=_title(setting), ax=ax)
+    return fig
+
+
+def attractor_summary(view: dict[str, Seeds], labels: list[str], min_total: int) -> str:
+    """One sentence (Markdown) on the accuracy by attractors of ``labels`` at the best epoch over seeds:
+    overall closing-bracket accuracy and the weakest bucket every seed fills with ``min_total``."""
     parts = []
     for label in labels:
-        s = attractor_accuracy(runs[label], min_total=min_total)
+        s = attractor_accuracy(view[label], min_total)
+        overall = Stat.of(best_row(run)["closing_accuracy"] for run in view[label])
         worst = int(np.argmin(s["accuracy"]))
-        parts.append(f"{label} {runs[label].final['closing_accuracy']:.3f} overall, lowest "
-                     f"{s['accuracy'][worst]:.3f} (at {int(s['count'][worst])} attractors)")
-    return ("After the last epoch, closing-bracket accuracy of our runs (attractor counts with at least "
-            f"{min_total} scored predictions): " + "; ".join(parts) + ".")
+        parts.append(f"{label} {overall.text()} overall, lowest {s['accuracy'][worst]:.3f} "
+                     f"(at {int(s['count'][worst])} attractors)")
+    return "; ".join(parts)
 
 
 def figure_signatures(run: Run, label: str):
@@ -106,49 +136,60 @@ def figure_signatures(run: Run, label: str):
     return signature_table_figure(dial_rows, title=f"{label}: average effect and signature")
 
 
-def figure_ablations(runs: dict[str, Run], turn: str, variants: list[str], min_total: int = 1):
-    """The chapter's k-TURN next to its variants (authors' code learning rate; no state dropout).
+def figure_ablations(views: dict[str, dict[str, Seeds]], turn: str, variants: list[str], min_total: int = 1):
+    """The chapter's k-TURN next to its variants (no state dropout), one panel per setting, over seeds.
 
     Args:
         turn: the k-TURN's label; variants: the variants' labels (empty: the k-TURN alone, a figure that
             says the variants were not trained).
     """
-    series = {f"{turn} (papers' setting)": attractor_accuracy(runs[turn], min_total=min_total)}
-    series |= {label: attractor_accuracy(runs[label], min_total=min_total) for label in variants}
-    title = (f"{turn} and {len(variants)} variants: accuracy by number of attractors" if variants
-             else f"{turn}: accuracy by number of attractors (variants not trained: variants=False)")
-    return accuracy_by_count_figure(series, baseline=MAJORITY_ACCURACY, baseline_label="majority class (20%)",
-                                    title=title)
+    fig, axes = panel_grid(1, len(views), width=4.2 * len(views) + 1, height=4.2)
+    for ax, (setting, view) in zip(np.ravel(axes), views.items()):
+        series = {label: attractor_accuracy(view[label], min_total) for label in [turn, *variants]}
+        title = _title(setting) + ("" if variants else " (variants not trained: variants=False)")
+        accuracy_by_count_figure(series, baseline=MAJORITY_ACCURACY, baseline_label="majority class (20%)",
+                                 title=title, ax=ax)
+    return fig
 
 
-def _effects(run: Run) -> dict[str, float]:
+def effects(run: Run) -> dict[str, float]:
+    """Mean effect of the single brackets and of the matching pairs (Table 4) of one run."""
     t4, _ = table4(run)
     return {"mean single-bracket effect": float(t4["effect (ours)"][:10].mean()),
             "mean matching-pair effect": float(t4["effect (ours)"][10:].mean())}
 
 
-def ablation_table(runs: dict[str, Run], turn: str, variants: list[str], min_total: int) -> pd.DataFrame:
-    """Final test loss, closing-bracket accuracy, worst attractor bucket (among those with at least
-    ``min_total`` predictions) and mean effects (Table 4) of the k-TURN and its variants."""
+def ablation_table(views: dict[str, dict[str, Seeds]], turn: str, variants: list[str],
+                   min_total: int) -> pd.DataFrame:
+    """Per setting, the k-TURN and its variants at their best epochs, mean ± sd over seeds: test loss,
+    closing-bracket accuracy, the worst attractor bucket, and the mean effects (Table 4)."""
     rows = []
-    for label, run in {f"{turn} (papers' setting)": runs[turn], **{v: runs[v] for v in variants}}.items():
-        s = attractor_accuracy(run, min_total=min_total)
-        rows.append({"model": label, "test loss": run.final["test_loss"],
-                     "closing accuracy": run.final["closing_accuracy"],
-                     "worst bucket accuracy": float(s["accuracy"].min()),
-                     "at attractors": int(s["count"][np.argmin(s["accuracy"])]),
-                     **_effects(run)})
+    for setting, view in views.items():
+        for label in [turn, *variants]:
+            if label not in view:
+                continue
+            seeds = view[label]
+            acc = attractor_accuracy(seeds, min_total)
+            eff = seeds.each(effects)
+            rows.append({"setting": setting, "model": label, "seeds": len(seeds),
+                         "test loss": seeds.best("test_loss").text(4),
+                         "closing accuracy": Stat.of(best_row(r)["closing_accuracy"] for r in seeds).text(),
+                         "worst bucket accuracy": f"{acc['accuracy'].min():.3f} "
+                                                  f"(at {int(acc['count'][np.argmin(acc['accuracy'])])})",
+                         **{k: Stat.of(e[k] for e in eff).text(3) for k in eff[0]}})
     return pd.DataFrame(rows)
 
 
-def validation_loss_table(runs: dict[str, Run], labels: list[str]) -> pd.DataFrame:
-    """Final test ("validation") loss per model, next to paper 000's where it reports one."""
-    return pd.DataFrame({
-        "model": labels,
-        "paper 000": [PAPER_VAL_LOSS.get(lab, np.nan) for lab in labels],
-        "ours (final epoch)": [runs[lab].final["test_loss"] for lab in labels],
-        "ours (best epoch)": [min(runs[lab].column("test_loss")) for lab in labels],
-    })
+def validation_loss_table(views: dict[str, dict[str, Seeds]], labels: list[str]) -> pd.DataFrame:
+    """Test ("validation") loss per model and setting, mean ± sd over seeds, next to paper 000's."""
+    rows = []
+    for setting, view in views.items():
+        for lab in labels:
+            if lab in view:
+                rows.append({"model": lab, "setting": setting, "paper 000": PAPER_VAL_LOSS.get(lab, "-"),
+                             "ours (best epoch)": view[lab].best("test_loss").text(4),
+                             "ours (last epoch)": view[lab].final("test_loss").text(4)})
+    return pd.DataFrame(rows)
 
 
 def embeddings(run: Run) -> dict[str, np.ndarray]:
@@ -179,6 +220,21 @@ def table4(run: Run) -> tuple[pd.DataFrame, list]:
     return pd.DataFrame(rows), dial_rows
 
 
+def table4_seeds(views: dict[str, dict[str, Seeds]], turn: str) -> pd.DataFrame:
+    """Paper 000 Table 4 over seeds: each symbol's effect in the paper and, per setting, mean ± sd over the
+    k-TURN's seeds."""
+    out = None
+    for setting, view in views.items():
+        if turn not in view:
+            continue
+        tables = view[turn].each(lambda run: table4(run)[0])
+        if out is None:
+            out = tables[0][["symbol", "effect (paper)"]].copy()
+        effects_ = np.array([t["effect (ours)"].to_numpy() for t in tables])
+        out[f"{setting}"] = [Stat.of(col).text(3) for col in effects_.T]
+    return out
+
+
 def table3(run: Run, a: str = "(", b: str = "[") -> pd.DataFrame:
     """Paper 000 Table 3: similarity of every rotation plane of ``a`` with every one of ``b``."""
     Q = embeddings(run)
@@ -187,27 +243,33 @@ def table3(run: Run, a: str = "(", b: str = "[") -> pd.DataFrame:
                         columns=[f"{b} {np.degrees(x):.0f}°" for x in ang_b])
 
 
-def comparison_labels(runs: dict[str, Run], units: list[int]) -> list[str]:
-    """Labels of the paper 001 comparison present in ``runs``, family by family (URN, LSTM, Arbitrary)."""
-    return [f"{fam} {n}" for fam in ("URN", "LSTM", "Arbitrary") for n in units if f"{fam} {n}" in runs]
+def comparison_labels(view: dict[str, Seeds], units: list[int]) -> list[str]:
+    """Labels of the paper 001 comparison present in ``view``, family by family (URN, LSTM, Arbitrary)."""
+    return [f"{fam} {n}" for fam in ("URN", "LSTM", "Arbitrary") for n in units if f"{fam} {n}" in view]
 
 
-def figure_paper001(runs: dict[str, Run], units: list[int], min_total: int = 1):
-    """Paper 001 Fig. 3a-d for the compared models (paper: URN and LSTM) at each size."""
-    labels = comparison_labels(runs, units)
-    max_error = {lab: max_error_per_epoch(runs[lab], min_total) for lab in labels}
-    by_count = {lab: attractor_accuracy(runs[lab], min_total=min_total) for lab in labels}
+def figure_paper001(view: dict[str, Seeds], units: list[int], min_total: int = 1):
+    """Paper 001 Fig. 3a-d for the compared models (paper: URN and LSTM) at each size, in one setting: means
+    over seeds, bands ± one standard deviation."""
+    labels = comparison_labels(view, units)
+    max_err = {lab: (lambda run: max_error_per_epoch(run, min_total)) for lab in labels}
+    by_count = {lab: attractor_accuracy(view[lab], min_total) for lab in labels}
+    by_loss = {}
+    for lab in labels:  # (d): the mean over seeds of max error against the mean training loss, epoch by epoch
+        epochs, err, _, _ = _band(view[lab], max_err[lab])
+        loss, _, _ = stack_curves([run.column("train_loss") for run in view[lab]])
+        by_loss[lab] = (loss, err)
     return panels_figure([
-        {"series": {lab: (runs[lab].column("epoch"), runs[lab].column("test_loss")) for lab in labels},
+        {"series": {lab: _band(view[lab], lambda run: run.column("test_loss")) for lab in labels},
          "xlabel": "epoch", "ylabel": "test cross-entropy (nats/symbol)", "title": "test loss per epoch"},
-        {"series": {lab: (s["count"], 1 - s["accuracy"]) for lab, s in by_count.items()},
+        {"series": {lab: (s["count"], 1 - s["accuracy"], 1 - s["high"], 1 - s["low"]) for lab, s in
+                    by_count.items()},
          "xlabel": "number of attractors", "ylabel": "error rate",
-         "title": "error rate by attractors (last epoch)", "markers": True, "hline": 1 - MAJORITY_ACCURACY},
-        {"series": {lab: (runs[lab].column("epoch"), max_error[lab]) for lab in labels},
+         "title": "error rate by attractors (best epoch)", "markers": True, "hline": 1 - MAJORITY_ACCURACY},
+        {"series": {lab: _band(view[lab], max_err[lab]) for lab in labels},
          "xlabel": "epoch", "ylabel": "maximum error rate over attractor counts",
          "title": "maximum error rate per epoch"},
-        {"series": {lab: (runs[lab].column("train_loss"), max_error[lab]) for lab in labels},
-         "xlabel": "training loss (nats/symbol)", "ylabel": "maximum error rate",
+        {"series": by_loss, "xlabel": "training loss (nats/symbol)", "ylabel": "maximum error rate",
          "title": "maximum error rate against training loss", "invert_x": True},
     ])
 
@@ -223,178 +285,3 @@ def table2(lstm_embedding: int) -> pd.DataFrame:
                      "LSTM (paper)": PAPER_TABLE2[("LSTM", n)], "LSTM (ours)": count_parameters(lstm),
                      "URN (paper)": PAPER_TABLE2[("URN", n)], "URN (ours)": count_parameters(urn)})
     return pd.DataFrame(rows)
-
-
-# ---------------------------------------------------------------- claims
-def _buckets(run: Run, min_total: int) -> tuple[np.ndarray, np.ndarray]:
-    s = attractor_accuracy(run, min_total=min_total)
-    return s["count"], s["accuracy"]
-
-
-def claims(runs: dict[str, Run], *, turn: str, units: list[int], lstm_embedding: int, min_total: int,
-           variants: list[str] = ()) -> list[Claim]:
-    """Every claim of the chapter with its verdict, measured on ``runs``.
-
-    Args:
-        turn: label of the truncated model (e.g. "3-TURN").
-        units: sizes of the paper 001 comparison.
-        lstm_embedding: the LSTM's embedding size (Table 2's counts).
-        min_total: attractor buckets with fewer scored predictions are left out of the rules.
-        variants: labels of the k-TURN's variants in ``runs``; the "does not fall" claim is also checked on
-            each (marked with the variant in the statement).
-    """
-    out = _paper000_claims(runs, turn, min_total, variants)
-    out.append(_table2_claim(lstm_embedding))
-    # the URN-vs-LSTM claims need both
-    units = [n for n in units if f"URN {n}" in runs and f"LSTM {n}" in runs]
-    if units:
-        out += _paper001_claims(runs, units, min_total)
-    return out
-
-
-def _paper000_claims(runs: dict[str, Run], turn: str, min_total: int, variants) -> list[Claim]:
-    out: list[Claim] = []
-    add = out.append
-    fmt = lambda xs: ", ".join(f"{x:.3f}" for x in xs)  # noqa: E731
-
-    for lab, run in [(turn, runs[turn]), ("Full URN", runs["Full URN"]), *((v, runs[v]) for v in variants)]:
-        k, acc = _buckets(run, min_total)
-        low, high = acc[k <= 2].mean(), acc[k >= 3].min()
-        variant = lab not in (turn, "Full URN")
-        add(claim(CHAPTER, "paper 000 Fig. 3" + (" (our variant)" if variant else ""),
-                  f"{lab}: accuracy does not fall as attractors grow", "near perfect, not declining",
-                  f"mean acc. at 0-2 attractors {low:.3f}; worst at >= 3: {high:.3f}",
-                  "worst accuracy over buckets >= 3 attractors >= mean over 0-2 minus 0.02 "
-                  f"(buckets with >= {min_total} predictions)",
-                  bool(high >= low - 0.02)))
-        if variant:
-            continue
-        add(claim(CHAPTER, "paper 000 Fig. 3", f"{lab}: near-perfect accuracy at every attractor count",
-                  "near perfect", f"lowest bucket accuracy {acc.min():.3f}", "every bucket >= 0.95",
-                  bool(acc.min() >= 0.95)))
-    k, acc = _buckets(runs["Arbitrary"], min_total)
-    slope = float(np.polyfit(k, acc, 1)[0]) if len(k) > 1 else float("nan")
-    add(claim(CHAPTER, "paper 000 Fig. 3",
-              "arbitrary-embedding RNN: accuracy declines steadily with attractors", "steadily decreasing",
-              f"least-squares slope {slope:+.4f} per attractor; accuracies {fmt(acc)}",
-              "slope of accuracy vs attractors < 0", bool(slope < 0)))
-    add(claim(CHAPTER, "paper 000 Fig. 3",
-              "arbitrary-embedding RNN stays well above the 20% majority baseline up to 9 attractors",
-              "above 20%", f"lowest bucket accuracy {acc.min():.3f}", "every bucket > 0.2",
-              bool(acc.min() > 0.2)))
-    full, arb = runs["Full URN"].final["test_loss"], runs["Arbitrary"].final["test_loss"]
-    add(claim(CHAPTER, "paper 000 sec. 5",
-              "Full URN reaches a lower validation loss than the arbitrary-embedding RNN",
-              "1.47213 vs 1.52914", f"{full:.5f} vs {arb:.5f}", "Full URN loss < arbitrary loss",
-              bool(full < arb)))
-
-    t4, _ = table4(runs[turn])
-    single = t4["effect (ours)"][:10].to_numpy()
-    pairs = t4["effect (ours)"][10:].to_numpy()
-    add(claim(CHAPTER, "paper 000 Table 4",
-              "matching pairs have an effect near 0, single brackets a large one",
-              "pairs 0.06-0.07; single 13.98-14.85",
-              f"pairs {pairs.min():.3f}-{pairs.max():.3f}; single {single.min():.2f}-{single.max():.2f}",
-              "every pair effect < 0.1 and every single effect > 10x the largest pair effect",
-              bool(pairs.max() < 0.1 and single.min() > 10 * pairs.max()),
-              partly=bool(single.min() > 10 * pairs.max())))
-    spread = (single.max() - single.min()) / single.mean()
-    add(claim(CHAPTER, "paper 000 Table 4", "all single brackets have strikingly similar effects",
-              "13.98-14.85 (spread 6%)", f"spread {100 * spread:.1f}% of the mean",
-              "(max - min) / mean < 0.1", bool(spread < 0.1)))
-    t3 = table3(runs[turn]).to_numpy()
-    n_planes = min(t3.shape)
-    diag = np.array([t3[i, i] for i in range(n_planes)])
-    off = t3[~np.eye(*t3.shape, dtype=bool)]
-    add(claim(CHAPTER, "paper 000 Table 3",
-              "planes rotated by similar angles share coordinates (high similarity); "
-              "planes rotated by different angles are closer to orthogonal",
-              "matched-angle similarities up to 1.73; others 0.2-1.35",
-              f"matched-angle (diagonal) mean {diag.mean():.2f}, max {diag.max():.2f}; "
-              f"others mean {off.mean():.2f}",
-              "mean similarity of matched-angle planes > mean of the other pairs",
-              bool(diag.mean() > off.mean())))
-    return out
-
-
-def _table2_claim(lstm_embedding: int) -> Claim:
-    t2 = table2(lstm_embedding)
-    equal = bool((t2["LSTM (paper)"] == t2["LSTM (ours)"]).all()
-                 and (t2["URN (paper)"] == t2["URN (ours)"]).all())
-    return claim(CHAPTER, "paper 001 Table 2", "parameter counts of the Dyck models (V = 12)",
-                 "LSTM 6300/2204/924, URN 6348/1644/444 (32/16/8 units)",
-                 "LSTM " + "/".join(str(v) for v in t2["LSTM (ours)"])
-                 + ", URN " + "/".join(str(v) for v in t2["URN (ours)"]),
-                 f"equal, counted on the modules (LSTM embedding {lstm_embedding})", equal)
-
-
-def _paper001_claims(runs: dict[str, Run], units: list[int], min_total: int) -> list[Claim]:
-    out: list[Claim] = []
-    add = out.append
-    urn, lstm = ({n: runs[f"{fam} {n}"] for n in units} for fam in ("URN", "LSTM"))
-    lstm_better = [lstm[n].final["test_loss"] < urn[n].final["test_loss"] for n in units]
-    add(claim(CHAPTER, "paper 001 Fig. 3a", "LSTMs reach a lower test loss than URNs of the same size",
-              "LSTM better guesses",
-              "; ".join(f"{n}: LSTM {lstm[n].final['test_loss']:.3f} vs URN {urn[n].final['test_loss']:.3f}"
-                        for n in units),
-              "final LSTM loss < final URN loss at every size", all(lstm_better), partly=any(lstm_better)))
-    rises = {n: (largest_rise(urn[n].column("test_loss")), largest_rise(lstm[n].column("test_loss")))
-             for n in units}
-    smoother = [urn_rise <= lstm_rise for urn_rise, lstm_rise in rises.values()]
-    add(claim(CHAPTER, "paper 001 Fig. 3a",
-              "URN training is monotonous; the LSTM can get worse for a few epochs",
-              "URN uniformly monotonous",
-              "; ".join(f"{n}: URN {urn_rise:.3f}, LSTM {lstm_rise:.3f}"
-                        for n, (urn_rise, lstm_rise) in rises.items()),
-              "largest rise of the test loss above its running minimum: URN <= LSTM at every size",
-              all(smoother), partly=any(smoother)))
-    if 8 in units:
-        tl = lstm[8].column("test_loss")
-        add(claim(CHAPTER, "paper 001 Fig. 3a",
-                  "the 8-unit LSTM overfits: its test loss rises after epoch 30",
-                  "rises after epoch 30",
-                  f"best {min(tl):.3f} at epoch {int(np.argmin(tl)) + 1}, final {tl[-1]:.3f}",
-                  "final loss > best loss + 0.01 and best epoch < last", bool(tl[-1] > min(tl) + 0.01)))
-    for n in units:
-        k, acc = _buckets(urn[n], min_total)
-        add(claim(CHAPTER, "paper 001 Fig. 3b", f"URN {n}: weakest at few attractors, better at many",
-                  "errors concentrated at low attractor counts",
-                  f"error at 0-1 attractors {1 - acc[k <= 1].mean():.3f}, "
-                  f"at the largest bucket ({k.max()}) {1 - acc[-1]:.3f}",
-                  "error at the largest bucket < mean error at 0-1 attractors",
-                  bool(1 - acc[-1] < 1 - acc[k <= 1].mean())))
-    worst = {}
-    for n in units:
-        k, acc = _buckets(lstm[n], min_total)
-        worst[n] = int(k[np.argmin(acc)])
-    add(claim(CHAPTER, "paper 001 Fig. 3b", "LSTMs do worst at a moderate number of attractors (3 to 4)",
-              "worst at 3-4 attractors", "; ".join(f"LSTM {n}: worst at {w}" for n, w in worst.items()),
-              "the worst bucket is 2 to 5 attractors for every size",
-              all(2 <= w <= 5 for w in worst.values()),
-              partly=any(2 <= w <= 5 for w in worst.values())))
-    max_error = {n: (max_error_per_epoch(urn[n], min_total), max_error_per_epoch(lstm[n], min_total))
-                 for n in units}
-    share = {n: float(np.mean(urn_max < lstm_max)) for n, (urn_max, lstm_max) in max_error.items()}
-    add(claim(CHAPTER, "paper 001 Fig. 3c",
-              "a URN has a lower maximum error rate than the LSTM of the same size throughout training",
-              "consistently lower",
-              "; ".join(f"{n}: lower at {100 * s:.0f}% of epochs" for n, s in share.items()),
-              "lower at >= 90% of epochs, every size", all(s >= 0.9 for s in share.values()),
-              partly=any(s >= 0.9 for s in share.values())))
-    first = {n: max_error[n][0][0] for n in units}
-    add(claim(CHAPTER, "paper 001 Fig. 3c",
-              "URNs beat the majority baseline (80% error) within the first epoch", "within the first epoch",
-              "; ".join(f"URN {n}: {e:.3f}" for n, e in first.items()),
-              "max error rate after epoch 1 < 0.8 at every size", all(e < 0.8 for e in first.values())))
-    matched = {n: share_lower_at_matched_x(urn[n].column("train_loss"), max_error[n][0],
-                                           lstm[n].column("train_loss"), max_error[n][1]) for n in units}
-    valid = {n: m for n, m in matched.items() if m is not None}
-    add(claim(CHAPTER, "paper 001 Fig. 3d",
-              "at equal training loss, URNs have a lower maximum error rate than LSTMs",
-              "URN better across the board",
-              "; ".join(f"{n}: URN lower at {100 * m:.0f}% of common loss levels" if m is not None
-                        else f"{n}: no common loss range" for n, m in matched.items()),
-              "URN lower at >= 80% of the shared training-loss range, every size",
-              (all(m >= 0.8 for m in valid.values()) if valid else None),
-              partly=any(m >= 0.8 for m in valid.values())))
-    return out
