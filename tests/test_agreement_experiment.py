@@ -113,12 +113,16 @@ def test_the_paper_config_plans_the_runs_of_every_seed():
     turn = build_model(specs["3-TURN"], 1000)
     assert turn.embedding.shape == (1000, 144) and turn.readout.out_features == 2
     plan = config.plan()
+    assert (config.setting, config.code_setting) == ("lr 0.01", "lr 0.001")  # the paper's text, its code
     synthetic = [("agreement/synthetic", f"{label} seed {s}") for s in (0, 1, 2)
-                 for label in ("3-TURN", "LSTM")]
+                 for label in ("3-TURN", "LSTM", "3-TURN, lr 0.001", "LSTM, lr 0.001")]
     offline = [("agreement/offline", f"{label} seed {s}") for s in (0, 1, 2)
-               for label in ("3-TURN", "LSTM", "3-TURN, vocabulary 1000")]
+               for label in ("3-TURN", "LSTM", "3-TURN, vocabulary 1000", "3-TURN, lr 0.001",
+                             "LSTM, lr 0.001")]
     assert [(s.experiment, s.name) for s in plan] == synthetic + offline
-    assert len({(s.experiment, s.folder_name) for s in plan}) == 15  # distinct labels: distinct folders
+    assert len({(s.experiment, s.folder_name) for s in plan}) == 27  # distinct labels: distinct folders
+    lrs = {s.name: s.params["train"]["lr"] for s in plan}
+    assert lrs["LSTM seed 0"] == 0.01 and lrs["LSTM, lr 0.001 seed 0"] == 0.001
     named = {(s.experiment, s.name): s for s in plan}
     variant, turn0 = named[("agreement/offline", "3-TURN, vocabulary 1000 seed 1")], named[
         ("agreement/offline", "3-TURN seed 1")]
@@ -134,7 +138,8 @@ def test_the_paper_config_plans_the_runs_of_every_seed():
         assert (train["epochs"], train["patience"]) == (config.epochs, config.patience)
     task = plan[0].params["task"]  # training covers the tested attractor counts
     assert task["train_max_attractors"] == task["max_attractors"] == 12
-    assert "15 runs" in config.summary() and "seeds [0, 1, 2]" in config.summary()
+    assert "27 runs" in config.summary() and "seeds [0, 1, 2]" in config.summary()
+    assert "every model also at lr 0.001" in config.summary()
 
 
 def test_run_paper_loads_the_committed_runs_without_training(tmp_path, monkeypatch):
@@ -155,7 +160,9 @@ def test_run_paper_loads_the_committed_runs_without_training(tmp_path, monkeypat
     assert list(runs.by_source) == ["synthetic", "offline"] and list(runs.variants) == ["offline"]
     assert all(list(by_label) == ["3-TURN", "LSTM"] for by_label in runs.by_source.values())
     assert all(len(seeds) == 3 for by_label in runs.by_source.values() for seeds in by_label.values())
-    assert len(runs.listed()) == 15 and runs.listed()[-1][0] == "offline, vocabulary 1,000"
+    assert all(list(by_label) == ["3-TURN", "LSTM"] for by_label in runs.code_lr.values())
+    assert list(runs.views(config)) == ["lr 0.01", "lr 0.001"]
+    assert len(runs.listed()) == 27 and runs.listed()[-1][0] == "offline, lr 0.001"
     for source, run in runs.listed():  # read with the tensors the tables need
         assert run.weights is not None and ("head_embedding" in run.weights) == ("TURN" in run.name)
 
@@ -180,6 +187,8 @@ def test_run_paper_loads_the_committed_runs_without_training(tmp_path, monkeypat
     ({"epochs": 0}, ["epochs=0"]),
     ({"batch_size": -1}, ["batch_size=-1"]),
     ({"lr": 0}, ["lr=0"]),
+    ({"code_lr": 0.01}, ["code_lr=0.01", "lr=0.01", "0 to train only"]),
+    ({"code_lr": -0.1}, ["code_lr=-0.1"]),
     ({"seeds": [-1]}, ["seeds", "-1"]),
     ({"seeds": [0, 0]}, ["seeds", "twice"]),
     ({"seeds": []}, ["seeds"]),
@@ -302,7 +311,7 @@ def test_a_linzen_file_trains_end_to_end_and_reloads(tmp_path, monkeypatch):
     with pytest.raises(AssertionError, match="trained again"):  # another parameter: another run
         ex.run(replace(config, lr=0.02), store=tmp_path / "runs")
     # the report reads these runs
-    assert len(rep.provenance(runs)[-1].data) == 6
+    assert len(rep.provenance(runs)[-1].data) == 10  # 2 seeds x (2 models, the variant, 2 at code_lr)
     assert rep.data_section(runs)[0].shape[1] == 2  # training and test sentences of the one source
     table = rep.attractor_tables(runs.by_source, 1)["agr"]
     assert list(table.columns) == ["1-TURN", "LSTM", "first-noun heuristic", "nearest-noun heuristic"]
@@ -310,6 +319,20 @@ def test_a_linzen_file_trains_end_to_end_and_reloads(tmp_path, monkeypatch):
     assert rep.figure2(runs.by_source, 1).axes
     claims = rep.claims(runs.by_source, turn=config.turn, analysis_source="agr", min_total=1)
     assert all(c.seeds in (2, None) and c.chapter == "agreement" for c in claims)
+    # the second setting: every model at code_lr, its claims prefixed, the section that shows it
+    assert [len(s) for s in runs.code_lr["agr"].values()] == [2, 2]
+    assert {r.params["train"]["lr"] for s in runs.code_lr["agr"].values() for r in s} == {0.001}
+    both = rep.chapter_claims(runs, config)
+    assert [c.statement.split("] ")[0] for c in both] == (["[lr 0.01"] * len(claims)
+                                                          + ["[lr 0.001"] * (len(both) - len(claims)))
+    assert not any("Table" in c.source for c in both[len(claims):])  # Tables 1-2: the main setting only
+    section = rep.learning_rate_section(runs, config, both)
+    assert section[0].axes and "**lr 0.01**" in section[-1].data and "**lr 0.001**" in section[-1].data
+    single = replace(config, code_lr=0)
+    alone = ex.run(single, store=tmp_path / "runs", mode="load")
+    assert alone.code_lr == {} and list(alone.views(single)) == ["lr 0.01"]
+    assert [c.statement for c in rep.chapter_claims(alone, single)] == [c.statement for c in claims]
+    assert "no second setting" in rep.learning_rate_section(alone, single, claims)[0].data
     assert "$l = 3 = 3$" in rep.implementation_notes(runs, config.turn)
     assert "Data size" in rep.differences(runs, config.turn)
     assert len(rep.vocabulary_section(runs, config.turn)[0].data) == 2

