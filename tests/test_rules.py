@@ -8,7 +8,8 @@ import pytest
 from urnlib.claims import claim
 from urnlib.params import ParameterError
 from urnlib.rules import at_least, at_most, beats, combine, off_chance, on_every_seed, positive
-from urnlib.seeds import Seeds, Stat, by_label, check_seeds, seed_name, split_seed_name, stack_curves
+from urnlib.seeds import (Seeds, Stat, by_label, check_seeds, seed_name, split_seed_name, split_setting,
+                          stack_curves)
 
 
 class FakeRun:
@@ -93,6 +94,15 @@ def test_seed_names_round_trip_and_grouping():
     assert groups["A"].seeds == [0, 1, 2] and isinstance(groups["A"], Seeds)
     assert groups["A"].final("x").values == (1.0, 2.0, 3.0)
     assert len(groups["B"]) == 1
+
+
+def test_runs_of_one_setting_are_split_off_by_their_label():
+    labels = ("URN, lr 0.001", "URN", "LSTM, lr 0.001", "URN, lr 0.01")
+    runs = {seed_name(label, s): FakeRun({"x": float(s)}) for label in labels for s in (0, 1)}
+    mine, rest = split_setting(by_label(runs), "lr 0.001")
+    assert list(mine) == ["URN", "LSTM"] and mine["URN"].final("x").values == (0.0, 1.0)
+    assert list(rest) == ["URN", "URN, lr 0.01"]
+    assert split_setting(by_label(runs), "lr 0.1")[0] == {}
 
 
 def test_best_epoch_measure():

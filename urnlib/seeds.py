@@ -21,7 +21,8 @@ import numpy as np
 
 from urnlib.params import ParameterError, check_int, check_list
 
-__all__ = ["Stat", "Seeds", "seed_name", "split_seed_name", "by_label", "check_seeds", "stack_curves"]
+__all__ = ["Stat", "Seeds", "seed_name", "split_seed_name", "by_label", "split_setting", "check_seeds",
+           "stack_curves"]
 
 _SEED = re.compile(r"^(?P<label>.+) seed (?P<seed>\d+)$")
 
@@ -150,6 +151,16 @@ def by_label(runs: dict[str, Any]) -> dict[str, Seeds]:
         runs_.append(run)
         seeds_.append(seed)
     return {label: Seeds(label, r, s) for label, (r, s) in groups.items()}
+
+
+def split_setting(grouped: dict[str, Seeds], setting: str) -> tuple[dict[str, Seeds], dict[str, Seeds]]:
+    """``(mine, rest)`` of :func:`by_label`'s groups: the labels ``"<model>, <setting>"`` as
+    ``{model: Seeds}``, and every other label as it was (a chapter that trains its models under several
+    settings names each run ``"<model>, <setting> seed <s>"``)."""
+    suffix = f", {setting}"
+    mine = {label.removesuffix(suffix): seeds for label, seeds in grouped.items() if label.endswith(suffix)}
+    rest = {label: seeds for label, seeds in grouped.items() if not label.endswith(suffix)}
+    return mine, rest
 
 
 def stack_curves(curves: Sequence[Sequence[float]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

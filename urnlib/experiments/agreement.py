@@ -42,7 +42,7 @@ from urnlib.models.registry import build_trained, component_of, parse_spec
 from urnlib.models.unitary import skew_size
 from urnlib.params import ParameterError, check_choice, check_float, check_int
 from urnlib.results import Run, RunSpec, Trained
-from urnlib.seeds import Seeds, by_label, check_seeds, seed_name
+from urnlib.seeds import Seeds, by_label, check_seeds, seed_name, split_setting
 from urnlib.train import TrainConfig, fit, seed_everything
 
 __all__ = ["Config", "AgreementRuns", "run_spec", "train_run", "run", "rebuild_model", "EXPERIMENT",
@@ -378,14 +378,12 @@ def run(config: Config, *, store: str | Path | None = None, mode: str | None = N
         mode: ``load``, ``train`` or ``retrain`` (default: ``config.mode``); see :mod:`urnlib.runner`.
     """
     by_source, variants, code_lr = {}, {}, {}
-    suffix = f", {config.code_setting}" if config.code_setting else None
     for source, specs in config.groups():  # one plan per source: names repeat across sources
         grouped = by_label(run_config(config, specs, store=store, mode=mode))
         if config.variant in grouped:
             variants[source] = grouped.pop(config.variant)
-        if suffix:
-            code_lr[source] = {label.removesuffix(suffix): grouped.pop(label)
-                               for label in list(grouped) if label.endswith(suffix)}
+        if config.code_setting:
+            code_lr[source], grouped = split_setting(grouped, config.code_setting)
         by_source[source] = grouped
     return AgreementRuns(by_source, variants, code_lr)
 

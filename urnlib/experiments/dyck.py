@@ -32,7 +32,7 @@ from urnlib.languages import dyck
 from urnlib.models.registry import build_trained, component_of, parse_spec
 from urnlib.params import ParameterError, check_list, check_bool, check_choice, check_float, check_int
 from urnlib.results import Run, RunSpec, Trained
-from urnlib.seeds import Seeds, by_label, check_seeds, seed_name
+from urnlib.seeds import Seeds, by_label, check_seeds, seed_name, split_setting
 from urnlib.tokens import TokenData
 from urnlib.train import TrainConfig
 
@@ -255,9 +255,7 @@ class Config(ChapterConfig):
 
     def view(self, runs: dict[str, Run], setting: str) -> dict[str, Seeds]:
         """The runs of one setting, ``{model label: Seeds}`` (labels as in :meth:`models`)."""
-        suffix = f", {setting}"
-        grouped = by_label(runs)
-        return {label[: -len(suffix)]: seeds for label, seeds in grouped.items() if label.endswith(suffix)}
+        return split_setting(by_label(runs), setting)[0]
 
     def summary(self) -> str:
         settings = "; ".join(f"*{s.name}* (Adam lr {s.lr}, {s.generator} generator, "

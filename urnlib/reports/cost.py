@@ -9,9 +9,9 @@ runs before each build, so it always describes the runs the book shows).
 
 from __future__ import annotations
 
-import numpy as np
-
 from pathlib import Path
+
+import numpy as np
 
 from urnlib.results import Run, RunStore
 
