@@ -22,15 +22,24 @@ machine, cached by PyTorch under ``TORCH_EXTENSIONS_DIR``; ``-march=native``, so
 named after the CPU's instruction sets). If the build fails, or ``URNLIB_SCAN_KERNEL=0``,
 :func:`kernel` returns ``None`` and the scan uses the grouped layout; tests compare both with the plain
 loop (values and gradients in float64, and ``gradcheck``).
+
+PyTorch guards a build folder with a ``lock`` file that it creates and deletes itself: a process killed
+while it holds it (Ctrl-C during the first build, a worker or a session ended while loading) leaves the
+file behind, and every later load then waits for it forever. So every load here first takes an
+``flock`` on ``urnlib.flock`` in the same folder, which the operating system releases when its holder
+dies; whoever holds it knows that no other process of ours is inside PyTorch's build, so a ``lock`` file
+found then was left by a dead one and is removed.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import platform
 import threading
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -66,14 +75,49 @@ def _cpu_tag() -> str:
     return hashlib.sha1(flags.encode()).hexdigest()[:8]
 
 
+def build_directory(name: str) -> Path:
+    """Where PyTorch builds and caches the extension ``name`` (its own rule, so that an existing cache is
+    used: ``TORCH_EXTENSIONS_DIR``, else ``~/.cache/torch_extensions/py<version>_<cpu or cuda>``)."""
+    from torch.utils import cpp_extension
+
+    rule = getattr(cpp_extension, "_get_build_directory", None)
+    if rule is not None:
+        return Path(rule(name, False))
+    root = os.environ.get("TORCH_EXTENSIONS_DIR") or cpp_extension.get_default_build_root()
+    path = Path(root) / name
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@contextmanager
+def build_lock(directory: Path):
+    """Hold an ``flock`` on ``directory/urnlib.flock`` and clear a ``lock`` file a dead process left
+    (see the module docstring) while the block builds or loads the extension in ``directory``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    with open(directory / "urnlib.flock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            stale = directory / "lock"
+            if stale.exists():
+                warnings.warn(f"urnlib: removed {stale}, left by a process that died while it built or "
+                              "loaded the scan kernel", RuntimeWarning, stacklevel=3)
+                stale.unlink(missing_ok=True)
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def _build():
     try:
         from torch.utils.cpp_extension import load_inline
 
-        return load_inline(
-            f"urnlib_scan_kernel_{_cpu_tag()}", cpp_sources=[SOURCE_FILE.read_text()],
-            functions=["scan_forward", "scan_backward", "chunk_products"],
-            extra_cflags=["-O3", "-march=native", "-fopenmp"], extra_ldflags=["-fopenmp"], verbose=False)
+        name = f"urnlib_scan_kernel_{_cpu_tag()}"
+        directory = build_directory(name)
+        with build_lock(directory):
+            return load_inline(
+                name, cpp_sources=[SOURCE_FILE.read_text()],
+                functions=["scan_forward", "scan_backward", "chunk_products"], build_directory=str(directory),
+                extra_cflags=["-O3", "-march=native", "-fopenmp"], extra_ldflags=["-fopenmp"], verbose=False)
     except Exception as exc:  # no compiler, no ninja, no headers: the grouped layout does the work
         warnings.warn(f"urnlib: the compiled scan kernel is unavailable ({type(exc).__name__}); "
                       "using the grouped layout", RuntimeWarning, stacklevel=3)
