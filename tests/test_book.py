@@ -41,6 +41,13 @@ def test_every_chapter_has_its_notebook():
     assert missing == [], f"chapter notebooks missing from notebooks/: {missing}"
 
 
+def test_every_notebook_cell_has_an_id():
+    """nbformat warns at every read of a cell without an id, and says it will become an error."""
+    missing = [f"{p.name} cell {i}" for p in sorted(NOTEBOOKS.glob("*.ipynb"))
+               for i, cell in enumerate(json.loads(p.read_text())["cells"]) if "id" not in cell]
+    assert missing == [], f"cells without an id (nbformat.validator.normalize adds them): {missing}"
+
+
 #: chapter -> the module whose Config reads its parameter files
 CONFIGS = {"primer": "primer", "agreement": "agreement", "dyck": "dyck", "cross_serial": "cross_serial",
            "tpru": "tpru", "matrix_embeddings": "matrix_embeddings"}
