@@ -1,6 +1,7 @@
 # The README's commands (GNU make). `make help` lists them.
 SCALE ?= paper
-# where runs that must be trained train: WORKERS=N (a local Dask cluster) or SCHEDULER=tcp://host:8786 / slurm:FILE
+# where runs that must be trained train: WORKERS=N (a local Dask cluster) or SCHEDULER=tcp://host:8786 / slurm:FILE;
+# with either, `reproduce` and `retrain` first train every chapter's runs at once on it (urnlib.cli train)
 WORKERS ?=
 SCHEDULER ?=
 RUN_OPTIONS := $(if $(WORKERS),--workers $(WORKERS)) $(if $(SCHEDULER),--scheduler $(SCHEDULER))
@@ -75,11 +76,13 @@ book: $(STAMP) $(MATHJAX_JS) $(DATA_STAMP)
 	$(PY) -m urnlib.cli book
 
 reproduce: $(STAMP) $(MATHJAX_JS) $(DATA_STAMP)
+	$(if $(strip $(RUN_OPTIONS)),$(PY) -m urnlib.cli train --scale $(SCALE) $(RUN_OPTIONS))
 	$(PY) -m urnlib.cli notebooks --scale $(SCALE) --train $(RUN_OPTIONS)
 	$(PY) -m urnlib.cli book
 
 retrain: $(STAMP) $(MATHJAX_JS) $(DATA_STAMP)
-	$(PY) -m urnlib.cli notebooks --scale $(SCALE) --retrain $(RUN_OPTIONS)
+	$(if $(strip $(RUN_OPTIONS)),$(PY) -m urnlib.cli train --scale $(SCALE) --retrain $(RUN_OPTIONS))
+	$(PY) -m urnlib.cli notebooks --scale $(SCALE) $(if $(strip $(RUN_OPTIONS)),--train,--retrain) $(RUN_OPTIONS)
 	$(PY) -m urnlib.cli book
 
 lint: $(STAMP)

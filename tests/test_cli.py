@@ -150,3 +150,30 @@ def test_book_refuses_to_build_without_the_executed_notebooks(tmp_path):
     (tmp_path / "intro.md").write_text("# Intro\n")
     with pytest.raises(SystemExit, match="chapters/dyck"):
         cli.main(["book", "--book-dir", str(tmp_path)])
+
+
+def test_train_names_an_unknown_chapter_and_a_missing_preset(capsys):
+    assert cli.main(["train", "--scale", "tiny", "--only", "dyck", "nosuch"]) == 2
+    assert "nosuch" in capsys.readouterr().err
+    assert cli.main(["train", "--scale", "huge", "--only", "dyck"]) == 2
+    err = capsys.readouterr().err
+    assert "'huge'" in err and "dyck" in err
+
+
+def test_train_runs_the_chosen_chapters_on_one_backend_and_reports_each(monkeypatch, capsys):
+    from urnlib.experiments import config
+
+    seen = {}
+
+    def fake(chapters, scale, *, workers, scheduler, **overrides):
+        seen.update(chapters=chapters, scale=scale, workers=workers, scheduler=scheduler, **overrides)
+        return {"cross_serial": {"a": None, "b": None}, "dyck": RuntimeError("worker lost")}
+
+    monkeypatch.setattr(config, "run_chapters", fake)
+    code = cli.main(["train", "--scale", "tiny", "--only", "dyck", "cross_serial", "--workers", "2",
+                     "--retrain"])
+    out = capsys.readouterr().out
+    assert code == 1 and "cross_serial: every run stored" in out
+    assert "FAILED dyck: RuntimeError: worker lost" in out
+    assert seen == {"chapters": ["dyck", "cross_serial"], "scale": "tiny", "workers": 2, "scheduler": "",
+                    "mode": "retrain"}

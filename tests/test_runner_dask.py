@@ -7,6 +7,7 @@ and the cross-serial chapter shrunk).
 """
 
 import contextlib
+import importlib
 import os
 import signal
 import threading
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from urnlib import cluster
+from urnlib import cluster, cluster_runs
 from urnlib.experiments import cross_serial
 from urnlib.params import ParameterError
 from urnlib.results import RunStore
@@ -88,6 +89,55 @@ def test_local_cluster_gives_the_numbers_of_this_process(tmp_path, capsys, local
     again = run_plan(specs, store, mode="train", workers=2)
     assert "Dask cluster" not in capsys.readouterr().err
     assert {n: r.path for n, r in again.items()} == {n: r.path for n, r in there.items()}
+
+
+def test_every_chapter_s_plan_trains_on_one_cluster_at_once(tmp_path, local, monkeypatch):
+    """urnlib.cli train: two chapters' plans on one local cluster, each submitted from its own thread; every
+    run is stored and says the one scheduler it trained on; again, nothing trains and no cluster starts."""
+    from urnlib.experiments.config import run_chapters
+
+    started = []
+
+    def the_shared_cluster(n_workers):
+        started.append(n_workers)
+        return contextlib.nullcontext(local)
+
+    monkeypatch.setattr(cluster, "local_cluster", the_shared_cluster)
+    bars = []
+
+    class NamedBar(cluster_runs.RunsBar):
+        def __init__(self, total, desc=None):
+            super().__init__(total, desc)
+            bars.append((self.desc, cluster_runs.PRIORITY.get()))
+
+    monkeypatch.setattr(cluster_runs, "RunsBar", NamedBar)
+    each = {"cross_serial": {"seeds": [0], "units": [4], "train_size": 256, "test_size": 64, "epochs": 2},
+            "dyck": {"seeds": [0], "models_001": ["urn"], "epochs": 1,
+                     "settings": {"lr 0.01": {"lr": 0.01, "generator": "walk", "models": "all"}}}}
+    runs = run_chapters(["cross_serial", "dyck"], "tiny", workers=2, each=each, store=str(tmp_path),
+                        mode="train")
+    # a bar per chapter, named, and its runs ranked: the chapter listed first goes first
+    assert started == [2] and sorted(bars) == [("cross_serial", 2), ("dyck", 1)]
+    assert not [c for c, r in runs.items() if isinstance(r, Exception)], runs
+    plans = {name: importlib.import_module(f"urnlib.experiments.{name}").Config.load(
+        "tiny", **each[name], store=str(tmp_path)).plan() for name in each}
+    assert {c: sorted(r) for c, r in runs.items()} == {c: sorted(s.name for s in p) for c, p in plans.items()}
+    schedulers = {r.record["execution"]["scheduler"] for chapter in runs.values() for r in chapter.values()}
+    assert schedulers == {local.scheduler_address}
+    again = run_chapters(["cross_serial", "dyck"], "tiny", workers=2, each=each, store=str(tmp_path),
+                         mode="train")
+    assert started == [2, 2] and len(bars) == 2  # the backend starts; every run loads, none is submitted
+    assert {c: {n: r.path for n, r in rs.items()} for c, rs in again.items()} == \
+        {c: {n: r.path for n, r in rs.items()} for c, rs in runs.items()}
+
+
+def test_a_bad_parameter_of_one_chapter_stops_every_chapter_before_training(tmp_path):
+    from urnlib.experiments.config import run_chapters
+
+    with pytest.raises(ParameterError, match="units_000=13"):
+        run_chapters(["cross_serial", "dyck"], "tiny", each={"dyck": {"units_000": 13}}, store=str(tmp_path),
+                     mode="train")
+    assert not list(tmp_path.iterdir())
 
 
 def test_workers_get_this_process_s_malloc_settings(local):

@@ -1,6 +1,7 @@
 """Run the chapter notebooks with papermill and build the book.
 
     python -m urnlib.cli notebooks --scale tiny [--only dyck ...] [--retrain] [--out DIR]
+    python -m urnlib.cli train --scale paper --workers 8 [--only dyck ...] [--retrain]
     python -m urnlib.cli book [--book-dir DIR]
     python -m urnlib.cli runs [--store DIR ...] [--all] [--check]
     python -m urnlib.cli agreement-data [--sources brown sotu] [--max-sentences N] [--cache DIR]
@@ -15,7 +16,9 @@ Besides the parameters file, every notebook receives (so its parameters cell mus
 ``scale`` (the scale name), ``claims_dir`` (absolute path of ``<out>/_claims``, where chapters
 write their claims and the ``claims`` chapter reads them), and ``mode`` with ``--train`` (train the
 missing or stale runs) or ``--retrain`` (every run). Without either, the stored runs are loaded and a
-missing one stops its chapter with the command that builds it: the book never trains.
+missing one stops its chapter with the command that builds it: the book never trains. ``train`` trains
+the runs of every chapter's plan at once on one Dask backend (each chapter submits its plan from a thread
+of its own), so a cluster's workers never wait for one chapter's last runs; ``notebooks`` then loads them.
 
 This runner is for a source checkout (``make venv`` installs the package editable): it finds
 ``notebooks/`` and ``book/`` from the package location, ``REPO = Path(__file__).resolve().parents[1]``.
@@ -176,6 +179,36 @@ def run_notebooks(args: argparse.Namespace) -> int:
     return 1 if failures else 0
 
 
+def train_runs(args: argparse.Namespace) -> int:
+    """Train every chapter's missing or stale runs (all of them with --retrain) on one backend at once."""
+    from urnlib.experiments.config import run_chapters, scales_of
+
+    chapters = [c for c in CHAPTERS if c != "claims" and (not args.only or c in args.only)]
+    unknown = sorted(set(args.only or []) - set(chapters))
+    if unknown:
+        print(f"unknown chapter(s) {unknown}; the chapters that train runs are "
+              f"{[c for c in CHAPTERS if c != 'claims']}", file=sys.stderr)
+        return 2
+    missing = [c for c in chapters if args.scale not in scales_of(c)]
+    if missing:
+        print(f"no preset {args.scale!r} for {missing} (notebooks/params/<chapter>.{args.scale}.yaml); "
+              "pass --only with the chapters that have one", file=sys.stderr)
+        return 2
+    overrides = {"mode": "retrain" if args.retrain else "train"}
+    if args.device:
+        overrides["device"] = args.device
+    results = run_chapters(chapters, args.scale, workers=_workers(args.workers),
+                           scheduler=args.scheduler or "", **overrides)
+    failed = 0
+    for name, outcome in results.items():
+        if isinstance(outcome, Exception):
+            failed += 1
+            print(f"FAILED {name}: {type(outcome).__name__}: {outcome}")
+        else:
+            print(f"{name}: every run stored")
+    return 1 if failed else 0
+
+
 def _toc_files(toc: dict | list) -> list[str]:
     """Every ``root``/``file`` entry of a _toc.yml, recursively."""
     found, items = [], [toc]
@@ -257,6 +290,17 @@ def list_runs(args: argparse.Namespace) -> int:
     return 1 if counts["corrupt"] or (args.check and counts["stale"]) else 0
 
 
+def _backend_options(command: argparse.ArgumentParser, default: str) -> None:
+    """--workers, --scheduler and --device: where the runs that must be trained train."""
+    command.add_argument("--workers", metavar="N",
+                         help="train on a local Dask cluster of N worker processes ('auto': one per core; "
+                         f"default: {default})")
+    command.add_argument("--scheduler", metavar="ADDR",
+                         help="train on a running Dask scheduler (tcp://host:8786) or a batch-queue cluster "
+                         "(slurm:FILE, pbs:FILE; see notebooks/params/cluster.example.yaml)")
+    command.add_argument("--device", choices=["cpu", "cuda", "auto"], help="where runs train (default: cpu)")
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m urnlib.cli", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -268,18 +312,19 @@ def parser() -> argparse.ArgumentParser:
                     help="mode train: train the runs that are missing or stale")
     nb.add_argument("--retrain", action="store_true",
                     help="mode retrain: ignore stored runs and train every one again")
-    nb.add_argument("--workers", metavar="N",
-                    help="train on a local Dask cluster of N worker processes ('auto': one per core; "
-                    "default: in the notebook's process)")
-    nb.add_argument("--scheduler", metavar="ADDR",
-                    help="train on a running Dask scheduler (tcp://host:8786) or a batch-queue cluster "
-                    "(slurm:FILE, pbs:FILE; see notebooks/params/cluster.example.yaml)")
-    nb.add_argument("--device", choices=["cpu", "cuda", "auto"], help="where runs train (default: cpu)")
+    _backend_options(nb, "in the notebook's process")
     nb.add_argument("--out", default=str(BOOK / "chapters"),
                     help="where executed notebooks go (default: book/chapters)")
     nb.add_argument("--notebooks-dir", default=str(NOTEBOOKS),
                     help="source notebooks and params/ (default: notebooks)")
     nb.set_defaults(func=run_notebooks)
+    tr = sub.add_parser("train", help="train the chapters' missing or stale runs, every chapter's plan on "
+                        "one Dask backend at once (then `notebooks` loads them)")
+    tr.add_argument("--scale", required=True, help="parameter set: notebooks/params/<chapter>.<scale>.yaml")
+    tr.add_argument("--only", nargs="+", action="extend", metavar="NAME", help="train only these chapters")
+    tr.add_argument("--retrain", action="store_true", help="train every run again, stored or not")
+    _backend_options(tr, "here, one run after another")
+    tr.set_defaults(func=train_runs)
     bk = sub.add_parser("book", help="build the HTML book with jupyter-book, warnings as errors")
     bk.add_argument("--book-dir", default=str(BOOK), help="the book's source (default: book)")
     bk.set_defaults(func=build_book)

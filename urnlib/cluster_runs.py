@@ -13,6 +13,7 @@ import time
 import traceback
 import uuid
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,10 @@ from urnlib.train import checkpoint_bytes, checkpoint_from_bytes, default_device
 __all__ = ["DaskSink", "train_task", "run_jobs", "Failure", "POLL"]
 
 POLL = 0.25  #: seconds between looks at the runs in flight
+
+#: the Dask priority of the runs submitted from this thread: a free worker takes a higher one first, runs of
+#: equal priority in the order submitted (``experiments.config.run_chapters`` ranks the chapters as listed)
+PRIORITY: ContextVar[int] = ContextVar("urnlib_runs_priority", default=0)
 
 
 # --------------------------------------------------------------------------- the worker's side
@@ -156,7 +161,8 @@ def run_jobs(client, specs: Sequence[RunSpec], *, checkpoint: Callable[[RunSpec]
                 blob = path.read_bytes() if path.is_file() else None  # from an interrupted session
                 job.variable.set({"epoch": 0, "state": blob, "resumed_after": []})
                 future = client.submit(train_task, spec, train, device, job.variable.name, topic, job.run,
-                                       pure=False, retries=0, key=f"urnlib-train-{spec.name}-{token}-{i}")
+                                       pure=False, retries=0, key=f"urnlib-train-{spec.name}-{token}-{i}",
+                                       priority=PRIORITY.get())
                 jobs[future] = job
             while jobs:
                 time.sleep(POLL)

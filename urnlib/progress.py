@@ -16,8 +16,9 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from contextvars import ContextVar
 
-__all__ = ["progress", "note", "RunsBar"]
+__all__ = ["progress", "note", "RunsBar", "RUNS_LABEL"]
 
 
 def _stream():
@@ -46,13 +47,19 @@ def note(text: str) -> None:
         print(text, file=stream, flush=True)
 
 
+#: the label of the :class:`RunsBar` of the plans run in this thread (``experiments.config.run_chapters``
+#: sets it to each chapter's name, so that their bars, shown together, say whose they are)
+RUNS_LABEL: ContextVar[str] = ContextVar("urnlib_runs_label", default="runs")
+
+
 class RunsBar:
     """One bar over the ``total`` runs of a plan that are trained: its count is the runs finished (stored
     or failed), its ETA tqdm's, its postfix ``running N, failed N`` and ``name epoch/epochs`` of each
     running run (as the backend reports them)."""
 
-    def __init__(self, total: int, desc: str = "runs"):
-        self.bar = progress(None, desc=desc, total=total, unit="run")
+    def __init__(self, total: int, desc: str | None = None):
+        self.desc = desc or RUNS_LABEL.get()
+        self.bar = progress(None, desc=self.desc, total=total, unit="run")
         self.running: dict[str, str] = {}
         self.failed = 0
 

@@ -29,7 +29,7 @@ import urnlib
 from urnlib.params import ParameterError, check_choice
 
 __all__ = ["ChapterConfig", "REPO", "PARAMS_DIR", "MODES", "MEMORY_BUDGET", "scales_of", "run_config",
-           "train_token_model", "kept_weights", "WEIGHTS_LIMIT"]
+           "run_chapters", "train_token_model", "kept_weights", "WEIGHTS_LIMIT"]
 
 REPO = Path(urnlib.__file__).resolve().parents[1]
 PARAMS_DIR = REPO / "notebooks" / "params"
@@ -270,6 +270,55 @@ def run_config(config: ChapterConfig, specs=None, *, store: str | Path | None = 
     return run_plan(config.plan() if specs is None else specs, store, mode=mode or config.mode,
                     on_stale=config.on_stale, workers=config.workers, scheduler=config.scheduler or None,
                     device=config.device)
+
+
+def run_chapters(chapters: list[str], scale: str, *, workers: int | str | None = None, scheduler: str = "",
+                 each: dict[str, dict] | None = None, **overrides) -> dict[str, dict | Exception]:
+    """Every run of every chapter's plan (its ``Config.load(scale, **overrides, **each[chapter])``: ``mode``
+    ``train`` trains what is missing or stale), on one Dask backend at once: a local cluster of ``workers``
+    processes, a batch-queue cluster or a running ``scheduler``, to which each chapter submits its plan from
+    a thread of its own (its module's ``run``, one progress bar per chapter). The scheduler gives every free
+    worker the next run of any chapter (of the first listed that has one waiting), so no worker waits for
+    another chapter's last runs. Without
+    ``workers`` or ``scheduler`` the chapters train here, one after another.
+
+    Every config is loaded (and so validated) before anything trains: a bad parameter stops them all.
+
+    Returns:
+        ``{chapter: what its module's run returns}`` (its runs, by name or grouped), or the exception that
+        stopped a chapter's plan (the other chapters go on, and whatever it stored stays stored).
+    """
+    import contextlib
+    import importlib
+    from concurrent.futures import ThreadPoolExecutor
+
+    from urnlib import cluster
+    from urnlib.cluster_runs import PRIORITY
+    from urnlib.progress import RUNS_LABEL
+
+    n_workers, where = cluster.check_workers(workers), cluster.check_scheduler(scheduler or None)
+    modules = {name: importlib.import_module(f"urnlib.experiments.{name}") for name in chapters}
+    with contextlib.ExitStack() as stack:
+        if where is not None and where[0] == "address":
+            address = where[1]
+        elif where is not None or n_workers not in (None, 1):
+            address = stack.enter_context(cluster.connect(n_workers, where)).scheduler.address
+        else:
+            address = ""
+        configs = {name: module.Config.load(scale, **{**overrides, **(each or {}).get(name, {})},
+                                            scheduler=address or None) for name, module in modules.items()}
+
+        def one(name: str):
+            RUNS_LABEL.set(name)  # this thread's bars, and its runs' rank: the chapters listed first go first
+            PRIORITY.set(len(chapters) - chapters.index(name))
+            try:
+                return modules[name].run(configs[name])
+            except Exception as exc:  # noqa: BLE001 - reported with the chapter's name, the others go on
+                return exc
+
+        with ThreadPoolExecutor(max(1, len(configs)) if address else 1) as pool:
+            done = dict(zip(configs, pool.map(one, configs)))
+    return done
 
 
 WEIGHTS_LIMIT = 2 * 2**20  #: bytes: a run's weights are stored up to this size (see :func:`kept_weights`)
