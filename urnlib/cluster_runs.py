@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
+import threading
 import time
 import traceback
 import uuid
@@ -33,6 +34,8 @@ POLL = 0.25  #: seconds between looks at the runs in flight
 #: the Dask priority of the runs submitted from this thread: a free worker takes a higher one first, runs of
 #: equal priority in the order submitted (``experiments.config.run_chapters`` ranks the chapters as listed)
 PRIORITY: ContextVar[int] = ContextVar("urnlib_runs_priority", default=0)
+#: set once this thread's runs are submitted (``run_chapters`` submits each plan after the ones before it)
+SUBMITTED: ContextVar[threading.Event | None] = ContextVar("urnlib_runs_submitted", default=None)
 
 
 # --------------------------------------------------------------------------- the worker's side
@@ -164,6 +167,8 @@ def run_jobs(client, specs: Sequence[RunSpec], *, checkpoint: Callable[[RunSpec]
                                        pure=False, retries=0, key=f"urnlib-train-{spec.name}-{token}-{i}",
                                        priority=PRIORITY.get())
                 jobs[future] = job
+            if (submitted := SUBMITTED.get()) is not None:
+                submitted.set()
             while jobs:
                 time.sleep(POLL)
                 _drain(events, by_run, bar)

@@ -278,8 +278,8 @@ def run_chapters(chapters: list[str], scale: str, *, workers: int | str | None =
     ``train`` trains what is missing or stale), on one Dask backend at once: a local cluster of ``workers``
     processes, a batch-queue cluster or a running ``scheduler``, to which each chapter submits its plan from
     a thread of its own (its module's ``run``, one progress bar per chapter). The scheduler gives every free
-    worker the next run of any chapter (of the first listed that has one waiting), so no worker waits for
-    another chapter's last runs. Without
+    worker the next run of any chapter (of the first listed that has one waiting; a chapter submits after the
+    ones listed before it have), so no worker waits for another chapter's last runs. Without
     ``workers`` or ``scheduler`` the chapters train here, one after another.
 
     Every config is loaded (and so validated) before anything trains: a bad parameter stops them all.
@@ -290,10 +290,11 @@ def run_chapters(chapters: list[str], scale: str, *, workers: int | str | None =
     """
     import contextlib
     import importlib
+    import threading
     from concurrent.futures import ThreadPoolExecutor
 
     from urnlib import cluster
-    from urnlib.cluster_runs import PRIORITY
+    from urnlib.cluster_runs import PRIORITY, SUBMITTED
     from urnlib.progress import RUNS_LABEL
 
     n_workers, where = cluster.check_workers(workers), cluster.check_scheduler(scheduler or None)
@@ -308,13 +309,22 @@ def run_chapters(chapters: list[str], scale: str, *, workers: int | str | None =
         configs = {name: module.Config.load(scale, **{**overrides, **(each or {}).get(name, {})},
                                             scheduler=address or None) for name, module in modules.items()}
 
+        names = list(configs)
+        submitted = {name: threading.Event() for name in names}
+
         def one(name: str):
+            i = names.index(name)
+            if i:  # idle workers take what is submitted first: the chapters listed before this one
+                submitted[names[i - 1]].wait()
             RUNS_LABEL.set(name)  # this thread's bars, and its runs' rank: the chapters listed first go first
-            PRIORITY.set(len(chapters) - chapters.index(name))
+            PRIORITY.set(len(names) - i)
+            SUBMITTED.set(submitted[name])
             try:
                 return modules[name].run(configs[name])
             except Exception as exc:  # noqa: BLE001 - reported with the chapter's name, the others go on
                 return exc
+            finally:
+                submitted[name].set()  # also when it had nothing to train, or failed before submitting
 
         with ThreadPoolExecutor(max(1, len(configs)) if address else 1) as pool:
             done = dict(zip(configs, pool.map(one, configs)))
