@@ -160,7 +160,7 @@ def test_train_names_an_unknown_chapter_and_a_missing_preset(capsys):
     assert "'huge'" in err and "dyck" in err
 
 
-def test_train_runs_the_chosen_chapters_on_one_backend_and_reports_each(monkeypatch, capsys):
+def test_train_runs_the_chosen_chapters_in_the_order_given_and_reports_each(monkeypatch, capsys):
     from urnlib.experiments import config
 
     seen = {}
@@ -170,10 +170,10 @@ def test_train_runs_the_chosen_chapters_on_one_backend_and_reports_each(monkeypa
         return {"cross_serial": {"a": None, "b": None}, "dyck": RuntimeError("worker lost")}
 
     monkeypatch.setattr(config, "run_chapters", fake)
-    code = cli.main(["train", "--scale", "tiny", "--only", "dyck", "cross_serial", "--workers", "2",
+    code = cli.main(["train", "--scale", "tiny", "--only", "cross_serial", "dyck", "--workers", "2",
                      "--retrain"])
     out = capsys.readouterr().out
     assert code == 1 and "cross_serial: every run stored" in out
     assert "FAILED dyck: RuntimeError: worker lost" in out
-    assert seen == {"chapters": ["dyck", "cross_serial"], "scale": "tiny", "workers": 2, "scheduler": "",
+    assert seen == {"chapters": ["cross_serial", "dyck"], "scale": "tiny", "workers": 2, "scheduler": "",
                     "mode": "retrain"}

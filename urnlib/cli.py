@@ -183,7 +183,9 @@ def train_runs(args: argparse.Namespace) -> int:
     """Train every chapter's missing or stale runs (all of them with --retrain) on one backend at once."""
     from urnlib.experiments.config import run_chapters, scales_of
 
-    chapters = [c for c in CHAPTERS if c != "claims" and (not args.only or c in args.only)]
+    # in the order --only gives (the first train first), else the book's
+    trainable = [c for c in CHAPTERS if c != "claims"]
+    chapters = list(dict.fromkeys(c for c in args.only if c in trainable)) if args.only else trainable
     unknown = sorted(set(args.only or []) - set(chapters))
     if unknown:
         print(f"unknown chapter(s) {unknown}; the chapters that train runs are "
@@ -321,7 +323,8 @@ def parser() -> argparse.ArgumentParser:
     tr = sub.add_parser("train", help="train the chapters' missing or stale runs, every chapter's plan on "
                         "one Dask backend at once (then `notebooks` loads them)")
     tr.add_argument("--scale", required=True, help="parameter set: notebooks/params/<chapter>.<scale>.yaml")
-    tr.add_argument("--only", nargs="+", action="extend", metavar="NAME", help="train only these chapters")
+    tr.add_argument("--only", nargs="+", action="extend", metavar="NAME",
+                    help="train only these chapters, the first listed first (default: all, in book order)")
     tr.add_argument("--retrain", action="store_true", help="train every run again, stored or not")
     _backend_options(tr, "here, one run after another")
     tr.set_defaults(func=train_runs)
