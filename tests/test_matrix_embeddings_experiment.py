@@ -48,7 +48,11 @@ from urnlib.train import evaluate_loss
     ({"urn_dropout": 1.0}, ["urn_dropout=1.0"]),
     ({"word2vec_size": -1}, ["word2vec_size=-1"]),
     ({"word2vec_epochs": 0}, ["word2vec_epochs=0"]),
-    ({"seed": -1}, ["seed=-1"]),
+    ({"seeds": [-1]}, ["seeds[0]=-1"]),
+    ({"seeds": []}, ["seeds=[]", "non-empty list"]),
+    ({"seeds": [0, 0]}, ["seeds", "twice"]),
+    ({"split_seed": -1}, ["split_seed=-1"]),
+    ({"patience": 0}, ["patience=0"]),
     ({"min_count": 0}, ["min_count=0"]),
     ({"max_length": 1}, ["max_length=1"]),
     ({"test_fraction": 0.9}, ["test_fraction=0.9"]),
@@ -83,25 +87,38 @@ def test_the_memory_estimate_bounds_the_vocabulary_the_runs_have():
     assert matrix_resources.vocabulary_bound(small) == 2 * 10 * 5 // 5 + 1
 
 
-def test_the_paper_plan_has_the_parameters_of_the_committed_runs():
-    specs = ex.Config.paper().plan()
-    assert [s.name for s in specs] == ["4.2 diagonal 100", "4.2 dense 10", "4.3 dense 10", "word2vec 100",
-                                       "Kneser-Ney 3-gram", "URN 10"]
-    folder = REPO / "notebooks" / "results" / ex.EXPERIMENT
+def test_the_paper_plan_runs_every_trained_model_per_seed_and_kneser_ney_once():
+    config = ex.Config.paper()
+    specs = config.plan()
+    labels = ["4.2 diagonal 100", "4.2 dense 10", "4.3 dense 10", "word2vec 100"]
+    assert [s.name for s in specs] == ([f"{label} seed {s}" for label in labels for s in (0, 1, 2)]
+                                       + ["Kneser-Ney 3-gram"] + [f"URN 10 seed {s}" for s in (0, 1, 2)])
+    assert list(config.view({s.name: s for s in specs})) == [*labels, "Kneser-Ney 3-gram", "URN 10"]
+    tasks = {json.dumps(s.params["task"], sort_keys=True) for s in specs}
+    assert len(tasks) == 1  # one split, one vocabulary
+    assert json.loads(tasks.pop())["seed"] == config.split_seed
     for spec in specs:
-        stored = json.loads(next(folder.glob(f"{spec.name}-*/record.json")).read_text())["params"]
-        assert stored.keys() == spec.params.keys()
-        for key in stored:
-            if key == "train":  # the loop's newer settings take their neutral values
-                assert {k: spec.params[key][k] for k in stored[key]} == stored[key]
-                assert spec.params[key]["optimizer"] == "adam" and spec.params[key]["monitor"] is None
-            else:
-                assert spec.params[key] == stored[key]
+        train = spec.params.get("train")
+        if train:  # trained to convergence: the held-out loss watched, the best epoch kept
+            assert (train["monitor"], train["minimize"], train["keep_best"]) == ("test_loss", True, True)
+            assert train["patience"] == config.patience and train["seed"] == int(spec.name.split()[-1])
+    assert {s.train.split(":")[0] for s in specs} == {"urnlib.experiments.matrix_embeddings",
+                                                       "urnlib.experiments.urn_lm"}
+
+
+def test_the_seed_0_word2vec_and_kneser_ney_runs_keep_the_committed_keys():
+    """Their parameters did not change: the committed runs stay theirs (the matrix models and the URN language
+    model now train to convergence: new parameters, new runs)."""
+    folder = REPO / "notebooks" / "results" / ex.EXPERIMENT
+    keys = {p.name.rsplit("-", 1)[1] for p in folder.iterdir() if (p / "record.json").is_file()}
+    plan = {s.name: s.key for s in ex.Config.paper().plan()}
+    assert plan["word2vec 100 seed 0"] in keys and plan["Kneser-Ney 3-gram"] in keys
 
 
 def test_a_baseline_set_to_zero_is_left_out():
-    names = [s.name for s in ex.Config.load("paper", word2vec_size=0, ngram_order=0, urn_units=0).plan()]
-    assert names == ["4.2 diagonal 100", "4.2 dense 10", "4.3 dense 10"]
+    config = ex.Config.load("paper", word2vec_size=0, ngram_order=0, urn_units=0, seeds=[4])
+    assert [s.name for s in config.plan()] == ["4.2 diagonal 100 seed 4", "4.2 dense 10 seed 4",
+                                               "4.3 dense 10 seed 4"]
 
 
 # --------------------------------------------------------------------------- #
@@ -127,8 +144,10 @@ def test_urn_language_model_data_shifts_by_one_word_behind_a_start_symbol():
 # a tiny round trip
 # --------------------------------------------------------------------------- #
 TINY = ex.Config.load("tiny", max_sentences=150, max_length=20,
-                      models=["4.2 dense 3", "4.2 diagonal 4", "4.3 dense 3"], epochs=1, batch_size=64,
-                      word2vec_size=8, ngram_order=2, urn_units=4, urn_batch_size=64)
+                      models=["4.2 dense 3", "4.2 diagonal 4", "4.3 dense 3", "4.1 dense 2"], epochs=3,
+                      patience=1, batch_size=64, word2vec_size=8, ngram_order=2, urn_units=4,
+                      urn_batch_size=64, urn_epochs=2)
+SEEDS = TINY.seeds  # [0, 1]
 
 
 @pytest.fixture(scope="module")
@@ -139,30 +158,50 @@ def tiny(tmp_path_factory):
 
 def test_a_tiny_run_stores_numbers_and_weights(tiny):
     _, runs = tiny
-    assert list(runs) == [*TINY.models, "word2vec 8", "Kneser-Ney 2-gram", "URN 4"]
+    assert list(runs) == [f"{label} seed {s}" for label in [*TINY.models, "word2vec 8"] for s in SEEDS] \
+        + ["Kneser-Ney 2-gram"] + [f"URN 4 seed {s}" for s in SEEDS]
     data = ex.make_data(TINY.task())
     V = len(data.vocab.tokens)
     for label in TINY.models:
-        run = runs[label]
-        f = run.final
-        assert f["perplexity"] == pytest.approx(np.exp(f["test_loss"]))
-        assert f["analogies_answered"] + f["analogies_skipped"] == 19544
-        assert f["analogy_sections"]["total"]["correct"] == f["analogies_correct"]
-        model = build_model(run.params["model"], V)
-        model.load_state_dict(run.weights)  # the weights rebuild the model: its test loss is the stored one
-        test_loss = evaluate_loss(model.eval(), data.test, 64, ex.token_nll)
-        assert test_loss == pytest.approx(f["test_loss"], rel=1e-6)
-    props = runs["4.2 dense 3"].final["properties"]
+        for seed in SEEDS:
+            run = runs[f"{label} seed {seed}"]
+            f = run.final
+            losses = run.column("test_loss")
+            assert f["epoch"] == int(np.argmin(losses)) + 1 and f["test_loss"] == min(losses)  # best epoch
+            assert f["perplexity"] == pytest.approx(np.exp(f["test_loss"]))
+            assert f["analogies_answered"] + f["analogies_skipped"] == 19544
+            assert f["analogy_sections"]["total"]["correct"] == f["analogies_correct"]
+            model = build_model(run.params["model"], V)
+            model.load_state_dict(run.weights)  # the best epoch's weights: their test loss is the stored one
+            test_loss = evaluate_loss(model.eval(), data.test, 64, ex.token_nll)
+            assert test_loss == pytest.approx(f["test_loss"], rel=1e-6)
+    props = runs["4.2 dense 3 seed 0"].final["properties"]
     assert abs(props["sum_length2"] - 1) < 1e-5 and props["row_sum_error"] < 1e-5
-    assert "properties" not in runs["4.3 dense 3"].final
-    assert runs["word2vec 8"].weights["vectors"].shape == (V, 8)
+    assert "properties" not in runs["4.3 dense 3 seed 0"].final
+    assert runs["word2vec 8 seed 1"].weights["vectors"].shape == (V, 8)
+    vectors = [runs[f"word2vec 8 seed {s}"].weights["vectors"] for s in SEEDS]
+    assert not torch.equal(*vectors)  # the run's seed is word2vec's
     assert runs["Kneser-Ney 2-gram"].final["perplexity"] > 1 and runs["Kneser-Ney 2-gram"].weights == {}
-    urn = runs["URN 4"]
+    urn = runs["URN 4 seed 0"]
     model = build_model(urn.params["model"], V + 1)
     model.load_state_dict(urn.weights)
     held_out = evaluate_loss(model.eval(), urn_lm.lm_data(data.test, V), 64)
-    assert urn.final["test_loss"] == pytest.approx(held_out, rel=1e-6)
-    assert "test_loss" not in urn.history[-1]  # measured once, after training
+    assert urn.final["test_loss"] == pytest.approx(held_out, rel=1e-6) == min(urn.column("test_loss"))
+    assert len(urn.history) == 2  # measured after every epoch, the monitor of its early stopping
+
+
+def test_both_representations_are_scored_on_the_stored_weights(tiny):
+    _, runs = tiny
+    scores = ex.analogy_scores(runs)
+    assert set(scores) == {f"{label} seed {s}" for label in TINY.models for s in SEEDS}
+    for name, score in scores.items():
+        # the entries' score is what the run stored (the same best-epoch weights)
+        assert score["exp"]["total"]["correct"] == runs[name].final["analogies_correct"]
+        assert score["exp"]["total"]["answered"] == runs[name].final["analogies_answered"]
+        if name.startswith("4.1"):
+            assert score["log"] is None  # its entries are no probabilities
+        else:
+            assert score["log"]["total"]["answered"] == score["exp"]["total"]["answered"]
 
 
 def test_a_second_call_loads_and_the_report_reads_the_runs(tiny, monkeypatch):
@@ -175,14 +214,22 @@ def test_a_second_call_loads_and_the_report_reads_the_runs(tiny, monkeypatch):
     monkeypatch.setattr(urn_lm, "train_run", no_training)
     again = ex.run(TINY, store=store)  # the tiny preset's mode is train: nothing is missing
     assert {k: r.path for k, r in again.items()} == {k: r.path for k, r in runs.items()}
-    table = rep.analogy_table(again)
+    view, scores = TINY.view(again), ex.analogy_scores(again)
+    table = rep.analogy_table(view, scores)
     assert list(table["model"]) == [*TINY.models, "word2vec 8", "URN 4"]
-    assert list(rep.perplexity_table(again)["model"]) == [*TINY.models, "Kneser-Ney 2-gram", "URN 4"]
-    assert list(rep.properties_table(again)["model"]) == ["4.2 dense 3", "4.2 diagonal 4"]
-    claims = rep.claims(again)
+    assert list(table["seeds"]) == [2] * 6
+    assert all("±" in cell for cell in table["correct: entries (exp) / vectors"])
+    assert list(table["correct: log entries"])[3:] == ["n/a", "-", "-"]  # 4.1: no log entries; baselines
+    assert list(rep.perplexity_table(view)["model"]) == [*TINY.models, "Kneser-Ney 2-gram", "URN 4"]
+    assert list(rep.properties_table(view)["model"]) == ["4.2 dense 3", "4.2 diagonal 4"]
+    assert list(rep.section_table(view, scores, "log").columns)[2:] == TINY.models[:3]  # 4.1: no log
+    assert list(rep.section_table(view, scores, "exp").columns)[2:] == TINY.models
+    claims = rep.claims(view, scores)
     assert {c.statement for c in claims} >= {"P sums to 1 over all strings of each length",
                                              "(1/d) 1^T M_*^n 1 = 1"}
-    assert rep.curves(again) is not None and "4.3 dense 3" in rep.peaks(again)
+    assert all(c.seeds == 2 for c in claims)
+    assert rep.curves(view) is not None and "4.3 dense 3" in rep.peaks(view)
+    assert "times larger" in rep.data_line(view) and "random guess" in rep.analogy_line(view)
     with pytest.raises(AssertionError, match="trained again"):  # another parameter is another run
         ex.run(replace(TINY, lr=0.07), store=store)
 
@@ -218,9 +265,9 @@ def test_the_same_seed_twice_gives_bit_identical_losses_and_metrics(model, tmp_p
     threads = torch.get_num_threads()
     torch.set_num_threads(2)
     config = ex.Config.load("tiny", max_sentences=300, models=[model], epochs=2, batch_size=128,
-                            word2vec_size=0, ngram_order=0, urn_units=0)
+                            word2vec_size=0, ngram_order=0, urn_units=0, seeds=[0])
     try:
-        first, second = (ex.run(config, store=tmp_path / d, mode="retrain")[model] for d in "ab")
+        first, second = (ex.run(config, store=tmp_path / d, mode="retrain")[f"{model} seed 0"] for d in "ab")
     finally:
         torch.set_num_threads(threads)
     assert ex.make_data(config.task()).train.inputs.shape[1] * 128 * 16 > 32768  # batch x length x entries

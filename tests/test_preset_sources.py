@@ -6,7 +6,7 @@ import pytest
 
 from urnlib.cli import CHAPTERS as BOOK_CHAPTERS
 from urnlib.experiments import cross_serial
-from urnlib.experiments.config import EXECUTION, ChapterConfig
+from urnlib.experiments.config import EXECUTION, ChapterConfig, scales_of
 from urnlib.params import ParameterError
 from urnlib.reports.common import settings_section, whose
 
@@ -63,14 +63,16 @@ def test_whose_reads_the_comment(comment, kind):
     assert whose(comment) == kind
 
 
-@pytest.mark.parametrize("chapter", CHAPTERS)
-def test_every_value_of_every_paper_preset_says_where_it_comes_from(chapter):
+@pytest.mark.parametrize("chapter, scale", [(c, s) for c in CHAPTERS for s in scales_of(c) if s != "tiny"])
+def test_every_value_of_every_book_or_full_preset_says_where_it_comes_from(chapter, scale):
+    """The paper preset (the book's) and a full preset (the papers' scale) comment every value; the tiny
+    preset (CI's) need not."""
     config = importlib.import_module(f"urnlib.experiments.{chapter}").Config
     assert issubclass(config, ChapterConfig)
-    sources = config.where_from("paper")
+    sources = config.where_from(scale)
     assert set(config.setting_fields()) == set(config.fields()) - EXECUTION - {"scale"}
     undocumented = [f for f in config.setting_fields() if not sources.get(f)]
-    assert not undocumented, f"notebooks/params/{chapter}.paper.yaml: no comment for {undocumented}"
+    assert not undocumented, f"notebooks/params/{chapter}.{scale}.yaml: no comment for {undocumented}"
 
 
 def test_the_section_counts_whose_values_and_shows_what_a_smaller_preset_changes():
@@ -83,4 +85,20 @@ def test_the_section_counts_whose_values_and_shows_what_a_smaller_preset_changes
     tiny = settings_section(cross_serial.Config.load("tiny", epochs=3))
     assert "| paper preset |" in tiny and "built from the preset `tiny`" in tiny
     epochs = next(line for line in tiny.splitlines() if line.startswith("| `epochs`"))
-    assert epochs.startswith("| `epochs` | 3 (preset: 5) | 300 | ours |")
+    assert epochs.startswith("| `epochs` | 3 (preset: 5) | 300 | `tiny` preset | (the paper preset's: the "
+                             "cap")
+    train_k = next(line for line in tiny.splitlines() if line.startswith("| `train_k`"))
+    assert train_k.startswith("| `train_k` | 8 | 8 | papers | paper 001 sec. 3")
+
+
+def test_a_preset_with_its_own_comments_shows_them():
+    from urnlib.experiments import matrix_embeddings
+
+    full = settings_section(matrix_embeddings.Config.load("full"))
+    row = next(line for line in full.splitlines() if line.startswith("| `urn_epochs`"))
+    assert row.startswith("| `urn_epochs` | 40 | 5 | ours | the matrix models' cap: early stopping")
+    assert "built from the preset `full`" in full
+    tiny = settings_section(matrix_embeddings.Config.load("tiny"))
+    row = next(line for line in tiny.splitlines() if line.startswith("| `urn_epochs`"))
+    assert row.startswith("| `urn_epochs` | 1 | 5 | `tiny` preset | (the paper preset's: ours, for time: "
+                          "the cap")

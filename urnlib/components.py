@@ -97,8 +97,14 @@ COMPONENTS: dict[str, Component] = {
     "experiment.primer_anbn": Component(1, (_BASE,)),
     "experiment.tpru_entailment": Component(1, (_BASE,)),
     "experiment.tpru_lm": Component(1, (_BASE,)),
-    "experiment.matrix_embeddings": Component(1, (_BASE,)),
-    "experiment.urn_lm": Component(1, (_BASE,)),
+    "experiment.matrix_embeddings": Component(2, (_BASE, "v2: a matrix run's final metrics hold the "
+                                                         "analogy answers of its log entries too, and its "
+                                                         "weights are stored only up to 2 MB")),
+    "experiment.urn_lm": Component(2, (_BASE, "v2: the held-out loss after every epoch (test_loss in the "
+                                              "history rows; what early stopping watches), not once after "
+                                              "training; final metrics are the best epoch's; the loss "
+                                              "through urnlib.losses.lm_loss (readout at scored positions "
+                                              "only)")),
 }
 
 #: libraries every component depends on

@@ -17,6 +17,7 @@ from urnlib.models.matrix_embedding import PAD
 from urnlib.models.ngram import KneserNey
 from urnlib.results import RunStore
 from urnlib.runner import run_plan
+from urnlib.seeds import split_seed_name
 from urnlib.train import TrainConfig
 
 from tests.probes import digest, init_logits, run_values, temporary_store
@@ -27,15 +28,19 @@ MODELS = ["4.1 dense 2", "4.1 diagonal 3", "4.2 dense 2", "4.2 diagonal 3", "4.2
 
 
 def _config() -> me.Config:
-    """The paper preset with the probe's data settings, models and baselines (word2vec 4, Kneser-Ney 3,
-    URN 4); the training settings of the runs are set per run (``_specs``)."""
-    return replace(me.Config.paper(), **asdict(TASK), models=MODELS, word2vec_size=4, word2vec_epochs=2,
-                   ngram_order=3, urn_units=4, urn_dropout=0.05)
+    """The paper preset with the probe's data settings (split seed ``TASK.seed``), one seed (0: word2vec's),
+    models and baselines (word2vec 4, Kneser-Ney 3, URN 4); the training settings of the runs are set per run
+    (``_specs``)."""
+    task = {k: v for k, v in asdict(TASK).items() if k != "seed"}
+    return replace(me.Config.paper(), **task, split_seed=TASK.seed, seeds=[0], models=MODELS,
+                   word2vec_size=4, word2vec_epochs=2, ngram_order=3, urn_units=4, urn_dropout=0.05)
 
 
 def _specs(config: me.Config, train: TrainConfig, kinds) -> list:
-    """The plan's runs of model ``kinds``, their training settings (where they have any) set to ``train``."""
-    return [replace(s, params={**s.params, "train": asdict(train)}) if "train" in s.params else s
+    """The plan's runs of model ``kinds``, their training settings (where they have any) set to ``train``,
+    named without the seed (the golden's names: one seed)."""
+    return [replace(s, name=split_seed_name(s.name)[0],
+                    params={**s.params, "train": asdict(train)} if "train" in s.params else s.params)
             for s in config.plan() if s.params["model"]["kind"] in kinds]
 
 

@@ -1,29 +1,19 @@
-"""The matrix-embedding experiment (paper 003, sec. 4-5): language models whose words are d x d matrices.
+"""The matrix-embedding experiment (paper 003, sec. 4-5): language models whose words are d x d matrices,
+trained on what is reachable offline (Brown and the State of the Union addresses; not the paper's UMBC)::
 
-The paper trains the direct probabilistic model (4.2) with 100 x 100 diagonal matrices ("commutative", a
-fallback to word vectors) and with 10 x 10 dense ones on 3.3G words of the UMBC corpus, and counts the Google
-analogy questions each answers by 3CosAdd on the flattened matrices (555 and 81 correct); the continuous WFSA
-(4.3) answered 1 or 2. Here the corpus is what is reachable offline: the Brown corpus and the State of the
-Union addresses (:mod:`urnlib.corpora.text`), about 3M words, a thousand times fewer.
-
-The chapter's protocol, callable without a notebook::
-
-    from urnlib.experiments import matrix_embeddings
     runs = matrix_embeddings.run(matrix_embeddings.Config.paper())   # every stored run, by name; never trains
 
-:meth:`Config.plan` has one run per matrix model of ``models``, and the baselines on the same sentences and
-vocabulary: word2vec, an interpolated Kneser-Ney n-gram and a URN language model
-(:mod:`urnlib.experiments.urn_lm`). Every matrix model trains in the one loop of :mod:`urnlib.train` with the
-loss :func:`token_nll`, the models' own negative log-likelihood per word (``exp(test loss)`` is the per-word
-perplexity, no end-of-sentence symbol); the analogy score is measured after every epoch. A run stores its
-weights, and the numbers the chapter shows: the analogy counts per section, the nearest neighbours of a few
-probe words, and the probabilistic properties of sec. 4.2 measured on the trained matrices.
+:meth:`Config.plan`: every matrix model of ``models`` per seed (``"4.2 dense 10 seed 1"``), and the baselines
+on the same split and vocabulary (:mod:`urnlib.experiments.urn_lm`). A matrix model trains in
+:mod:`urnlib.train` with the loss :func:`token_nll` (``exp(test loss)``: the per-word perplexity) until its
+held-out loss stops improving, and keeps its best epoch. Analogies (3CosAdd, the Google set) are scored in two
+representations (:data:`REPRESENTATIONS`): ``exp`` after every epoch, both on the stored weights by
+:func:`analogy_scores` (scoring, not training: it changes no run).
 """
 
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -35,25 +25,33 @@ import torch
 from urnlib.corpora import text
 from urnlib.corpora.analogy import evaluate_3cosadd, google_analogy_path, read_analogies
 from urnlib.experiments import matrix_resources
-from urnlib.experiments.config import ChapterConfig, run_config
+from urnlib.experiments.matrix_resources import PROBES, neighbours
+from urnlib.experiments.config import ChapterConfig, kept_weights, run_config
 from urnlib.models import build_model
 from urnlib.models.matrix_embedding import PAD, ProbabilisticMatrixLM, check_algebra
-from urnlib.models.registry import component_of, parse_spec, spec_string
+from urnlib.models.registry import build_trained, component_of, parse_spec, spec_string
 from urnlib.params import ParameterError, check_bool, check_choice, check_float, check_int
 from urnlib.results import Run, RunSpec, Trained
+from urnlib.seeds import Seeds, by_label, check_seeds, seed_name
 from urnlib.tokens import IGNORE, TokenData
 from urnlib.train import TrainConfig, fit, seed_everything
 
 __all__ = ["Config", "LMTask", "LMData", "make_data", "token_nll", "train_run", "run", "analogies",
-           "neighbours", "embedding_vectors", "probabilistic_properties", "EXPERIMENT", "MATRIX_KINDS",
-           "PROBES"]
+           "neighbours", "embedding_vectors", "analogy_vectors", "analogy_scores", "probabilistic_properties",
+           "EXPERIMENT", "MATRIX_KINDS", "PROBES", "REPRESENTATIONS"]
 
 EXPERIMENT = "matrix_embeddings"
 MATRIX_KINDS = ("4.1", "4.2", "4.3")  #: paper 003 sec. 4.1-4.3
 #: words whose nearest neighbours a run stores
-PROBES = ("king", "france", "good", "war", "president", "three", "america", "money")
 _DATA = ("data.text_corpus", "data.analogy")
+_BASELINES = "urnlib.experiments.urn_lm:train_run"  # word2vec, Kneser-Ney and the URN language model
 _MAX_SENTENCES = 10_000_000  # a bound on max_sentences (both corpora have about 120k sentences)
+#: how a word's matrix becomes the vector of the analogy test (flattened allowed entries, 3CosAdd)
+REPRESENTATIONS = {
+    "log": "the logarithms of the entries: what the authors' code keeps as its parameters (log2) and writes "
+           "to the model file its evaluation reads (the log's base changes no cosine)",
+    "exp": "the entries themselves (probabilities for 4.2 and 4.3)",
+}
 
 
 @dataclass(frozen=True)
@@ -81,11 +79,15 @@ class LMTask:
 @dataclass(kw_only=True)
 class Config(ChapterConfig):
     """The chapter's parameters (``notebooks/params/matrix_embeddings.<scale>.yaml`` says where each value
-    comes from). ``word2vec_size``, ``ngram_order`` or ``urn_units`` of 0 leaves that baseline out."""
+    comes from). ``seeds``: one run of every trained model per seed (initialisation, data order, dropout,
+    word2vec's seed); ``split_seed`` fixes the held-out sentences and the vocabulary of every run. ``epochs``
+    and ``urn_epochs`` are caps (see :meth:`train_config`). ``word2vec_size``, ``ngram_order`` or
+    ``urn_units`` of 0 leaves that baseline out."""
 
     CHAPTER = "matrix_embeddings"
 
-    seed: int
+    seeds: list
+    split_seed: int
     corpus: str
     lower: bool
     min_count: int
@@ -94,6 +96,7 @@ class Config(ChapterConfig):
     test_fraction: float
     models: list
     epochs: int
+    patience: int
     batch_size: int
     lr: float
     word2vec_size: int
@@ -106,6 +109,7 @@ class Config(ChapterConfig):
     urn_lr: float
 
     def validate(self) -> None:
+        check_seeds(self.seeds)
         self.task()
         self.model_specs()
         for prefix in ("", "urn_"):
@@ -113,6 +117,7 @@ class Config(ChapterConfig):
             check_int(f"{prefix}batch_size", getattr(self, f"{prefix}batch_size"), minimum=1,
                       maximum=1_000_000)
             check_float(f"{prefix}lr", getattr(self, f"{prefix}lr"), minimum=0.0, strict_min=True)
+        check_int("patience", self.patience, minimum=1, maximum=100_000)
         check_int("word2vec_size", self.word2vec_size, minimum=0, maximum=100_000)
         check_int("word2vec_epochs", self.word2vec_epochs, minimum=1, maximum=100_000)
         check_int("ngram_order", self.ngram_order, minimum=0, maximum=5)
@@ -126,8 +131,12 @@ class Config(ChapterConfig):
         matrix_resources.check_memory(self)
 
     def task(self) -> LMTask:
-        return LMTask(self.corpus, self.lower, self.min_count, self.max_length, self.max_sentences,
-                      self.test_fraction, self.seed)
+        """The data of every run: one split (``split_seed``), whatever the run's seed."""
+        try:
+            return LMTask(self.corpus, self.lower, self.min_count, self.max_length, self.max_sentences,
+                          self.test_fraction, self.split_seed)
+        except ParameterError as err:
+            raise ParameterError(str(err).replace("seed=", "split_seed=", 1)) from None
 
     def model_specs(self) -> list[dict[str, Any]]:
         """The parsed ``models``: ``"4.2 dense 10"`` -> ``{"kind": "4.2", "algebra": "dense", "d": 10}``."""
@@ -148,45 +157,56 @@ class Config(ChapterConfig):
             specs.append(spec)
         return specs
 
-    def train_config(self) -> TrainConfig:
-        return TrainConfig(self.epochs, self.batch_size, self.lr, self.seed)
+    def train_config(self, seed: int, urn: bool = False) -> TrainConfig:
+        """A matrix model's (or the URN language model's) training: up to ``epochs`` epochs, stopped after
+        ``patience`` without a lower held-out loss, ending with the best epoch's weights."""
+        epochs, batch, lr = ((self.urn_epochs, self.urn_batch_size, self.urn_lr) if urn
+                             else (self.epochs, self.batch_size, self.lr))
+        return TrainConfig(epochs, batch, lr, seed, monitor="test_loss", keep_best=True,
+                           patience=self.patience)
 
     def plan(self) -> list[RunSpec]:
-        """The matrix models of ``models``, then word2vec, Kneser-Ney and the URN language model."""
-        task, cfg = asdict(self.task()), asdict(self.train_config())
-        train = f"{__name__}:train_run"
-        specs = [RunSpec(EXPERIMENT, spec_string(m), {"task": task, "model": m, "train": cfg},
-                         ("train.loop", *_DATA, "experiment.matrix_embeddings", component_of(m)), train)
-                 for m in self.model_specs()]
+        """Each matrix model of ``models`` per seed, then word2vec per seed, Kneser-Ney once (count-based and
+        deterministic: it depends on the split only) and the URN language model per seed."""
+        task, me, baseline = asdict(self.task()), f"{__name__}:train_run", _BASELINES
+        specs = [RunSpec(EXPERIMENT, seed_name(spec_string(m), s),
+                         {"task": task, "model": m, "train": asdict(self.train_config(s))},
+                         ("train.loop", *_DATA, "experiment.matrix_embeddings", component_of(m)), me)
+                 for m in self.model_specs() for s in self.seeds]
         if self.word2vec_size:
             model = {"kind": "word2vec", "size": self.word2vec_size, "epochs": self.word2vec_epochs}
-            specs.append(RunSpec(EXPERIMENT, f"word2vec {self.word2vec_size}",
-                                 {"task": task, "model": model, "seed": self.seed},
-                                 (*_DATA, "experiment.matrix_embeddings", "model.word2vec"), train))
-        if self.ngram_order:
+            specs += [RunSpec(EXPERIMENT, seed_name(f"word2vec {self.word2vec_size}", s),
+                              {"task": task, "model": model, "seed": s},
+                              (*_DATA, "experiment.matrix_embeddings", "model.word2vec"), baseline)
+                      for s in self.seeds]
+        if self.ngram_order:  # "seed": the split's, the only one it depends on
             model = {"kind": "kneser-ney", "order": self.ngram_order}
             specs.append(RunSpec(EXPERIMENT, f"Kneser-Ney {self.ngram_order}-gram",
-                                 {"task": task, "model": model, "seed": self.seed},
+                                 {"task": task, "model": model, "seed": self.split_seed},
                                  ("data.text_corpus", "experiment.matrix_embeddings", "model.kneser_ney"),
-                                 train))
+                                 baseline))
         if self.urn_units:
             model = {"kind": "urn", "n": self.urn_units, "k": None, "dropout": self.urn_dropout}
-            urn_cfg = asdict(TrainConfig(self.urn_epochs, self.urn_batch_size, self.urn_lr, self.seed))
-            specs.append(RunSpec(EXPERIMENT, f"URN {self.urn_units}",
-                                 {"task": task, "model": model, "train": urn_cfg},
-                                 ("train.loop", *_DATA, "experiment.urn_lm", "model.urn"),
-                                 "urnlib.experiments.urn_lm:train_run"))
+            specs += [RunSpec(EXPERIMENT, seed_name(f"URN {self.urn_units}", s),
+                              {"task": task, "model": model, "train": asdict(self.train_config(s, urn=True))},
+                              ("train.loop", *_DATA, "experiment.urn_lm", "model.urn"), baseline)
+                      for s in self.seeds]
         return specs
+
+    def view(self, runs: dict[str, Run]) -> dict[str, Seeds]:  # Kneser-Ney: one run
+        return by_label(runs)
 
     def summary(self) -> str:
         limit = (f"the first {self.max_sentences:,} sentences of each source" if self.max_sentences
                  else "all sentences")
+        labels = list(by_label({s.name: s for s in self.plan()}))
         return (f"Built at {self.describe()}: corpus {self.corpus} ({limit} of 1 to {self.max_length} words, "
                 f"{'lower-cased, ' if self.lower else ''}words seen fewer than {self.min_count} times -> "
-                "`<unk>`, "
-                f"{self.test_fraction:.0%} held out); matrix models {', '.join(map(str, self.models))}: "
-                f"{self.epochs} epochs, Adam lr {self.lr}, batch {self.batch_size}; runs: "
-                + ", ".join(s.name for s in self.plan()) + ".")
+                f"`<unk>`, {self.test_fraction:.0%} held out); seeds {list(self.seeds)}; matrix models "
+                f"{', '.join(map(str, self.models))}: Adam lr {self.lr}, batch {self.batch_size}, until the "
+                f"held-out loss has not improved for {self.patience} epoch{'s' * (self.patience > 1)} (at "
+                f"most {self.epochs}); models: "
+                + ", ".join(labels) + f" ({len(self.plan())} runs).")
 
 
 @dataclass
@@ -245,24 +265,23 @@ def analogies():
     return read_analogies(google_analogy_path(), lower=True)
 
 
-def embedding_vectors(model) -> np.ndarray:
-    """``(V, n_free)`` the word matrices' allowed entries, flattened (3CosAdd on flattened matrices, paper 003
-    sec. 5; the entries outside the algebra are 0 for every word, so they change no cosine)."""
+def analogy_vectors(model, representation: str = "exp") -> np.ndarray:
+    """``(V, n_free)`` float64: every word's matrix, flattened to its allowed entries (3CosAdd on flattened
+    matrices, paper 003 sec. 5; the entries outside the algebra are 0 for every word and change no cosine),
+    in one of :data:`REPRESENTATIONS`. 4.1's matrices (its parameters, of any sign) have no ``log``."""
+    check_choice("representation", representation, list(REPRESENTATIONS))
     with torch.no_grad():
-        return model.free_entries().detach().cpu().double().numpy()
+        if representation == "exp":
+            return model.free_entries().detach().cpu().double().numpy()
+        if not hasattr(model, "log_free_entries"):
+            raise ParameterError(f"representation='log': a {type(model).__name__}'s entries are not "
+                                 "probabilities (they may be <= 0); only 4.2 and 4.3 have log entries")
+        return model.log_free_entries().detach().cpu().double().numpy()
 
 
-def neighbours(vectors: np.ndarray, words: list[str], probes=PROBES, k: int = 5) -> dict[str, list[str]]:
-    """The ``k`` nearest words by cosine of each probe word in the vocabulary."""
-    unit = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-300)
-    index = {w: i for i, w in enumerate(words)}
-    out = {}
-    for p in probes:
-        if p in index:
-            sims = unit @ unit[index[p]]
-            sims[index[p]] = -np.inf
-            out[p] = [words[j] for j in np.argsort(-sims, kind="stable")[:k]]
-    return out
+def embedding_vectors(model) -> np.ndarray:
+    """The vectors of the per-epoch analogy score: :func:`analogy_vectors` in representation ``exp``."""
+    return analogy_vectors(model, "exp")
 
 
 def probabilistic_properties(model: ProbabilisticMatrixLM, rng: np.random.Generator) -> dict[str, Any]:
@@ -295,7 +314,8 @@ def probabilistic_properties(model: ProbabilisticMatrixLM, rng: np.random.Genera
                 "star_at_end_change": max(end), "star_in_middle_change": float(np.median(middle))}
 
 
-def _analogy_numbers(vectors: np.ndarray, d: LMData) -> dict[str, Any]:
+def analogy_numbers(vectors: np.ndarray, d: LMData) -> dict[str, Any]:
+    """What a run stores of its vectors' analogy answers and neighbours (``sections``: a DataFrame)."""
     result = evaluate_3cosadd(vectors, d.vocab.tokens, analogies())
     return {"analogies_correct": result.correct, "analogies_answered": result.answered,
             "analogies_skipped": result.skipped, "neighbours": neighbours(vectors, d.vocab.tokens),
@@ -311,70 +331,62 @@ def _train_matrix(spec: RunSpec, checkpoint: Path | None) -> Trained:
         embedding_vectors(m), d.vocab.tokens, analogies()).correct}
     history, _ = fit(model, d.train, d.test, cfg, loss=token_nll, evaluate=evaluate, checkpoint=checkpoint,
                      desc=spec.name, eval_batch_size=cfg.batch_size)
-    final = dict(history.rows[-1])
-    numbers = _analogy_numbers(embedding_vectors(model), d)
+    final = dict(history.best_row)  # the monitor's best epoch, whose weights the model ends with
+    numbers = analogy_numbers(embedding_vectors(model), d)
     sections = numbers.pop("sections")
     counts = ("correct", "answered", "questions")
     final.update(numbers, perplexity=math.exp(final["test_loss"]), n_params=model.parameter_count,
                  analogy_sections={s: {c: int(sections.loc[s, c]) for c in counts} for s in sections.index})
     if spec.params["model"]["kind"] == "4.2":
         final["properties"] = probabilistic_properties(model, np.random.default_rng(cfg.seed))
-    return Trained(history.rows, final, model.state_dict(), history.wall_time, history.cpu_time)
-
-
-def _word2vec(d: LMData, size: int, epochs: int, seed: int) -> tuple[dict[str, Any], dict[str, torch.Tensor]]:
-    """gensim's CBOW on the training sentences; its vectors (V, size) in vocabulary order are the weights."""
-    from gensim.models import Word2Vec
-
-    sentences = [[d.vocab.tokens[w] for w in s] for s in d.train_ids]
-    model = Word2Vec(sentences, vector_size=size, window=5, min_count=1, workers=1, seed=seed, epochs=epochs)
-    vectors = np.stack([model.wv[w] if w in model.wv else np.zeros(size, np.float32) for w in d.vocab.tokens])
-    final = _analogy_numbers(vectors.astype(np.float64), d)
-    del final["sections"]
-    final["n_params"] = 2 * size * len(d.vocab.tokens)
-    return final, {"vectors": torch.from_numpy(vectors)}
-
-
-def _kneser_ney(d: LMData, order: int) -> dict[str, Any]:
-    """Interpolated Kneser-Ney on the same split; the per-word perplexity leaves the end-of-sentence
-    prediction out, like the matrix models, which have none (``perplexity_with_end`` keeps it)."""
-    from urnlib.models.ngram import KneserNey
-
-    words = lambda part: [[d.vocab.tokens[w] for w in s] for s in part]  # noqa: E731
-    lm = KneserNey(order).fit(words(d.train_ids), d.vocab.tokens)
-    total, count = 0.0, 0
-    for s in words(d.test_ids):
-        context = ["<s>"] * (order - 1)
-        for w in s:
-            total -= lm.logprob(w, context)
-            count += 1
-            context = context[1:] + [w]
-    return {"perplexity": math.exp(total / count), "perplexity_with_end": lm.perplexity(words(d.test_ids)),
-            "order": order, "data": d.stats}
+    if spec.params["model"]["kind"] != "4.1":  # the log entries (what the authors' code writes out)
+        final["analogy_log_sections"] = _sections(evaluate_3cosadd(analogy_vectors(model, "log"),
+                                                                   d.vocab.tokens, analogies()))
+    weights, final["weights_stored"] = kept_weights(model)  # both scores are in final: weights optional
+    return Trained(history.rows, final, weights, history.wall_time, history.cpu_time)
 
 
 def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
-    """Train one run of :meth:`Config.plan`: a matrix model, word2vec or Kneser-Ney. The baselines store one
-    history row (their final numbers); Kneser-Ney's counts are Python dicts, not tensors: it stores no weights
-    (refitting it from the corpus takes seconds and gives the same model)."""
-    model = spec.params["model"]
-    if model["kind"] in MATRIX_KINDS:
+    """Train one matrix-model run of :meth:`Config.plan` (a baseline's goes to
+    :func:`urnlib.experiments.urn_lm.train_run`)."""
+    if spec.params["model"]["kind"] in MATRIX_KINDS:
         return _train_matrix(spec, checkpoint)
-    d = make_data(LMTask(**spec.params["task"]))
-    t0, c0 = time.perf_counter(), time.process_time()
-    if model["kind"] == "word2vec":
-        final, weights = _word2vec(d, model["size"], model["epochs"], spec.params["seed"])
-    else:
-        final, weights = _kneser_ney(d, model["order"]), {}
-    return Trained([dict(final, epoch=1)], final, weights, time.perf_counter() - t0, time.process_time() - c0)
+    from urnlib.experiments import urn_lm
+
+    return urn_lm.train_run(spec, checkpoint)
+
+
+def _sections(result) -> dict[str, dict[str, int]]:
+    """``{section: {"correct", "answered"}}`` of an analogy result, with ``"total"``."""
+    table = result.per_section()
+    return {s: {c: int(table.loc[s, c]) for c in ("correct", "answered")} for s in table.index}
+
+
+def analogy_scores(runs: dict[str, Run]) -> dict[str, dict[str, dict | None]]:
+    """Both representations' analogy answers of every matrix-model run, from its stored weights (scoring, not
+    training: nothing is stored). ``{run name: {"exp": sections, "log": sections or None}}``, sections as
+    ``{section: {"correct", "answered"}}`` with ``"total"``; ``log`` is None for 4.1 (no log entries) and both
+    fall back to what the run stored (``exp`` only) for a run stored without weights."""
+    out: dict[str, dict[str, dict | None]] = {}
+    for name, run in runs.items():
+        spec = run.params["model"]
+        if spec["kind"] not in MATRIX_KINDS:
+            continue
+        if not run.weights:  # scored at training time (a legacy run has no log score)
+            out[name] = {"exp": {s: {c: v[c] for c in ("correct", "answered")}
+                                 for s, v in run.final["analogy_sections"].items()},
+                         "log": run.final.get("analogy_log_sections")}
+            continue
+        d = make_data(LMTask(**run.params["task"]))
+        model = build_trained(spec, run.weights, len(d.vocab.tokens))
+        score = lambda rep: _sections(evaluate_3cosadd(  # noqa: E731
+            analogy_vectors(model, rep), d.vocab.tokens, analogies()))
+        out[name] = {rep: None if rep == "log" and spec["kind"] == "4.1" else score(rep)
+                     for rep in REPRESENTATIONS}
+    return out
 
 
 def run(config: Config, *, store: str | Path | None = None, mode: str | None = None) -> dict[str, Run]:
-    """The stored run of every planned model and baseline, by name (trained first where ``mode`` asks for it).
-
-    Args:
-        config: the chapter's parameters.
-        store: the run store (default: ``config.store``, relative to ``notebooks/``).
-        mode: ``load``, ``train`` or ``retrain`` (default: ``config.mode``); see :mod:`urnlib.runner`.
-    """
+    """The stored run of every planned model and baseline, by name (trained first where ``mode`` asks for it);
+    ``store`` and ``mode`` default to the config's (see :func:`urnlib.experiments.config.run_config`)."""
     return run_config(config, store=store, mode=mode)

@@ -108,42 +108,49 @@ def _value(value) -> str:
 
 
 def settings_section(config) -> str:
-    """Markdown for a chapter's page: how many of the preset's values are the papers' and how many are ours
-    (and of those, how many are below the papers' scale to fit this machine), then a dropdown with every value
-    and the comment the ``paper`` preset's file gives it (a smaller preset, such as ``tiny``, also shows the
-    ``paper`` value it replaces). Read from the files (``ChapterConfig.where_from``), so the page says what
-    the presets say; values a user overrode are marked."""
+    """Markdown for a chapter's page: how many of the ``paper`` preset's values (the book's) are the papers'
+    and how many are ours (and of those, how many are below the papers' scale to fit this machine), then a
+    dropdown with every value of the page's preset and the comment its parameter file gives it. Another
+    preset (``tiny``, ``full``) also shows the ``paper`` value it replaces, with its own file's comment or,
+    for a value it changes without one, as its own choice. Read from the files (``ChapterConfig.where_from``),
+    so the page says what the presets say; values a user overrode are marked."""
     kind = type(config)
-    sources = kind.where_from("paper")
-    paper = kind.preset("paper") if config.scale != "paper" else None
-    rows = [(name, getattr(config, name), sources.get(name, "")) for name in config.setting_fields()]
-    kinds = [whose(comment) for _, _, comment in rows]
-    def named(kind: str) -> str:
-        return ", ".join(f"`{name}`" for (name, _, _), k in zip(rows, kinds) if k == kind)
+    book = kind.where_from("paper")
+    names = config.setting_fields()
+    kinds = [whose(book.get(name, "")) for name in names]
+
+    def named(which: str) -> str:
+        return ", ".join(f"`{name}`" for name, k in zip(names, kinds) if k == which)
 
     ours = sum(k.startswith("ours") for k in kinds)
-    summary = (f"Of the {len(rows)} values of the `paper` preset "
-               f"(`notebooks/params/{config.CHAPTER}.paper.yaml`), {kinds.count('papers')} are the papers' "
-               f"or their authors' code's and {ours} are ours (the papers give none, the authors' code "
-               "differs, or the papers' value does not fit here)")
+    summary = (f"Of the {len(names)} values of the `paper` preset "
+               f"(`notebooks/params/{config.CHAPTER}.paper.yaml`, the book's), {kinds.count('papers')} are "
+               f"the papers' or their authors' code's and {ours} are ours (the papers give none, the "
+               "authors' code differs, or the papers' value does not fit here)")
     scaled, data = kinds.count("ours, for time"), kinds.count("ours, data")
-    summary += (f"; {scaled} of ours are below the papers' scale to fit this machine "
-                f"({named('ours, for time')})" if scaled else "; none is below the papers' scale")
-    verb = "stands" if data == 1 else "stand"
-    summary += f" and {data} {verb} in for data not reachable here ({named('ours, data')})." if data else "."
-    if paper is not None:
-        changed = [name for name, value, _ in rows if paper.get(name) != value]
+    summary += (f"; {scaled} of ours {'is' if scaled == 1 else 'are'} below the papers' scale to fit this "
+                f"machine ({named('ours, for time')})" if scaled else "; none is below the papers' scale")
+    summary += (f" and {data} {'stands' if data == 1 else 'stand'} in for data not reachable here "
+                f"({named('ours, data')})." if data else ".")
+    paper, rows = None, {name: (whose(book.get(name, "")), book.get(name, "")) for name in names}
+    if config.scale != "paper":
+        paper, own = kind.preset("paper"), kind.where_from(config.scale)
+        changed = [name for name in names if paper.get(name) != getattr(config, name)]
+        for name in names:   # a value this preset changes and does not comment on is its own choice
+            if own.get(name):
+                rows[name] = (whose(own[name]), own[name])
+            elif name in changed:
+                rows[name] = (f"`{config.scale}` preset", f"(the paper preset's: {book.get(name) or '-'})")
         summary += (f" This page was built from the preset `{config.scale}`, which changes {len(changed)} of "
-                    "them (the column *paper preset*): its numbers do not reproduce the papers' and its "
-                    "verdicts are not the book's.")
+                    "them (the column *paper preset*): its numbers and verdicts are not the book's.")
     header = ["parameter", "value", *(["paper preset"] if paper is not None else []), "whose",
               "where it comes from"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for (name, value, comment), k in zip(rows, kinds):
-        shown = _value(value)
+    for name in names:
+        shown, (who, comment) = _value(getattr(config, name)), rows[name]
         if name in config.overrides:
             shown += f" (preset: {_value(config.overrides[name][0])})"
-        cells = [f"`{name}`", shown, *([_value(paper.get(name))] if paper is not None else []), k,
+        cells = [f"`{name}`", shown, *([_value(paper.get(name))] if paper is not None else []), who,
                  comment or "-"]
         lines.append("| " + " | ".join(c.replace("|", r"\|") for c in cells) + " |")
     return (summary + "\n\n```{dropdown} Every value of the preset and where it comes from\n"
