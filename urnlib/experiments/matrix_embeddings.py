@@ -7,8 +7,9 @@ trained on what is reachable offline (Brown and the State of the Union addresses
 on the same split and vocabulary (:mod:`urnlib.experiments.urn_lm`). A matrix model trains in
 :mod:`urnlib.train` with the loss :func:`token_nll` (``exp(test loss)``: the per-word perplexity) until its
 held-out loss stops improving, and keeps its best epoch. Analogies (3CosAdd, the Google set) are scored in two
-representations (:data:`REPRESENTATIONS`): ``exp`` after every epoch, both on the stored weights by
-:func:`analogy_scores` (scoring, not training: it changes no run).
+representations (:data:`REPRESENTATIONS`): ``exp`` after every epoch, both at the best epoch when a run ends
+(its final metrics), and both again from a run's weights where it stored them by :func:`analogy_scores`
+(scoring, not training: it changes no run).
 """
 
 from __future__ import annotations
@@ -365,8 +366,8 @@ def _sections(result) -> dict[str, dict[str, int]]:
 def analogy_scores(runs: dict[str, Run]) -> dict[str, dict[str, dict | None]]:
     """Both representations' analogy answers of every matrix-model run, from its stored weights (scoring, not
     training: nothing is stored). ``{run name: {"exp": sections, "log": sections or None}}``, sections as
-    ``{section: {"correct", "answered"}}`` with ``"total"``; ``log`` is None for 4.1 (no log entries) and both
-    fall back to what the run stored (``exp`` only) for a run stored without weights."""
+    ``{section: {"correct", "answered"}}`` with ``"total"``; ``log`` is None for 4.1 (no log entries). A run
+    stored without weights (over the store's size limit) gives the answers it recorded at training time."""
     out: dict[str, dict[str, dict | None]] = {}
     for name, run in runs.items():
         spec = run.params["model"]
