@@ -5,7 +5,7 @@ the matrix-embedding chapter's URN language model.
     .venv/bin/python benchmarks/lm_speed.py --quick    # two models, small vocabulary, 2 rounds, no files
 
 One training step (forward, loss, backward, Adam) per batch at the primer's paper configuration
-(``notebooks/params/primer.paper.yaml``: rows of 16 warm-up + 64 predicted tokens, 32 rows a batch, the
+(``notebooks/params/primer.paper.yaml``: ``lm_batch_size`` rows of ``warmup`` + ``window`` tokens, the
 vocabulary of Brown with words seen at least 4 times) for each of its neural language models, and at the
 matrix-embedding chapter's (``notebooks/params/matrix_embeddings.paper.yaml``: its first batch of training
 sentences, as they are padded and scored, and its vocabulary) for the URN language model. Compared,
@@ -130,8 +130,12 @@ def floor_of(rows: int, width: int, V: int):
 
 
 def primer_batch(V: int):
-    """The primer's batch: 32 rows of 16 warm-up (read, not scored) and 64 predicted tokens."""
-    B, warmup, window = 32, 16, 64
+    """The primer's batch at its paper configuration: ``lm_batch_size`` rows of ``warmup`` tokens (read, not
+    scored) and ``window`` predicted tokens."""
+    from urnlib.experiments import primer
+
+    config = primer.Config.paper()
+    B, warmup, window = config.lm_batch_size, config.warmup, config.window
     torch.manual_seed(0)
     x = torch.randint(0, V - 1, (B, warmup + window))
     y = torch.randint(0, V - 1, (B, warmup + window))

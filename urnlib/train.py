@@ -40,6 +40,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from urnlib.allocator import keep_freed_memory
 from urnlib.callbacks import Callback, Monitor
 from urnlib.params import ParameterError, check_bool, check_choice, check_float, check_int
 from urnlib.progress import progress
@@ -271,6 +272,7 @@ def fit(
             model is moved there and back to the CPU at the end; batches are moved one at a time.
     """
     loss = loss or token_cross_entropy
+    keep_freed_memory()  # a step reuses the pages the last one freed (urnlib.allocator): no number changes
     device = torch.device(device if device is not None else (_DEVICE.get() or "cpu"))
     model.to(device)
     optimizer = OPTIMIZERS[config.optimizer](model.parameters(), lr=config.lr)
