@@ -47,10 +47,11 @@ def keep_freed_memory() -> bool:
         return False
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        mallopt, version = libc.mallopt, libc.gnu_get_libc_version  # both glibc's
-    except (OSError, AttributeError):
+    except OSError:
         return False
-    del version
+    if not hasattr(libc, "gnu_get_libc_version"):  # not glibc: mallopt's parameters mean other things
+        return False
+    mallopt = libc.mallopt
     mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
     _applied = all(mallopt(param, value) == 1 for param, value in SETTINGS.values())
     return _applied
