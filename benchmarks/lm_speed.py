@@ -20,6 +20,7 @@ interleaved over rounds (medians):
   input and weight), timed as ``torch.mm`` at those shapes; floor (a) is their flops at the measured GEMM
   peak.
 
+The process keeps freed memory as training does (:mod:`urnlib.allocator`).
 Target: ``urnlib <= 3 x floor (b)``. Writes ``book/performance/lm_speed.md`` and
 ``benchmarks/results/lm_speed.json``.
 """
@@ -32,6 +33,7 @@ import torch
 
 from recurrent_speed import _table, gemm_peak_flops, interleaved, machine, timing_arguments, write_report
 from urnlib import losses
+from urnlib.allocator import keep_freed_memory
 from urnlib.models.nnlm import BengioNNLM
 from urnlib.train import token_cross_entropy
 
@@ -164,6 +166,7 @@ def measure(name, new, old, x, y, V, peak, args, rounds) -> dict:
 def main() -> None:
     args = timing_arguments(__doc__, rounds=5, reps=2).parse_args()
     torch.set_num_threads(args.threads)
+    keep_freed_memory()  # as urnlib.train.fit sets the allocator for training (urnlib.allocator)
     rounds = 2 if args.quick else args.rounds
     V = vocabulary_size(args.quick)
     x, y = primer_batch(V)

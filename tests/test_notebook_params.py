@@ -18,7 +18,7 @@ CASES = [
     # every bad value in Python; these show that a notebook stops in its first cell, before anything is read
     # or trained.
     pytest.param("dyck", {"units_000": 13}, ["units_000=13", "even"], id="dyck-odd_units"),
-    pytest.param("primer", {"anbn_seeds": []}, ["anbn_seeds", "non-empty"], id="primer-anbn_seeds"),
+    pytest.param("primer", {"seeds": []}, ["seeds", "non-empty"], id="primer-seeds"),
     pytest.param("agreement", {"sources": [NOT_LINZEN], "analysis_source": ""}, ["not_linzen.tsv", "line 1"],
                  id="agreement-wrong_format"),
     pytest.param("tpru", {"scale": "huge"}, ["scale", "huge", "tiny", "paper"], id="tpru-scale"),

@@ -92,7 +92,9 @@ COMPONENTS: dict[str, Component] = {
                                                  "test loss; the data statistics hold the first-noun and "
                                                  "nearest-noun heuristics' accuracy by attractors; synthetic "
                                                  "training sentences draw attractors and other nouns alike")),
-    "experiment.primer_lm": Component(1, (_BASE,)),
+    "experiment.primer_lm": Component(2, (_BASE, "v2: the loss through urnlib.losses.lm_loss (the readout "
+                                                 "at scored positions only, a fused cross-entropy); a "
+                                                 "run's weights are stored only up to 2 MB")),
     "experiment.primer_elman": Component(1, (_BASE,)),
     "experiment.primer_anbn": Component(1, (_BASE,)),
     "experiment.tpru_entailment": Component(1, (_BASE,)),

@@ -10,12 +10,13 @@ The chapter's protocol, callable without a notebook::
 
     from urnlib.experiments import primer
     runs = primer.run(primer.Config.paper())   # the stored runs, in four groups; never trains
-    runs.lm["nnlm 5 50 60 direct"].final["test_ppl"]
+    runs.lm["nnlm 5 50 60 direct seed 0"].final["test_ppl"]
 
 :class:`Config` holds the parameters of ``notebooks/params/primer.<scale>.yaml`` and checks every one of them
 before any work (the model specs through the registry's grammar, the Brown corpus's install, a memory
 estimate); :meth:`Config.plan` expands them to one :class:`~urnlib.results.RunSpec` per run, whose training
-function lives in the experiment's own module.
+function lives in the experiment's own module. Every trained group runs once per seed of ``seeds`` (runs named
+``"<label> seed <s>"``, :func:`urnlib.seeds.seed_name`); Kneser-Ney is deterministic and runs once.
 """
 
 from __future__ import annotations
@@ -30,11 +31,15 @@ from urnlib.experiments.config import ChapterConfig, run_config
 from urnlib.models.registry import spec_string
 from urnlib.params import ParameterError, check_list, check_float, check_int
 from urnlib.results import Run, RunSpec
+from urnlib.seeds import check_seeds
 from urnlib.train import TrainConfig
 
 __all__ = ["Config", "PrimerRuns", "run"]
 
 GROUPS = ("kneser_ney", "lm", "elman", "anbn")
+#: the ``train.seed`` stored with every a^n b^n run: not used (a run's seed is its ``params["seed"]``), kept
+#: at the value the committed runs were stored with so that they keep their keys
+ANBN_TRAIN_SEED = 0
 
 
 def _prefixed(name: str, fn, *args):
@@ -50,17 +55,18 @@ class Config(ChapterConfig):
     """The chapter's parameters (``notebooks/params/primer.<scale>.yaml`` says where each value comes from).
 
     Args:
-        seed: seed of the language models' initialisation and data order, and of Elman's sentences and SRN.
+        seeds: one run of every trained model per seed: a seed fixes the language models' initialisation and
+            data order, Elman's sentences and SRN, the a^n b^n models' initialisation and data order.
         train_tokens, valid_tokens, test_tokens, min_count, lower, max_sentences, window, warmup: Brown
             (:class:`~urnlib.experiments.primer_lm.BrownTask`).
         lm_models: the neural language models, in the registry's grammar (``"nnlm 5 50 60 direct"``,
             ``"lstm 100 e30"``).
-        lm_epochs, lm_batch_size, lm_lr: their training (Adam; the best epoch by validation perplexity kept).
+        lm_epochs, lm_patience, lm_batch_size, lm_lr: their training (Adam): at most ``lm_epochs`` epochs,
+            stopped after ``lm_patience`` epochs without a lower validation perplexity, the best epoch kept.
         ngram_orders: the Kneser-Ney orders.
         elman_sentences, elman_hidden, elman_row_length: Elman's stream and SRN.
-        elman_settings: ``"EPOCHS BATCH LR"`` per SRN trained.
+        elman_settings: ``"EPOCHS BATCH LR"`` per SRN trained (the epoch with the lowest held-out loss kept).
         anbn_models: the a^n b^n models (``"srn 10"``, ``"gru 10"``, ``"lstm 10"``, ``"urn 10"``).
-        anbn_seeds: one run per model and seed.
         anbn_max_train_n, anbn_copies, anbn_max_test_n, anbn_threshold, anbn_trace_n: the a^n b^n strings
             (:class:`~urnlib.experiments.primer_anbn.AnbnTask`).
         anbn_epochs, anbn_batch_size, anbn_lr: their training (Adam).
@@ -68,7 +74,7 @@ class Config(ChapterConfig):
 
     CHAPTER = "primer"
 
-    seed: int
+    seeds: list
     train_tokens: int
     valid_tokens: int
     test_tokens: int
@@ -79,6 +85,7 @@ class Config(ChapterConfig):
     warmup: int
     lm_models: list
     lm_epochs: int
+    lm_patience: int
     lm_batch_size: int
     lm_lr: float
     ngram_orders: list
@@ -87,7 +94,6 @@ class Config(ChapterConfig):
     elman_row_length: int
     elman_settings: list
     anbn_models: list
-    anbn_seeds: list
     anbn_max_train_n: int
     anbn_copies: int
     anbn_max_test_n: int
@@ -99,7 +105,7 @@ class Config(ChapterConfig):
 
     # ------------------------------------------------------------------ checks
     def validate(self) -> None:
-        check_int("seed", self.seed, minimum=0)
+        check_seeds(self.seeds)
         self._validate_brown()
         self._validate_elman()
         self._validate_anbn()
@@ -120,9 +126,10 @@ class Config(ChapterConfig):
         check_list("lm_models", self.lm_models, example="['nnlm 5 50 60 direct', 'lstm 100 e30']",
                    each=self._lm_entry)
         check_int("lm_epochs", self.lm_epochs, minimum=1, maximum=10_000)
+        check_int("lm_patience", self.lm_patience, minimum=1, maximum=10_000)  # >= lm_epochs: no early stop
         check_int("lm_batch_size", self.lm_batch_size, minimum=1, maximum=1_000_000)
         check_float("lm_lr", self.lm_lr, minimum=0.0, strict_min=True)
-        self.lm_train_config()
+        self.lm_train_config(self.seeds[0])
 
         def order(name, k):
             if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 5:
@@ -144,7 +151,7 @@ class Config(ChapterConfig):
         check_int("elman_sentences", self.elman_sentences, minimum=10, maximum=10_000_000)
         check_int("elman_hidden", self.elman_hidden, minimum=1, maximum=4096)
         check_int("elman_row_length", self.elman_row_length, minimum=2, maximum=100_000)
-        self.elman_task()
+        self.elman_task(self.seeds[0])
         check_list("elman_settings", self.elman_settings,
                    example="['20 32 0.01'] (EPOCHS BATCH LR per SRN trained)",
                    each=lambda name, text: primer_elman.parse_setting(text, name))
@@ -152,8 +159,6 @@ class Config(ChapterConfig):
     def _validate_anbn(self) -> None:
         check_list("anbn_models", self.anbn_models, example="['srn 10', 'gru 10', 'lstm 10', 'urn 10']",
                    each=lambda name, text: spec_string(_prefixed(name, primer_anbn.model_spec, text)))
-        check_list("anbn_seeds", self.anbn_seeds, example="[0, 1, 2]",
-                   each=lambda name, seed: check_int(name, seed, minimum=0, maximum=2**32 - 1))
         check_int("anbn_max_train_n", self.anbn_max_train_n, minimum=1, maximum=1000)
         check_int("anbn_copies", self.anbn_copies, minimum=1, maximum=100_000)
         check_int("anbn_max_test_n", self.anbn_max_test_n, minimum=self.anbn_max_train_n, maximum=10_000)
@@ -214,36 +219,43 @@ class Config(ChapterConfig):
         return primer_lm.BrownTask(self.train_tokens, self.valid_tokens, self.test_tokens, self.min_count,
                                    self.lower, self.max_sentences, self.window, self.warmup)
 
-    def lm_train_config(self) -> TrainConfig:
-        """Adam; the loop keeps the weights of the epoch with the lowest validation perplexity."""
-        return TrainConfig(self.lm_epochs, self.lm_batch_size, self.lm_lr, self.seed, monitor="valid_ppl",
-                           minimize=True, keep_best=True)
+    def lm_train_config(self, seed: int) -> TrainConfig:
+        """Adam, at most ``lm_epochs`` epochs, stopped after ``lm_patience`` epochs without a lower validation
+        perplexity; the loop keeps the weights of the epoch with the lowest."""
+        return TrainConfig(self.lm_epochs, self.lm_batch_size, self.lm_lr, seed, monitor="valid_ppl",
+                           minimize=True, keep_best=True, patience=self.lm_patience)
 
-    def elman_task(self) -> primer_elman.ElmanTask:
-        return primer_elman.ElmanTask(self.elman_sentences, self.elman_hidden, self.elman_row_length,
-                                      self.seed)
+    def elman_task(self, seed: int) -> primer_elman.ElmanTask:
+        return primer_elman.ElmanTask(self.elman_sentences, self.elman_hidden, self.elman_row_length, seed)
 
-    def elman_train_configs(self) -> list[TrainConfig]:
-        return [TrainConfig(*primer_elman.parse_setting(s), self.seed) for s in self.elman_settings]
+    def elman_train_configs(self, seed: int) -> list[TrainConfig]:
+        """One per training setting; the loop keeps the epoch with the lowest held-out loss."""
+        return [TrainConfig(*primer_elman.parse_setting(s), seed, monitor="test_loss", minimize=True,
+                            keep_best=True) for s in self.elman_settings]
 
     def anbn_task(self) -> primer_anbn.AnbnTask:
         return primer_anbn.AnbnTask(self.anbn_max_train_n, self.anbn_copies, self.anbn_max_test_n,
                                     self.anbn_threshold, self.anbn_trace_n)
 
     def anbn_train_config(self) -> TrainConfig:
-        """The runs' training settings; each run's own seed replaces this ``seed`` when it trains."""
-        return TrainConfig(self.anbn_epochs, self.anbn_batch_size, self.anbn_lr, self.seed)
+        """The runs' training settings; each run's own seed replaces this ``seed`` (:data:`ANBN_TRAIN_SEED`)
+        when it trains."""
+        return TrainConfig(self.anbn_epochs, self.anbn_batch_size, self.anbn_lr, ANBN_TRAIN_SEED)
 
     def groups(self) -> dict[str, list[RunSpec]]:
-        """The runs of each group: ``kneser_ney``, ``lm`` (neural, Brown), ``elman``, ``anbn``."""
-        brown = self.brown_task()
+        """The runs of each group: ``kneser_ney`` (deterministic: one run per order), ``lm`` (neural, Brown),
+        ``elman`` and ``anbn``, one run per model (or setting) and seed."""
+        brown, seeds = self.brown_task(), list(self.seeds)
+        lm_models = [primer_lm.lm_spec(m) for m in self.lm_models]
         return {
             "kneser_ney": primer_lm.kneser_ney_specs(brown, list(self.ngram_orders)),
-            "lm": primer_lm.specs(brown, [primer_lm.lm_spec(m) for m in self.lm_models],
-                                  self.lm_train_config()),
-            "elman": primer_elman.specs(self.elman_task(), self.elman_train_configs()),
+            "lm": [spec for seed in seeds
+                   for spec in primer_lm.specs(brown, lm_models, self.lm_train_config(seed), seed=seed)],
+            "elman": [spec for seed in seeds
+                      for spec in primer_elman.specs(self.elman_task(seed), self.elman_train_configs(seed),
+                                                     seed=seed)],
             "anbn": primer_anbn.specs(self.anbn_task(), [primer_anbn.model_spec(m) for m in self.anbn_models],
-                                      list(self.anbn_seeds), self.anbn_train_config()),
+                                      seeds, self.anbn_train_config()),
         }
 
     def plan(self) -> list[RunSpec]:
@@ -252,20 +264,23 @@ class Config(ChapterConfig):
 
     def summary(self) -> str:
         """What the page was built with (Markdown)."""
-        groups = self.groups()
-        epochs = f"{self.lm_epochs} epoch" + "s" * (self.lm_epochs != 1)
-        lms = ", ".join(s.name for s in groups["lm"])
-        return (f"Built at {self.describe()}: Brown language models {lms} ({epochs}, the best by validation "
-                f"perplexity kept); Kneser-Ney orders "
-                f"{', '.join(map(str, self.ngram_orders))}; Elman's SRN with {self.elman_hidden} units on "
-                f"{self.elman_sentences:,} sentences under {len(self.elman_settings)} training setting"
-                f"{'s' * (len(self.elman_settings) != 1)}; a^n b^n models {', '.join(self.anbn_models)} x "
-                f"seeds {', '.join(map(str, self.anbn_seeds))} (trained on n <= {self.anbn_max_train_n}).")
+        epochs = f"at most {self.lm_epochs} epoch" + "s" * (self.lm_epochs != 1)
+        lms = ", ".join(primer_lm.label(primer_lm.lm_spec(m)) for m in self.lm_models)
+        settings = f"{len(self.elman_settings)} training setting" + "s" * (len(self.elman_settings) != 1)
+        return (f"Built at {self.describe()}, seeds {', '.join(map(str, self.seeds))} (every trained model "
+                f"once per seed): Brown language models {lms} (Adam, batch {self.lm_batch_size}, {epochs}, "
+                f"stopped after {self.lm_patience} epoch{'s' * (self.lm_patience != 1)} without a lower "
+                f"validation perplexity, the best epoch kept); Kneser-Ney "
+                f"orders {', '.join(map(str, self.ngram_orders))} (deterministic: one run each); Elman's SRN "
+                f"with {self.elman_hidden} units on {self.elman_sentences:,} sentences under {settings}; "
+                f"a^n b^n models {', '.join(self.anbn_models)} (trained on n <= {self.anbn_max_train_n}); "
+                f"{len(self.plan())} runs.")
 
 
 @dataclass
 class PrimerRuns:
-    """The chapter's stored runs by group, each by label."""
+    """The chapter's stored runs by group, each by run name (``"<label> seed <s>"`` for the trained ones;
+    :func:`urnlib.seeds.by_label` groups them by label)."""
 
     kneser_ney: dict[str, Run]
     lm: dict[str, Run]

@@ -33,6 +33,7 @@ from urnlib.models import build_model, count_parameters
 from urnlib.models.registry import component_of, parse_spec, spec_string
 from urnlib.params import ParameterError, check_float, check_int
 from urnlib.results import Run, RunSpec, Trained
+from urnlib.seeds import seed_name
 from urnlib.train import TokenData, TrainConfig, fit, seed_everything
 
 __all__ = ["AnbnTask", "KINDS", "model_spec", "build", "training_data", "acceptance", "largest", "specs",
@@ -84,7 +85,7 @@ def model_spec(text: str) -> dict[str, Any]:
 
 def label(spec: dict[str, Any], seed: int) -> str:
     """``"lstm 10 seed 0"``."""
-    return f"{spec_string(spec)} seed {seed}"
+    return seed_name(spec_string(spec), seed)
 
 
 def build(spec: dict[str, Any]) -> torch.nn.Module:
@@ -129,9 +130,10 @@ def _trace(model: torch.nn.Module, spec: dict[str, Any], n: int) -> dict[str, li
 
 
 def specs(task: AnbnTask, models: list[dict[str, Any]], seeds: list[int], cfg: TrainConfig) -> list[RunSpec]:
-    """One run per model of :func:`model_spec` and seed. The seed of a run (``params["seed"]``) seeds its
-    initialisation and data order; ``cfg`` gives the epochs, batch size and learning rate (its own ``seed``,
-    the chapter's, is stored as the committed runs have it and not used)."""
+    """One run per model of :func:`model_spec` and seed, named ``"lstm 10 seed 0"``
+    (:func:`urnlib.seeds.seed_name`). The seed of a run (``params["seed"]``) seeds its initialisation and data
+    order; ``cfg`` gives the epochs, batch size and learning rate (its own ``seed`` is stored as given, the
+    same for every run, and not used)."""
     return [RunSpec(EXPERIMENT, label(m, seed), {"task": asdict(task), "model": m, "seed": seed,
                                                  "train": asdict(cfg)},
                     (*COMPONENTS, component_of(m)), f"{__name__}:train_run")

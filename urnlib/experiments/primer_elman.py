@@ -15,7 +15,7 @@ layer, i.e. no gradient through time; we back-propagate through the rows the str
 the per-word mean hidden states (the report clusters them), its losses and its weights.
 
 The chapter's :class:`~urnlib.experiments.primer.Config` plans the runs with :func:`specs`, one per training
-setting; :func:`train_run` trains one.
+setting and seed (the seed draws the sentences and initialises the SRN); :func:`train_run` trains one.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from urnlib.languages import elman
 from urnlib.models import build_model, count_parameters
 from urnlib.params import ParameterError, check_int
 from urnlib.results import Run, RunSpec, Trained
+from urnlib.seeds import seed_name
 from urnlib.train import TokenData, TrainConfig, fit, seed_everything
 
 __all__ = ["ElmanTask", "vocabulary", "make_data", "build", "parse_setting", "label", "specs", "train_run",
@@ -150,21 +151,30 @@ def label(task: ElmanTask, cfg: TrainConfig) -> str:
     return f"SRN {task.hidden}, {epochs}, batch {cfg.batch_size}, lr {cfg.lr:g}"
 
 
-def specs(task: ElmanTask, configs: list[TrainConfig]) -> list[RunSpec]:
-    """One run of Elman's SRN per training setting."""
-    return [RunSpec(EXPERIMENT, label(task, cfg), {"task": asdict(task), "train": asdict(cfg)}, COMPONENTS,
-                    f"{__name__}:train_run") for cfg in configs]
+def specs(task: ElmanTask, configs: list[TrainConfig], seed: int | None = None) -> list[RunSpec]:
+    """One run of Elman's SRN per training setting.
+
+    Args:
+        seed: ``task.seed`` (and every config's), named in the runs' names (``"SRN 150, 20 epochs, batch 32,
+            lr 0.01 seed 0"``, :func:`urnlib.seeds.seed_name`); ``None``: the runs are named by their setting.
+    """
+    if seed is not None and any(s != seed for s in (task.seed, *(cfg.seed for cfg in configs))):
+        raise ValueError(f"runs named 'seed {seed}' would draw their sentences or train with another seed")
+    return [RunSpec(EXPERIMENT, label(task, cfg) if seed is None else seed_name(label(task, cfg), seed),
+                    {"task": asdict(task), "train": asdict(cfg)}, COMPONENTS, f"{__name__}:train_run")
+            for cfg in configs]
 
 
 def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
-    """Train the SRN of one run of :func:`specs`; final metrics are the last epoch's, with the per-word mean
-    hidden states and the share of grammatical next-word predictions."""
+    """Train the SRN of one run of :func:`specs`; final metrics are the monitor's best epoch's (the last
+    epoch's without a monitor), with the per-word mean hidden states and the share of grammatical next-word
+    predictions of the weights kept."""
     task, cfg = ElmanTask(**spec.params["task"]), TrainConfig(**spec.params["train"])
     stream, data, held_out = make_data(task)
     seed_everything(task.seed)
     model = build(task)
     history, _ = fit(model, data, held_out, cfg, checkpoint=checkpoint, desc=f"Elman {spec.name}")
-    final = {**history.rows[-1], "words": len(stream), "sentences": task.n_sentences,
+    final = {**history.best_row, "words": len(stream), "sentences": task.n_sentences,
              "grammatical_prediction": _next_word_accuracy(model, data),
              "mean_states": mean_states(model, stream), "n_params": count_parameters(model)}
     return Trained(history.rows, final, model.state_dict(), history.wall_time, history.cpu_time)
@@ -178,5 +188,5 @@ def rebuild_model(run: Run) -> torch.nn.Module:
 
 
 def main_run(runs: dict[str, Run]) -> str:
-    """The label of the run with the lowest final held-out loss."""
+    """The name of the run with the lowest final held-out loss."""
     return min(runs, key=lambda k: runs[k].final["test_loss"])

@@ -22,9 +22,11 @@ perplexity. Here every model sees the same data:
   ``alpha p_nn + (1 - alpha) p_kn``, ``alpha`` chosen on the validation part
   (:func:`urnlib.models.nnlm.best_alpha`).
 
-A neural run stores the weights of its best epoch by validation perplexity (``TrainConfig(monitor="valid_ppl",
-keep_best=True)``), its perplexities per part, the mixture weight and the validation perplexity after every
-epoch; a Kneser-Ney run stores its perplexities (its counts are refitted in seconds, so no tensors).
+A neural run trains until its validation perplexity stops falling (``TrainConfig(monitor="valid_ppl",
+keep_best=True, patience=...)``, ``epochs`` the cap) and stores the weights of its best epoch, its
+perplexities per part, the mixture weight and the validation perplexity after every epoch; one run per model
+and seed (named ``"nnlm 5 50 60 direct seed 0"``). A Kneser-Ney run stores its perplexities (its counts are
+refitted in seconds, so no tensors); it is deterministic, so one run per order.
 
 The chapter's :class:`~urnlib.experiments.primer.Config` plans the runs with :func:`specs` and
 :func:`kneser_ney_specs`; :func:`train_run` and :func:`train_kneser_ney` train one (module-level functions, so
@@ -52,6 +54,8 @@ from urnlib.params import ParameterError, check_int
 from urnlib.progress import progress
 from urnlib.results import Run, RunSpec, Trained
 from urnlib import losses
+from urnlib.experiments import config
+from urnlib.seeds import seed_name
 from urnlib.train import IGNORE, TokenData, TrainConfig, fit, seed_everything
 
 __all__ = ["BrownTask", "BrownData", "make_data", "rows", "lm_spec", "registry_spec", "label", "build",
@@ -215,10 +219,20 @@ def build(spec: dict[str, Any], vocab_size: int, start_id: int) -> torch.nn.Modu
     return build_model(registry_spec(spec), vocab_size, dropout=0.0)
 
 
-def specs(task: BrownTask, models: list[dict[str, Any]], cfg: TrainConfig) -> list[RunSpec]:
-    """One run per model of :func:`lm_spec`, trained with ``cfg`` (its ``monitor`` keeps the best epoch)."""
-    return [RunSpec(EXPERIMENT, label(m), {"task": asdict(task), "model": m, "train": asdict(cfg)},
-                    (*COMPONENTS, component_of(m)), f"{__name__}:train_run") for m in models]
+def specs(task: BrownTask, models: list[dict[str, Any]], cfg: TrainConfig, seed: int | None = None
+          ) -> list[RunSpec]:
+    """One run per model of :func:`lm_spec`, trained with ``cfg`` (its ``monitor`` keeps the best epoch, its
+    ``patience`` stops training, its ``seed`` seeds the initialisation and the data order).
+
+    Args:
+        seed: ``cfg.seed``, named in the runs' names (``"nnlm 5 50 60 direct seed 0"``,
+            :func:`urnlib.seeds.seed_name`); ``None``: the runs are named by their model alone.
+    """
+    if seed is not None and seed != cfg.seed:
+        raise ValueError(f"runs named 'seed {seed}' would train with seed {cfg.seed}")
+    return [RunSpec(EXPERIMENT, label(m) if seed is None else seed_name(label(m), seed),
+                    {"task": asdict(task), "model": m, "train": asdict(cfg)}, (*COMPONENTS, component_of(m)),
+                    f"{__name__}:train_run") for m in models]
 
 
 def kneser_ney_specs(task: BrownTask, orders: list[int]) -> list[RunSpec]:
@@ -283,10 +297,11 @@ def _kneser_ney(task: BrownTask, order: int) -> tuple[KneserNey, dict[str, np.nd
 def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
     """Train one neural model of :func:`specs` and score it.
 
-    The loop keeps the weights of the epoch with the lowest validation perplexity (its ``monitor``); the run
-    records their train / valid / test perplexity (train measured in eval mode), the validation perplexity
-    after every epoch, and their mixture with the Kneser-Ney trigram (``alpha`` chosen on the validation
-    part).
+    The loop keeps the weights of the epoch with the lowest validation perplexity (its ``monitor``) and stops
+    after ``patience`` epochs without a lower one (or at the cap ``epochs``); the run records the kept
+    weights' train / valid / test perplexity (train measured in eval mode), the validation perplexity after
+    every epoch (as many rows as epochs trained), and the mixture with the Kneser-Ney trigram (``alpha``
+    chosen on the validation part).
     """
     task, cfg = BrownTask(**spec.params["task"]), TrainConfig(**spec.params["train"])
     d = make_data(task)
@@ -306,7 +321,10 @@ def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
     final = {**{f"{p}_ppl": perplexity(probs[p]) for p in probs}, "mix_alpha": alpha,
              **{f"mix_{p}_ppl": perplexity(mix(probs[p], kn[p], alpha)) for p in ("valid", "test")},
              "best_epoch": history.best_epoch or 0, "n_params": count_parameters(model), "data": d.stats}
-    return Trained(history.rows, final, model.state_dict(), history.wall_time, history.cpu_time)
+    # at the paper's 18k-word vocabulary a run's weights are 9-24 MB (180 MB for the chapter's runs in the
+    # repository): they are not stored, and every number the chapter shows is computed here
+    weights, final["weights_stored"] = config.kept_weights(model)
+    return Trained(history.rows, final, weights, history.wall_time, history.cpu_time)
 
 
 def train_kneser_ney(spec: RunSpec, checkpoint: Path | None) -> Trained:
@@ -322,6 +340,10 @@ def train_kneser_ney(spec: RunSpec, checkpoint: Path | None) -> Trained:
 
 def rebuild_model(run: Run) -> torch.nn.Module:
     """The trained model of a stored neural run, in eval mode (V and the start symbol from its data stats)."""
+    if not run.weights:
+        raise ParameterError(f"stored run {run.name!r} ({run.path}) keeps no weights (a language model's are "
+                             "not stored: every number of the chapter is computed at training time); retrain "
+                             "it in a store of your own to inspect the model")
     V = run.final["data"]["vocabulary"] + 1  # the words, <unk> among them, and the start symbol
     model = build(run.params["model"], V, V - 1)
     model.load_state_dict(run.weights)

@@ -1,6 +1,12 @@
-"""Tables, figures and claims of the primer chapter (lecture 004), from stored runs only (no experiment code:
-the lecture's numbers and Elman's noun classes are constants here). A language model's spec is stored as
-``{"kind": "nnlm", "n", "h", "m", "direct"}`` (order, hidden units, embedding size) or ``{"kind", "n", "e"}``.
+"""Tables and figures of the primer chapter (lecture 004), from stored runs only (no experiment code: the
+lecture's numbers and Elman's noun classes are constants here); the claims are in
+:mod:`urnlib.reports.primer_claims`. A language model's spec is stored as ``{"kind": "nnlm", "n", "h", "m",
+"direct"}`` (order, hidden units, embedding size) or ``{"kind", "n", "e"}``.
+
+Functions take a group's runs by name (``{"lstm 100 30 seed 0": Run, ...}``) and group them by label
+(:func:`urnlib.seeds.by_label`): tables give the mean ± one standard deviation over the seeds, figures the
+mean with a band. A language model's numbers are those of its best epoch by validation perplexity (the
+weights the loop kept); Kneser-Ney is deterministic (one run per order).
 """
 
 from __future__ import annotations
@@ -9,18 +15,13 @@ import numpy as np
 import pandas as pd
 from scipy.cluster.hierarchy import fcluster, linkage
 
-from urnlib.claims import Claim, claim
 from urnlib.languages.elman import generate, word_classes
-from urnlib.plots.primer import (acceptance_figure, perplexity_curves_figure, state_panels_figure,
-                                 word_tree_figure)
+from urnlib.plots.curves import panels_figure
+from urnlib.plots.primer import acceptance_figure, state_panels_figure, word_tree_figure
 from urnlib.results import Run
+from urnlib.seeds import Seeds, Stat, by_label, stack_curves
 
 CHAPTER = "primer"
-SOURCE_BENGIO = "lecture 004, Bengio et al. (2003) table"
-SOURCE_ELMAN = "lecture 004, Elman (1990)"
-SOURCE_WEISS = "lecture 004, Weiss et al. (2018)"
-#: a model "counts beyond its training range" when it accepts every a^m b^m up to this multiple of N (ours)
-BEYOND = 1.25
 #: Elman (1990) Fig. 7: the animate and inanimate noun categories.
 ANIMATE, INANIMATE = ("NOUN-HUM", "NOUN-ANIM", "NOUN-AGRESS"), ("NOUN-INANIM", "NOUN-FRAG", "NOUN-FOOD")
 #: Lecture 004 (Bengio et al. 2003, Brown corpus): name, n, h, m, direct connections, mixture with a trigram,
@@ -76,6 +77,26 @@ def recurrent_size(runs: dict[str, Run]) -> tuple[int, int, int] | None:
     return None
 
 
+# ----------------------------------------------------------------------------------------------------- seeds
+def pm(stat: Stat, digits: int = 0) -> str:
+    """``"359 ± 4"`` (mean ± sd over the seeds), ``"359"`` for one seed, ``""`` without a value."""
+    if not stat.n:
+        return ""
+    return f"{stat.mean:.{digits}f}" + (f" ± {stat.sd:.{digits}f}" if stat.n > 1 else "")
+
+
+def seeds_of(seeds: Seeds) -> str:
+    """``"0, 1, 2"``: the seeds of a label's runs."""
+    return ", ".join("-" if s is None else str(s) for s in seeds.seeds)
+
+
+def improving_at_cap(run: Run) -> bool:
+    """Whether a language model's validation perplexity was still falling when the cap on epochs stopped it
+    (its best epoch is its last, and it trained as many epochs as the cap allows)."""
+    epochs = len(run.history)
+    return epochs >= run.params["train"]["epochs"] and run.final["best_epoch"] == epochs
+
+
 # ----------------------------------------------------------------------------------------------------- Brown
 def data_line(runs: dict[str, Run]) -> str:
     """The corpus and its split as the runs saw them (Markdown; empty without runs)."""
@@ -100,54 +121,78 @@ def _spec_cells(spec: dict) -> dict:
 
 def brown_table(runs: dict[str, Run], kn_runs: dict[str, Run]) -> pd.DataFrame:
     """The lecture's table (n, h, m, direct, mix, train / valid / test perplexity), its numbers next to ours
-    (two-level columns: part, then lecture / ours)."""
+    (two-level columns: part, then lecture / ours): each neural model's mean ± sd over its seeds at its best
+    epoch by validation perplexity, with that epoch; Kneser-Ney once (deterministic)."""
     rows = []
 
-    def row(model, lec, cells, mix, ours):
+    def row(model, lec, cells, mix, seeds, best, ours):
         out = {("", "model"): model, ("", "lecture row"): lec.get("name", ""),
-               **{("", k): v for k, v in cells.items()}, ("", "mix"): mix}
+               **{("", k): v for k, v in cells.items()}, ("", "mix"): mix, ("", "seeds"): seeds,
+               ("", "best epoch"): best}
         for part in ("train", "valid", "test"):
             out[(part, "lecture")] = lec.get(part)
-            out[(part, "ours")] = ours.get(part)
+            out[(part, "ours")] = ours.get(part, "")
         return out
 
-    for label, run in runs.items():
-        spec, f = run.params["model"], run.final
-        rows.append(row(label, lecture_row(spec, False) or {}, _spec_cells(spec), "no",
-                        {"train": f["train_ppl"], "valid": f["valid_ppl"], "test": f["test_ppl"]}))
-        rows.append(row(label, lecture_row(spec, True) or {}, _spec_cells(spec),
-                        f"yes, alpha {f['mix_alpha']:.2f}",
-                        {"valid": f["mix_valid_ppl"], "test": f["mix_test_ppl"]}))
+    for label, seeds in by_label(runs).items():
+        spec = seeds[0].params["model"]
+        cells, n = _spec_cells(spec), f"{len(seeds)} ({seeds_of(seeds)})"
+        best = pm(seeds.final("best_epoch"), 1 if len(seeds) > 1 else 0)
+        rows.append(row(label, lecture_row(spec, False) or {}, cells, "no", n, best,
+                        {p: pm(seeds.final(f"{p}_ppl")) for p in ("train", "valid", "test")}))
+        rows.append(row(label, lecture_row(spec, True) or {}, cells,
+                        f"yes, alpha {pm(seeds.final('mix_alpha'), 2)}", n, best,
+                        {p: pm(seeds.final(f"mix_{p}_ppl")) for p in ("valid", "test")}))
     for label, run in kn_runs.items():
         order = run.final["order"]
         lec = next((r for r in LECTURE_ROWS if r["name"].startswith("Kneser") and r["n"] == order), {})
         blank = {"n": order, "hidden h": "", "embedding m": "", "direct": ""}
-        rows.append(row(label + " (interpolated)", lec, blank, "",
-                        {"valid": run.final["valid_ppl"], "test": run.final["test_ppl"]}))
+        rows.append(row(label + " (interpolated)", lec, blank, "", "deterministic", "",
+                        {p: f"{run.final[f'{p}_ppl']:.0f}" for p in ("valid", "test")}))
     return pd.DataFrame(rows, columns=pd.MultiIndex.from_tuples(rows[0].keys()) if rows else None)
 
 
 def brown_curves(runs: dict[str, Run]):
-    """Validation perplexity after every epoch."""
-    return perplexity_curves_figure({label: (run.column("epoch"), run.column("valid_ppl"))
-                                     for label, run in runs.items()}, title="Brown, validation part")
+    """Validation perplexity after every epoch, to the best epoch and beyond (as far as each run trained):
+    (a) the perplexity, (b) its excess over the run's own best (0 at the best epoch). Mean over the seeds
+    that reached each epoch, ± one sd."""
+    absolute, relative = {}, {}
+    for label, seeds in by_label(runs).items():
+        curves = seeds.each(lambda run: np.asarray(run.column("valid_ppl"), dtype=float))
+        for out, cs in ((absolute, curves), (relative, [c / c.min() - 1 for c in curves])):
+            mean, low, high = stack_curves(cs)
+            out[label] = (np.arange(1, len(mean) + 1), mean, low, high)
+    fig = panels_figure([
+        {"series": absolute, "xlabel": "epoch", "ylabel": "validation perplexity", "logy": True,
+         "markers": True, "title": "Brown, validation part"},
+        {"series": relative, "xlabel": "epoch", "ylabel": "perplexity / the run's best - 1", "markers": True,
+         "hline": 0.0, "title": "above each run's best epoch (0 = best)"}], rows=1, cols=2, max_legend_cols=3)
+    fig.set_size_inches(10.0, 4.6)
+    return fig
 
 
 def brown_convergence(runs: dict[str, Run]) -> str:
-    """Whether training had converged: each model's change of validation perplexity in its last epoch."""
-    parts, falling = [], 0
-    for label, run in runs.items():
-        ppl = run.column("valid_ppl")
-        if len(ppl) < 2:
-            parts.append(f"{label}: one epoch")
-            continue
-        change = ppl[-1] / ppl[-2] - 1
-        falling += change < -0.01
-        parts.append(f"{label}: {change:+.0%}")
-    return (f"Change of validation perplexity over the last epoch - {'; '.join(parts)}. "
-            f"{falling} of {len(runs)} models were still improving by more than 1% an epoch when training "
-            "stopped: their perplexities are upper bounds on what these architectures reach on this split, "
-            "and longer training (the `lm_epochs` parameter) would lower them.")
+    """Whether training had converged (Markdown): per model, the best epoch and the epochs trained over its
+    seeds, and the runs whose validation perplexity was still falling when the cap stopped them."""
+    parts, open_runs, total = [], [], 0
+    for label, seeds in by_label(runs).items():
+        trained = seeds.stat(lambda run: len(run.history))
+        stopped = sum(len(run.history) < run.params["train"]["epochs"] for run in seeds)
+        parts.append(f"{label}: best epoch {pm(seeds.final('best_epoch'), 1)}, {pm(trained, 1)} epochs "
+                     f"trained, stopped by patience on {stopped} of {len(seeds)} seeds")
+        open_runs += [f"{label} seed {s}" for s, run in zip(seeds.seeds, seeds) if improving_at_cap(run)]
+        total += len(seeds)
+    if not total:
+        return ""
+    train = next(iter(runs.values())).params["train"]
+    head = (f"Training stops after {train['patience']} epoch{'s' * (train['patience'] != 1)} without a lower "
+            f"validation perplexity, at the latest after {train['epochs']}. " + "; ".join(parts) + ". ")
+    if open_runs:
+        return head + (f"{len(open_runs)} of {total} runs were still improving when the cap stopped them "
+                       f"({', '.join(open_runs)}): their perplexities are upper bounds on what these "
+                       "architectures reach on this split, and a higher cap (`lm_epochs`) would lower them.")
+    return head + ("Every run's validation perplexity had stopped falling before training ended: the table "
+                   "shows converged models (at this learning rate and batch size).")
 
 
 # ----------------------------------------------------------------------------------------------------- Elman
@@ -195,17 +240,22 @@ def elman_partitions(run: Run) -> dict[str, object]:
 
 
 def elman_sensitivity(runs: dict[str, Run]) -> pd.DataFrame:
-    """Per training setting: losses and how well the two-cluster cuts match nouns/verbs and animacy."""
+    """Per training setting, over its seeds (mean ± sd): losses at the epoch with the lowest held-out loss
+    (the weights kept), how often the grammar allows the predicted next word, and how well the two-cluster
+    cuts match nouns | verbs and animacy (1 = exactly), with the seeds where they match exactly."""
     rows = []
-    for label, run in runs.items():
-        parts = elman_partitions(run)
-        rows.append({"setting": label, "train loss": run.final["train_loss"],
-                     "held-out loss": run.final["test_loss"],
-                     "best held-out loss (epoch)": f"{min(run.column('test_loss')):.3f} "
-                                                   f"({int(np.argmin(run.column('test_loss'))) + 1})",
-                     "grammatical next-word prediction": run.final["grammatical_prediction"],
-                     "nouns | verbs at the top split": parts["noun_verb"],
-                     "animate | inanimate nouns": parts["animate_inanimate"]})
+    for label, seeds in by_label(runs).items():
+        parts = seeds.each(elman_partitions)
+        noun_verb = Stat.of(p["noun_verb"] for p in parts)
+        animacy = Stat.of(p["animate_inanimate"] for p in parts)
+        rows.append({"setting": label, "seeds": len(seeds), "train loss": pm(seeds.final("train_loss"), 3),
+                     "held-out loss": pm(seeds.final("test_loss"), 3),
+                     "best epoch": pm(seeds.stat(lambda r: int(np.argmin(r.column("test_loss"))) + 1), 1),
+                     "grammatical next-word prediction": pm(seeds.final("grammatical_prediction"), 3),
+                     "nouns | verbs at the top split": pm(noun_verb, 3),
+                     "seeds with nouns | verbs exact": sum(v == 1.0 for v in noun_verb.values),
+                     "animate | inanimate nouns": pm(animacy, 3),
+                     "seeds with animacy exact": sum(v == 1.0 for v in animacy.values)})
     return pd.DataFrame(rows)
 
 
@@ -223,55 +273,61 @@ def elman_sample(seed: int, count: int = 8) -> str:
     return "; ".join(" ".join(sentence) for sentence in generate(count, np.random.default_rng(seed)))
 
 
+def main_setting(runs: dict[str, Run]) -> str:
+    """The Elman setting (label) with the lowest mean held-out loss over its seeds: the one the claims and the
+    tree are read on."""
+    seeds = by_label(runs)
+    return min(seeds, key=lambda label: seeds[label].final("test_loss").mean)
+
+
 def main_run(runs: dict[str, Run]) -> str:
-    """The label of the Elman run with the lowest final held-out loss (the one whose tree is drawn)."""
-    return min(runs, key=lambda k: runs[k].final["test_loss"])
+    """The name of the run whose tree is drawn: the first seed of :func:`main_setting`."""
+    seeds = by_label(runs)[main_setting(runs)]
+    return next(name for name, run in runs.items() if run is seeds[0])
 
 
 def elman_main_line(runs: dict[str, Run]) -> str:
     """Why several training settings, and which one the tree is drawn for (Markdown)."""
-    settings = f"{len(runs)} setting" + "s" * (len(runs) != 1)
+    seeds = by_label(runs)
+    settings = f"{len(seeds)} setting" + "s" * (len(seeds) != 1)
+    n = len(seeds[main_setting(runs)])
     return (f"Elman trained one word at a time for six passes, without gradients through time; a batched "
-            f"loop has no exact counterpart, so the SRN is trained under {settings} and the tree is drawn "
-            f"for the one with the lowest held-out loss: **{main_run(runs)}**.")
+            f"loop has no exact counterpart, so the SRN is trained under {settings}, each on {n} seed"
+            f"{'s' * (n != 1)} (a seed draws the sentences and initialises the network). The claims are "
+            f"read on every seed of the setting with the lowest mean held-out loss, "
+            f"**{main_setting(runs)}**; the tree is drawn for its first seed (**{main_run(runs)}**).")
 
 
 # ------------------------------------------------------------------------------------------------- a^n b^n
-def _model_of(label: str) -> str:
-    return label.rsplit(" seed ", 1)[0]
+def anbn_stats(runs: dict[str, Run]) -> dict[str, Seeds]:
+    """The a^n b^n runs by model label (``"lstm 10"``)."""
+    return by_label(runs)
 
 
 def anbn_table(runs: dict[str, Run], max_train_n: int) -> pd.DataFrame:
-    """Largest n accepted per model and seed, with the median over seeds."""
-    by_model: dict[str, dict[int, int]] = {}
-    for label, run in runs.items():
-        by_model.setdefault(_model_of(label), {})[run.params["seed"]] = run.final["largest_accepted"]
+    """Largest n accepted per model and seed, their mean ± sd, and how many seeds learned the training
+    range."""
     rows = []
-    for model, seeds in by_model.items():
-        values = list(seeds.values())
-        first = next(r for k, r in runs.items() if _model_of(k) == model)
-        rows.append({"model": model, "parameters": first.final["n_params"],
-                     **{f"seed {s}": v for s, v in sorted(seeds.items())},
-                     "median largest n accepted": float(np.median(values)),
+    for model, seeds in by_label(runs).items():
+        largest = seeds.final("largest_accepted")
+        rows.append({"model": model, "parameters": seeds[0].final["n_params"],
+                     **{f"seed {s}": int(v) for s, v in zip(seeds.seeds, largest.values)},
+                     "largest n accepted": pm(largest, 1),
+                     "seeds accepting n <= N": f"{sum(v >= max_train_n for v in largest.values)} of "
+                                               f"{len(seeds)}",
                      "trained up to N": max_train_n})
     return pd.DataFrame(rows)
 
 
-def anbn_medians(runs: dict[str, Run]) -> dict[str, float]:
-    out: dict[str, list[int]] = {}
-    for run in runs.values():
-        out.setdefault(run.params["model"]["kind"], []).append(run.final["largest_accepted"])
-    return {k: float(np.median(v)) for k, v in out.items()}
-
-
 def anbn_acceptance_plot(runs: dict[str, Run], max_train_n: int):
-    """Accepted (1) or rejected (0) a^n b^n by n, per run."""
+    """Accepted (1) or rejected (0) a^n b^n by n, per run (every seed)."""
     return acceptance_figure({label: run.final["accepted"] for label, run in runs.items()}, max_train_n)
 
 
 def anbn_state_plots(runs: dict[str, Run], seed: int):
     """Hidden states (and the LSTM's cell states) along a^n b^n, one panel per model of the given seed."""
-    chosen = {_model_of(k): r for k, r in runs.items() if r.params["seed"] == seed}
+    chosen = {label: seeds[seeds.seeds.index(seed)] for label, seeds in by_label(runs).items()
+              if seed in seeds.seeds}
     panels = [(m, "hidden", r) for m, r in chosen.items()]
     panels += [(m, "cell", r) for m, r in chosen.items() if "cell" in r.final["trace"]]
     return state_panels_figure([(f"{model}: {key} state", np.array(run.final["trace"][key]))  # (T, n)
@@ -279,75 +335,13 @@ def anbn_state_plots(runs: dict[str, Run], seed: int):
 
 
 def anbn_summary(runs: dict[str, Run], max_train_n: int) -> str:
-    """One Markdown sentence per model kind: median largest n accepted, range over seeds, whether the training
-    range itself was learned."""
-    by_kind: dict[str, list[int]] = {}
-    for run in runs.values():
-        by_kind.setdefault(run.params["model"]["kind"], []).append(run.final["largest_accepted"])
+    """One Markdown sentence per model: the largest n accepted (mean ± sd and each seed's), and how many
+    seeds learned the training range itself."""
     parts = []
-    for kind, values in by_kind.items():
+    for model, seeds in by_label(runs).items():
+        values = [int(v) for v in seeds.final("largest_accepted").values]
         learned = sum(v >= max_train_n for v in values)
-        parts.append(f"**{kind.upper()}**: median {np.median(values):g} (seeds: "
+        parts.append(f"**{model}**: {pm(seeds.final('largest_accepted'), 1)} (seeds: "
                      f"{', '.join(map(str, values))}); {learned} of {len(values)} seeds accept the whole "
                      f"training range n <= {max_train_n}")
     return "; ".join(parts) + "."
-
-
-# ----------------------------------------------------------------------------------------------------- claims
-def claims(lm_runs: dict[str, Run], kn_runs: dict[str, Run], elman_run: Run | None, anbn_runs: dict[str, Run],
-           max_train_n: int) -> list[Claim]:
-    """The chapter's claims, by rules fixed before the paper-scale runs were looked at."""
-    out = []
-    nnlm = {k: r for k, r in lm_runs.items() if r.params["model"]["kind"] == "nnlm"}
-    if nnlm and kn_runs:
-        best_nn = min(r.final["test_ppl"] for r in nnlm.values())
-        best_kn = min(r.final["test_ppl"] for r in kn_runs.values())
-        out.append(claim(CHAPTER, SOURCE_BENGIO, "a neural n-gram model has lower test perplexity than the "
-                         "best Kneser-Ney n-gram", "268 (MLP1) vs 321", f"{best_nn:.0f} vs {best_kn:.0f}",
-                         "best neural (unmixed) < best Kneser-Ney, on test", best_nn < best_kn))
-        gains = {k: r.final["mix_test_ppl"] / r.final["test_ppl"] - 1 for k, r in nnlm.items()}
-        out.append(claim(CHAPTER, SOURCE_BENGIO,
-                         "mixing with a trigram lowers every neural model's perplexity",
-                         "4-12% lower (268 -> 257 to 310 -> 272)",
-                         ", ".join(f"{k}: {g:+.1%}" for k, g in gains.items()),
-                         "mixed test < unmixed test for every neural n-gram model",
-                         all(g < 0 for g in gains.values())))
-    orders = {r.final["order"]: r.final["test_ppl"] for r in kn_runs.values()}
-    if 3 in orders and 5 in orders:
-        change = orders[5] / orders[3] - 1
-        out.append(claim(CHAPTER, SOURCE_BENGIO, "Kneser-Ney gains little from orders above 3",
-                         "323 -> 321 (-0.6%)", f"{orders[3]:.0f} -> {orders[5]:.0f} ({change:+.1%})",
-                         "|5-gram / trigram - 1| < 2%",
-                         abs(change) < 0.02))
-    if elman_run is not None:
-        parts = elman_partitions(elman_run)
-        out.append(claim(CHAPTER, SOURCE_ELMAN,
-                         "the top split of the hidden-state tree separates nouns from verbs", "nouns | verbs",
-                         f"{parts['noun_verb']:.0%} of the words on their class's side",
-                         "the two-cluster cut puts every noun on one side and every verb on the other",
-                         parts["noun_verb"] == 1.0))
-        out.append(claim(CHAPTER, SOURCE_ELMAN, "within the nouns, animates separate from inanimates",
-                         "animate | inanimate",
-                         f"{parts['animate_inanimate']:.0%} of the nouns on their side",
-                         "the two-cluster cut of the nouns' tree matches animacy exactly",
-                         parts["animate_inanimate"] == 1.0))
-    if anbn_runs:
-        med = anbn_medians(anbn_runs)
-        bar = BEYOND * max_train_n
-        ours = ", ".join(f"{k.upper()} {v:g}" for k, v in med.items())
-        if "lstm" in med:
-            out.append(claim(CHAPTER, SOURCE_WEISS, "the LSTM counts: it accepts a^n b^n well beyond its "
-                             "training range", f"beyond N = {max_train_n}",
-                             f"median largest n accepted: {ours}",
-                             f"LSTM median >= {BEYOND} N = {bar:g}", med["lstm"] >= bar))
-        others = [k for k in ("gru", "srn") if k in med]
-        if others:
-            out.append(claim(CHAPTER, SOURCE_WEISS, "the GRU and the SRN do not generalise beyond their "
-                             "training range", "they stop near N", f"median largest n accepted: {ours}",
-                             f"median < {BEYOND} N = {bar:g} for " + " and ".join(k.upper() for k in others),
-                             all(med[k] < bar for k in others)))
-            if "lstm" in med:
-                out.append(claim(CHAPTER, SOURCE_WEISS, "for the counting language the LSTM works best",
-                                 "LSTM best", ours, "LSTM median > every other gated/simple unit's median",
-                                 all(med["lstm"] > med[k] for k in others)))
-    return out
