@@ -73,7 +73,9 @@ COMPONENTS: dict[str, Component] = {
     "model.gru": Component(2, (_BASE, "v2: as model.srn v2 (the lecture GRU's localist input)")),
     "model.nnlm": Component(1, (_BASE,)),
     "model.kneser_ney": Component(1, (_BASE,)),
-    "model.tpru": Component(1, (_BASE,)),
+    "model.tpru": Component(2, (_BASE, "v2: the recurrence as one autograd node with a hand-written "
+                                       "backward (urnlib.models.tpru_scan): the same maths, float32 "
+                                       "rounding differs")),
     # the TPRU/GRU/LSTM stacks of paper 002 (torch.nn.GRU and nn.LSTM layers inside RecurrentStack count here)
     "model.stack_lm": Component(1, (_BASE,)),
     # the siamese classifier of paper 002 appendix C.1 with its encoders (tpru_checks' numbers are pinned

@@ -63,6 +63,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from urnlib.models import tpru_scan
 from urnlib.params import ParameterError, check_choice, check_int
 
 __all__ = ["TPRU", "VARIANTS", "TPRUStep", "relu_square_normalise"]
@@ -147,6 +148,8 @@ class TPRU(nn.Module):
         self.gate_bias = nn.Parameter(torch.zeros(d))  # c in g_t = sigmoid(W_b b + W_x x + c)
         self.b_b = nn.Parameter(torch.tensor(1.0))  # eq. 5
         self.b_x = nn.Parameter(torch.tensor(1.0))
+        #: run the recurrence through :mod:`urnlib.models.tpru_scan` (False: autograd step by step)
+        self.scan = True
 
     # -- the paper's matrices ------------------------------------------------------------------------
     @property
@@ -229,8 +232,20 @@ class TPRU(nn.Module):
             raise ParameterError(f"x has shape {tuple(x.shape)}; pass (B, T, input_size={self.input_size})")
         B = x.shape[0]
         M_b, M_x, c, R_s = self._prepare()
-        hx = x @ M_x + c  # (B, T, sN + d): [f_{x,t} | W_x x_t + c] for all t at once
+        # (B, T, sN + d): [f_{x,t} | W_x x_t + c] for all t at once, one fused product-and-add
+        T = x.shape[1]
+        hx = torch.addmm(c, x.reshape(B * T, self.input_size), M_x).view(B, T, M_x.shape[1])
         b = x.new_zeros(B, self.d) if b0 is None else b0
+        if x.shape[1] and self.scan:  # the recurrence as one node with a hand-written backward
+            states, f = tpru_scan.scan(hx, M_b, R_s, self.b_b, self.b_x, b, self.softmax)
+            if not return_fillers:
+                return states
+            return states, (f[:, :, 0] if self.slices == 1 else f)
+        return self.forward_reference(hx, b, M_b, R_s, return_fillers)
+
+    def forward_reference(self, hx, b, M_b, R_s, return_fillers: bool = False):
+        """:meth:`forward` as the equations read, through autograd step by step (the definition the scan is
+        tested against)."""
         states, fillers = [], []
         for hx_t in hx.unbind(1):  # unbind, not hx[:, t]: one backward for all t, not T full-size zeros
             out = self._step(hx_t, b, M_b, R_s)
@@ -238,6 +253,11 @@ class TPRU(nn.Module):
             states.append(b)
             if return_fillers:
                 fillers.append(out.f)
+        if not states:  # an empty sequence
+            B = b.shape[0]
+            states = b.new_zeros(B, 0, self.d)
+            shape = (B, 0, self.n_roles) if self.slices == 1 else (B, 0, self.slices, self.n_roles)
+            return (states, b.new_zeros(shape)) if return_fillers else states
         states = torch.stack(states, dim=1)  # (B, T, d)
         return (states, torch.stack(fillers, dim=1)) if return_fillers else states
 

@@ -1,0 +1,145 @@
+"""The TPRU recurrence over a whole sequence as one autograd node, with its backward written by hand.
+
+:meth:`urnlib.models.tpru_cell.TPRU.forward` runs eqs. 2-6 for every step; through autograd that is about
+twenty graph nodes a step, each with its own bookkeeping, and the products that accumulate the weights'
+gradients are taken one step at a time. :class:`TPRUScan` runs the same steps without a graph, keeps what the
+backward pass needs, and in the backward pass runs the steps in reverse with a few tensor operations each;
+the gradients of the weight matrices are summed over all steps by one product each after the loop.
+
+Per step (``P = sN + d`` columns: fillers then gate, as :meth:`TPRU._prepare` lays them out)::
+
+    hb = b_{t-1} M_b;  a1 = hb[:, :sN] + b_b;  a2 = hx_t[:, :sN] + b_x
+    f~ = relu(a1) + relu(a2);  f = normalise(f~) per slice (relu-squared, or softmax)
+    b~ = R f (slice by slice);  g = sigmoid(hb[:, sN:] + hx_t[:, sN:]);  b_t = b_{t-1} + g (b~ - b_{t-1})
+
+and backward, from ``G = dL/db_t``::
+
+    dg = G (b~ - b_{t-1});  db~ = G g;  dz = dg g (1 - g)
+    df = R^T db~ (slice by slice);  df~ = dq 2 f~, dq = (df - <df, f>) / S   (relu-squared, S = sum f~^2)
+                                    df~ = f (df - <df, f>)                  (softmax)
+    da1 = df~ [a1 > 0];  da2 = df~ [a2 > 0]
+    dL/db_{t-1} = G (1 - g) + [da1 | dz] M_b^T,   dL/dhx_t = [da2 | dz]
+
+and after the loop ``dM_b = sum_t b_{t-1}^T [da1 | dz]_t``, ``dR^{(k)} = sum_t db~^{(k)T}_t f^{(k)}_t``,
+``db_b = sum da1``, ``db_x = sum da2``. ``tests/test_tpru_scan.py`` compares values and gradients with the
+autograd loop in float64 (both normalisations, one and several slices, the all-zero case of eq. 4).
+"""
+
+from __future__ import annotations
+
+import torch
+
+__all__ = ["TPRUScan", "scan"]
+
+
+def _normalise(ft: torch.Tensor, softmax: bool, out: torch.Tensor, q: torch.Tensor | None) -> None:
+    """Eq. 4 (or softmax) over the last axis, written into ``out``; for eq. 4 also ``q = 2 f~ / S`` (what the
+    backward pass multiplies by), with the sums S raised to the smallest normal number where they are 0 (there
+    every f~ is 0, so f = 0 / S = 0 and q = 0: no 0/0 and no overflow)."""
+    if softmax:
+        torch.softmax(ft, dim=-1, out=out)
+        return
+    total = ft.square().sum(dim=-1, keepdim=True).clamp_(min=torch.finfo(ft.dtype).tiny)
+    torch.div(ft, total, out=q)  # f~ / S
+    torch.mul(q, ft, out=out)  # f = f~^2 / S
+    q.mul_(2.0)
+
+
+class TPRUScan(torch.autograd.Function):
+    """Forward and backward of the module docstring. Every per-step quantity the backward pass reads is
+    written into one buffer of all steps as it is computed (no list stacked afterwards), in the layout its
+    consumer reads without a copy; the relu masks are kept as 0/1 in the values' dtype."""
+
+    @staticmethod
+    def forward(ctx, hx, M_b, R_s, b_b, b_x, b0, softmax: bool):
+        B, T, P = hx.shape
+        s, ds, N = R_s.shape
+        sN, d = s * N, P - s * N
+        Rt = R_s.transpose(1, 2)  # (s, N, ds): b~^{(k)} = f^{(k)} R^{(k)T}
+        fx = (hx[:, :, :sN] + b_x).clamp_(min=0)  # (B, T, sN): relu(a2) of every step at once
+        new = hx.new_empty
+        states, f_all = new(T + 1, B, d), new(T, B, s, N)
+        q_all = None if softmax else new(T, B, s, N)
+        m1_all = new(T, B, sN)  # [a1 > 0] as 0/1 in hx's dtype (a product with a bool mask is 5x slower)
+        bt_all, g_all = new(T, B, d), new(T, B, d)
+        states[0] = b0
+        b = b0
+        ft = new(B, sN)
+        for t in range(T):
+            hb = b @ M_b  # (B, sN + d): [f_b | W_b b]
+            a1 = hb[:, :sN].add(b_b)
+            torch.gt(a1, 0, out=m1_all[t])
+            torch.add(a1.clamp_(min=0), fx[:, t], out=ft)
+            f = f_all[t]
+            _normalise(ft.view(B, s, N), softmax, f, None if softmax else q_all[t])
+            bt = bt_all[t]
+            if s == 1:
+                torch.mm(f[:, 0], Rt[0], out=bt)
+            else:
+                bt.view(B, s, ds).copy_(torch.bmm(f.transpose(0, 1), Rt).transpose(0, 1))
+            g = torch.sigmoid(hb[:, sN:].add_(hx[:, t, sN:]), out=g_all[t])
+            b = torch.addcmul(b, g, bt - b, out=states[t + 1])
+        ctx.softmax = softmax
+        ctx.save_for_backward(fx, M_b, R_s, states, f_all, m1_all, bt_all, g_all,
+                              f_all if softmax else q_all)
+        return states[1:].transpose(0, 1), f_all.transpose(0, 1)
+
+    @staticmethod
+    def backward(ctx, grad_states, grad_f):
+        fx, M_b, R_s, states, f_all, m1_all, bt_all, g_all, q_all = ctx.saved_tensors
+        softmax = ctx.softmax
+        T, B, s, N = f_all.shape
+        sN = s * N
+        d = states.shape[2]
+        ds = d // s
+        M1T, M2T = M_b[:, :sN].T, M_b[:, sN:].T  # (sN, d), (d, d)
+        dhb_all = states.new_empty(T, B, sN + d)  # [da1 | dz] per step
+        dft_all = states.new_empty(T, B, sN)  # df~ per step (da2 = df~ [a2 > 0], formed after the loop)
+        dbt_all = states.new_empty(T, B, d)
+        G = states.new_zeros(B, d)
+        for t in range(T - 1, -1, -1):
+            if grad_states is not None:
+                G = G + grad_states[:, t]
+            b_prev, bt, g = states[t], bt_all[t], g_all[t]
+            dbt = torch.mul(G, g, out=dbt_all[t])
+            da1, dz = dhb_all[t, :, :sN], dhb_all[t, :, sN:]
+            torch.mul(G * (bt - b_prev), g * (1 - g), out=dz)
+            if s == 1:
+                df = (dbt @ R_s[0]).view(B, 1, N)
+            else:
+                df = torch.bmm(dbt.view(B, s, ds).transpose(0, 1), R_s).transpose(0, 1)  # (B, s, N)
+            if grad_f is not None:
+                df = df + grad_f[:, t]
+            f = f_all[t]
+            inner = (df * f).sum(dim=-1, keepdim=True)
+            dft = dft_all[t].view(B, s, N)
+            torch.sub(df, inner, out=dft)
+            dft.mul_(f if softmax else q_all[t])  # softmax: f (df - <df, f>); eq. 4: (df - <df, f>) 2 f~ / S
+            torch.mul(dft_all[t], m1_all[t], out=da1)
+            G = torch.addmm(G * (1 - g), da1, M1T).addmm_(dz, M2T)
+        hb_all = dhb_all.view(T * B, sN + d)
+        d_M_b = states[:-1].reshape(T * B, d).T @ hb_all
+        if s == 1:
+            d_R = (dbt_all.view(T * B, d).T @ f_all.view(T * B, N)).unsqueeze(0)
+        else:
+            d_R = torch.bmm(dbt_all.view(T * B, s, ds).permute(1, 2, 0),
+                            f_all.view(T * B, s, N).transpose(0, 1))  # (s, ds, N), no copy
+        d_b_b = dhb_all[:, :, :sN].sum()
+        dhx = states.new_empty(B, T, sN + d)  # batch first, as hx
+        m2 = torch.gt(fx, 0, out=torch.empty_like(fx))  # [a2 > 0] as 0/1
+        torch.mul(dft_all.transpose(0, 1), m2, out=dhx[:, :, :sN])  # da2
+        dhx[:, :, sN:] = dhb_all[:, :, sN:].transpose(0, 1)  # dz
+        d_b_x = dhx[:, :, :sN].sum()
+        return dhx, d_M_b, d_R, d_b_b, d_b_x, G, None
+
+
+def scan(hx: torch.Tensor, M_b: torch.Tensor, R_s: torch.Tensor, b_b: torch.Tensor, b_x: torch.Tensor,
+         b0: torch.Tensor, softmax: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    """States ``(B, T, d)`` and fillers ``(B, T, s, N)`` of a TPRU layer (see the module docstring).
+
+    Args:
+        hx: ``x_t M_x + [0 | c]`` for every step, ``(B, T, sN + d)``.
+        M_b: ``(d, sN + d)``; R_s: ``(s, d/s, N)``; b_b, b_x: the scalars of eq. 5; b0: ``(B, d)``.
+        softmax: normalise with softmax instead of eq. 4.
+    """
+    return TPRUScan.apply(hx, M_b, R_s, b_b, b_x, b0, softmax)
