@@ -50,7 +50,7 @@ def test_every_notebook_cell_has_an_id():
 
 #: chapter -> the module whose Config reads its parameter files
 CONFIGS = {"primer": "primer", "agreement": "agreement", "dyck": "dyck", "cross_serial": "cross_serial",
-           "tpru": "tpru", "matrix_embeddings": "matrix_embeddings"}
+           "tpru": "tpru", "matrix_embeddings": "matrix_embeddings", "zoo": "zoo"}
 
 
 @pytest.mark.parametrize("name", [n for n in CHAPTERS if (NOTEBOOKS / f"{n}.ipynb").exists()])

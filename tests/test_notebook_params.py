@@ -26,6 +26,7 @@ CASES = [
                  ["4.4 dense 10", "4.2 dense|diagonal|upper D"], id="matrix_embeddings-model"),
     pytest.param("cross_serial", {"train_k": 12}, ["train_k=12", "test_k=10", "train_k <= test_k"],
                  id="cs-train_k"),
+    pytest.param("zoo", {"cells": ["srn", "mlp"]}, ["cells[1]='mlp'", "srn", "tpru"], id="zoo-cell"),
 ]
 
 

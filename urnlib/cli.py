@@ -42,7 +42,7 @@ BOOK = REPO / "book"
 
 # Chapters in book order (must match book/_toc.yml). "claims" stays last: it summarises the claims
 # the other chapters wrote into claims_dir.
-CHAPTERS = ["primer", "agreement", "dyck", "cross_serial", "tpru", "matrix_embeddings", "claims"]
+CHAPTERS = ["primer", "agreement", "dyck", "cross_serial", "tpru", "matrix_embeddings", "zoo", "claims"]
 
 
 def _in_ci() -> bool:

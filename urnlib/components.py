@@ -109,6 +109,8 @@ COMPONENTS: dict[str, Component] = {
                                               "training; final metrics are the best epoch's; the loss "
                                               "through urnlib.losses.lm_loss (readout at scored positions "
                                               "only)")),
+    # the zoo chapter: its size matching, the TPRU classifier's readout, best-epoch final metrics
+    "experiment.zoo": Component(1, ("v1: every cell on every synthetic task at matched parameter budgets",)),
 }
 
 #: libraries every component depends on

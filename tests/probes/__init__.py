@@ -124,6 +124,11 @@ PROBES: dict[str, Probe] = {p.name: p for p in [
     Probe("urn_lm", "matrix:probe_urn_lm",
           ("experiment.urn_lm", "data.text_corpus", "data.analogy", "model.urn", "train.loop"),
           corpora=_BOTH),
+    Probe("zoo", "zoo:probe_zoo",
+          ("experiment.zoo", "data.dyck", "data.cross_serial", "data.anbn", "data.agreement_grammar",
+           "experiment.dyck", "experiment.cross_serial", "experiment.primer_anbn", "experiment.agreement",
+           "model.srn", "model.gru", "model.lstm", "model.urn", "model.arbitrary", "model.tpru",
+           "model.stack_lm", "train.loop")),
 ]}
 
 

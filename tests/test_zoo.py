@@ -1,0 +1,231 @@
+"""The zoo chapter (urnlib.experiments.zoo): parameter budgets, every (task, cell) built and trained, bad
+parameters refused before any work, and the report and claims read from runs."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from types import SimpleNamespace
+
+import pytest
+import torch
+
+from urnlib.experiments import zoo
+from urnlib.models.registry import build_model
+from urnlib.experiments.zoo_cells import CELLS, Shapes, match_size, parameter_count, spec_text
+from urnlib.experiments.zoo_tasks import TASKS
+from urnlib.models import count_parameters
+from urnlib.models.registry import parse_spec
+from urnlib.params import ParameterError
+from urnlib.reports import zoo as report
+from urnlib.reports import zoo_claims
+from urnlib.seeds import Seeds, Stat, by_label, split_seed_name
+
+SCALES = ["tiny", "paper"]
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return zoo.Config.tiny()
+
+
+# ------------------------------------------------------------------------------------------- budgets
+@pytest.mark.parametrize("task", list(TASKS))
+@pytest.mark.parametrize("cell", list(CELLS))
+def test_parameter_counts_are_those_of_the_built_modules(task, cell):
+    kind, shapes = TASKS[task], Shapes(truncation_k=3, lstm_embedding=5, tpru_roles=4, max_units=64)
+    for size in (6, 10):
+        spec = {**parse_spec(spec_text(cell, size, shapes)), **({"n_out": kind.n_out} if kind.n_out else {})}
+        model = build_model(spec, kind.vocab_size)
+        assert count_parameters(model) == parameter_count(cell, size, kind.vocab_size, kind.n_out, shapes)
+
+
+@pytest.mark.parametrize("scale", SCALES)
+def test_every_model_is_within_the_tolerance_of_its_budget(scale):
+    config = zoo.Config.load(scale)
+    planned = config.planned()
+    assert len(planned) == len(config.tasks) * len(config.budgets) * len(config.cells)
+    for p in planned:
+        assert abs(p.match.count - p.budget) <= config.budget_tolerance * p.budget, p
+        model = build_model(p.model, TASKS[p.task].vocab_size)
+        assert count_parameters(model) == p.match.count, p
+
+
+def test_the_match_is_the_nearest_size():
+    shapes = Shapes(3, 12, 16, 1024)
+    for cell in CELLS:
+        m = match_size(cell, 3000, 12, None, shapes, 0.5)
+        step = 2 if cell in ("urn", "turn") else 1
+        for other in (m.size - step, m.size + step):
+            if other >= 1 and (cell not in ("urn", "turn") or other >= 4):
+                assert abs(parameter_count(cell, other, 12, None, shapes) - 3000) >= abs(m.count - 3000)
+
+
+# ------------------------------------------------------------------------------------------- training
+@pytest.mark.parametrize("task", list(TASKS))
+def test_every_cell_trains_one_step_on_every_task(tiny, task):
+    """Each (task, cell) of the tiny preset: its data, its model and one optimiser step through train_run (the
+    whole training set in one batch, one epoch), with the metrics its task's report reads."""
+    specs = [s for s in tiny.plan() if s.params["task_kind"] == task and s.params["train"]["seed"] == 0]
+    assert len(specs) == len(tiny.cells)
+    counts = {p.run_label: p.match.count for p in tiny.planned()}
+    for spec in specs:
+        one_step = replace(spec, params={**spec.params, "train": {**spec.params["train"], "epochs": 1,
+                                                                   "batch_size": 1_000_000}})
+        trained = zoo.train_run(one_step, None)
+        assert len(trained.history) == 1
+        final = trained.final
+        assert final["n_params"] == counts[split_seed_name(spec.name)[0]]
+        assert {"train_loss", "test_loss", "best_epoch"} <= set(final)
+        read = {"dyck": ["closing_accuracy", "attr_correct"], "cross_serial": ["length_wrong"],
+                "anbn": ["largest_accepted", "accepted"], "agreement": ["accuracy", "attr_total"]}
+        assert set(read[task]) <= set(final)
+
+
+def test_the_tpru_classifier_has_two_outputs():
+    spec = {**parse_spec("tpru 8 N4"), "dropout": 0.0, "n_out": 2}
+    model = build_model(spec, TASKS["agreement"].vocab_size)
+    assert model(torch.zeros(3, 5, dtype=torch.long)).shape == (3, 5, 2)
+
+
+def test_plan_names_are_unique_and_group_back(tiny):
+    specs = tiny.plan()
+    names = [s.name for s in specs]
+    assert len(set(names)) == len(names) == len(tiny.seeds) * len(tiny.planned())
+    labels = {split_seed_name(n)[0] for n in names}
+    assert labels == {p.run_label for p in tiny.planned()}
+    assert all(s.experiment == f"zoo/{s.params['task_kind']}" for s in specs)
+    assert all("experiment.zoo" in s.components for s in specs)
+
+
+def test_validation_data_is_held_out_and_drawn_like_the_training_data():
+    kind = TASKS["dyck"]
+    task = kind.task({"n_pairs": 6, "train_size": 64, "test_size": 32, "train_max_depth": 2,
+                      "generator": "walk", "lr": 0.01, "batch_size": 8}, seed=4)
+    data = kind.data(task)
+    from urnlib.languages.dyck import DyckVocab, depth
+
+    vocab = DyckVocab()
+    strings = ["".join(vocab.symbols[i] for i in row) for row in data.valid.targets.tolist()]
+    assert max(depth(s) for s in strings) <= 2
+    assert not torch.equal(data.valid.inputs, data.train.inputs[: len(data.valid)])
+
+
+# ------------------------------------------------------------------------------------------- bad parameters
+@pytest.mark.parametrize("bad, words", [
+    ({"cells": ["srn", "mlp"]}, ["cells[1]='mlp'", "srn", "gru", "lstm", "urn", "turn", "arbitrary", "tpru"]),
+    ({"cells": ["lstm", "lstm"]}, ["cells", "twice"]),
+    ({"tasks": {"parity": {}}}, ["'parity'", "dyck", "cross_serial", "anbn", "agreement"]),
+    ({"tasks": {"anbn": {"max_train_n": 4, "copies": 8, "max_test_n": 8, "threshold": 0.5, "lr": 0.01}}},
+     ["tasks['anbn']", "missing", "batch_size"]),
+    ({"tasks": {"anbn": {"max_train_n": 4, "copies": 8, "max_test_n": 8, "threshold": 0.5, "lr": 0.01,
+                         "batch_size": 8, "depth": 3}}}, ["tasks['anbn']", "unknown", "depth"]),
+    ({"tasks": {"anbn": {"max_train_n": 4, "copies": 8, "max_test_n": 2, "threshold": 0.5, "lr": 0.01,
+                         "batch_size": 8}}}, ["tasks['anbn']", "max_test_n"]),
+    ({"budgets": [50]}, ["budgets=50", "too small", "GRU", "on dyck", "at least"]),
+    ({"budgets": [1500], "cells": ["urn"], "budget_tolerance": 0.01}, ["budgets=1,500", "URN", "tolerance"]),
+    ({"budgets": [10**6], "cells": ["turn"], "max_units": 64}, ["too large", "3-TURN", "max_units=64"]),
+    ({"budgets": []}, ["budgets", "non-empty"]),
+    ({"truncation_k": 0}, ["truncation_k=0"]),
+])
+def test_bad_parameters_stop_before_any_work(bad, words):
+    with pytest.raises(ParameterError) as err:
+        zoo.Config.load("tiny", **bad)
+    for word in words:
+        assert word in str(err.value), (word, str(err.value))
+
+
+def test_too_small_budget_names_the_smallest_it_can_meet():
+    with pytest.raises(ParameterError, match="needs a budget of at least"):
+        match_size("turn", 100, 117, 2, Shapes(3, 12, 16, 1024), 0.15, where="on agreement")
+
+
+# ------------------------------------------------------------------------------------------- report, claims
+def _run(task: str, cell: str, seed: int, value: float, curve: list[float]):
+    """A stand-in for a stored run: what the report and claims read."""
+    params = {"task_kind": task, "task": {"train_k": 3, "max_train_n": 4}, "cell": cell}
+    correct = [int(value * 100)] * 4
+    final = {"closing_accuracy": value, "accuracy": value, "largest_accepted": int(10 * value),
+             "length_wrong": [0, 0, 0, 100 - int(100 * value)], "length_total": [0, 0, 100, 100],
+             "attr_correct": correct, "attr_total": [100] * 4, "test_loss": min(curve), "n_params": 1000,
+             "best_epoch": curve.index(min(curve)) + 1, "stopped_early": True}
+    history = [{"epoch": i + 1, "test_loss": v, "largest_accepted": final["largest_accepted"]}
+               for i, v in enumerate(curve)]
+    return SimpleNamespace(name=f"{cell}, {task}, budget 1000 seed {seed}", params=params, final=final,
+                           history=history, column=lambda key: [row[key] for row in history],
+                           record={"cpu_time_s": 60.0 + seed})
+
+
+def _views(tasks=("dyck", "cross_serial", "anbn", "agreement")):
+    """URN better than LSTM on every headline, by more than the spread; the LSTM's loss lower and bumpy."""
+    values = {"URN": (0.90, 0.92, 0.91), "LSTM": (0.60, 0.62, 0.61), "Arbitrary": (0.55, 0.50, 0.52),
+              "SRN": (0.40, 0.41, 0.42), "GRU": (0.45, 0.46, 0.44), "3-TURN": (0.88, 0.9, 0.89),
+              "TPRU": (0.5, 0.51, 0.52)}
+    curves = {"URN": [1.0, 0.9, 0.8], "LSTM": [0.9, 0.5, 0.7]}
+    runs = {}
+    for task in tasks:
+        for cell, vals in values.items():
+            for seed, v in enumerate(vals):
+                run = _run(task, cell, seed, v, curves.get(cell, [1.0, 0.95, 0.9]))
+                runs[run.name] = run
+    out = {}
+    for label, seeds in by_label(runs).items():
+        cell, task, _ = label.split(", ")
+        out.setdefault(task, {}).setdefault(1000, {})[cell] = seeds
+    return out
+
+
+def test_summary_table_marks_the_best_and_states_counts():
+    views = _views()
+    html = report.summary_table(views, {}).to_html()
+    assert "font-weight: bold" in html and "(1,000)" in html and "0.910 ± 0.010" in html
+
+
+def test_reading_is_built_from_the_numbers():
+    text = report.reading(_views(), {"dyck": "Dyck"})
+    assert "at 1,000 parameters the URN does best (0.910 ± 0.010)" in text
+    assert "mean rank" in text and "the URN 1.0" in text
+
+
+def test_claims_follow_the_runs():
+    verdicts = {c.statement: c for c in zoo_claims.claims(_views(), min_total=10, turn="3-TURN")}
+    lower_loss = verdicts["[dyck] the LSTM reaches a lower validation loss than the URN at the same "
+                          "parameter budget"]
+    assert lower_loss.verdict == "reproduced" and lower_loss.seeds == 3
+    better = verdicts["[cross_serial] the LSTM generalises better than the URN (the task's headline "
+                      "measure)"]
+    assert better.verdict == "not reproduced" and better.cause == "open"
+    mono = verdicts["[dyck] URN training is monotonous; the LSTM's validation loss can get worse for a few "
+                    "epochs"]
+    assert mono.verdict == "reproduced"
+    assert all(c.verdict in ("reproduced", "partly reproduced", "not reproduced", "not testable here")
+               for c in verdicts.values())
+    assert not any(c.statement.startswith("[anbn] the URN's maximum") for c in verdicts.values())
+
+
+def test_cost_summary_and_table():
+    views = _views(("dyck",))
+    assert "21 runs" in report.cost_summary(views)
+    table = report.cost_table(views)
+    assert list(table.columns) == ["cell", "dyck"]
+    assert table["dyck"].iloc[0] == pytest.approx(61 / 60, abs=0.01)
+
+
+def test_views_group_runs_by_task_budget_and_cell(tiny):
+    fake = {s.name: SimpleNamespace(name=s.name) for s in tiny.plan()}
+    views = tiny.views(fake)
+    assert list(views) == list(tiny.tasks)
+    for by_budget in views.values():
+        assert list(by_budget) == tiny.budgets
+        for cells in by_budget.values():
+            assert list(cells) == tiny.labels()
+            assert all(isinstance(s, Seeds) and len(s) == len(tiny.seeds) for s in cells.values())
+
+
+def test_best_labels_bold_every_cell_tied_at_the_precision_shown():
+    nan = float("nan")
+    stats = {"GRU": Stat.of([0.9992, 1.0]), "LSTM": Stat.of([1.0, 1.0]), "SRN": Stat.of([0.998]),
+             "URN": Stat.of([nan, nan])}
+    assert report.best_labels(stats, higher=True, digits=3) == ["GRU", "LSTM"]
+    assert report.best_labels(stats, higher=True, digits=4) == ["LSTM"]
+    assert report.best_labels(stats, higher=False, digits=3) == ["SRN"]
+    assert report.best_labels({"URN": Stat.of([nan])}, higher=True, digits=3) == []
