@@ -184,6 +184,11 @@ def test_reading_is_built_from_the_numbers():
     text = report.reading(_views(), {"dyck": "Dyck"})
     assert "at 1,000 parameters the URN does best (0.910 ± 0.010)" in text
     assert "mean rank" in text and "the URN 1.0" in text
+    # agreement: the SRN's 0.41 +- 0.01 is below chance (0.5), the URN's 0.91 clearly above it
+    agreement = next(line for line in text.splitlines() if line.startswith("* **agreement**"))
+    at_chance = agreement.split("; ", 1)[1]
+    assert "not clearly better than a model that learned nothing: chance (50%)" in at_chance
+    assert "the SRN" in at_chance and "the URN" not in at_chance
 
 
 def test_claims_follow_the_runs():

@@ -242,15 +242,17 @@ def reading(views: Views, titles: dict[str, str]) -> str:
             if best is None:
                 continue
             if len(at_chance) == len(cells):
-                parts.append(f"at {budget:,} parameters no cell is clearly off {m.chance_text} (the best "
-                             f"mean, {_the(best)}'s, is {_fmt(cells[best], m.digits)})")
+                parts.append(f"at {budget:,} parameters no cell is clearly better than a model that learned "
+                             f"nothing: {m.chance_text} (the best mean, {_the(best)}'s, is "
+                             f"{_fmt(cells[best], m.digits)})")
                 continue
             text = f"at {budget:,} parameters {_the(best)} does best ({_fmt(cells[best], m.digits)})"
             text += (f", with {_names(tied)} within the seeds' spread of it" if tied
                      else ", ahead of every other cell by more than the seeds' spread")
             if at_chance:
                 verb = "is" if len(at_chance) == 1 else "are"
-                text += f"; {_names(at_chance)} {verb} not clearly off {m.chance_text}"
+                text += (f"; {_names(at_chance)} {verb} not clearly better than a model that learned "
+                         f"nothing: {m.chance_text}")
             parts.append(text)
         lines.append(f"* **{titles.get(task, task)}** ({m.text}, {m.better}): " + "; ".join(parts) + ".")
     ranks: dict[str, list[float]] = {}
