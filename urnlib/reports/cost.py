@@ -15,7 +15,7 @@ import numpy as np
 
 from urnlib.results import Run, RunStore
 
-__all__ = ["CHAPTER_OF", "cost_table", "cost_markdown"]
+__all__ = ["CHAPTER_OF", "cost_table", "cost_markdown", "frame_markdown"]
 
 #: the store's experiment folders -> the chapter that shows them
 CHAPTER_OF = {"primer_lm": "primer", "primer_elman": "primer", "primer_anbn": "primer",
@@ -29,9 +29,10 @@ def _chapter(run: Run) -> str:
     return CHAPTER_OF.get(top, top)
 
 
-def cost_table(store: str | Path):
+def cost_table(store: str | Path, staleness: bool = True):
     """A DataFrame, one row per chapter and a total: runs, runs that recorded CPU time, their CPU hours, the
-    wall hours of the others, stale runs, the longest run's CPU hours, and the hours a reproduction takes on
+    wall hours of the others, stale runs (unless ``staleness`` is False: the runs of an earlier commit are
+    stale against today's code by design), the longest run's CPU hours, and the hours a reproduction takes on
     2 and 8 worker processes (on 1: the CPU hours): each worker trains one single-threaded run at a time, so
     about the CPU hours / workers, but never less than the longest run (runs do not split between workers)."""
     import pandas as pd
@@ -51,8 +52,10 @@ def cost_table(store: str | Path):
             row["longest run (CPU hours)"] = max(row["longest run (CPU hours)"], cpu / 3600)
         else:
             row["wall hours (runs without CPU time)"] += run.record.get("wall_time_s", 0.0) / 3600
-        row["stale runs"] += bool(run.stale_reasons())
+        row["stale runs"] += bool(run.stale_reasons()) if staleness else 0
     frame = pd.DataFrame.from_dict(rows, orient="index").rename_axis("chapter").sort_index()
+    if not staleness:
+        frame = frame.drop(columns="stale runs")
     frame.loc["total"] = frame.sum(numeric_only=True)
     frame.loc["total", "longest run (CPU hours)"] = frame["longest run (CPU hours)"].drop("total").max()
     for workers in (2, 8):
@@ -63,7 +66,11 @@ def cost_table(store: str | Path):
 
 def cost_markdown(store: str | Path) -> str:
     """The cost table as Markdown (numbers to two decimals)."""
-    frame = cost_table(store)
+    return frame_markdown(cost_table(store))
+
+
+def frame_markdown(frame) -> str:
+    """A cost table (or some of its columns) as Markdown: counts as integers, hours to two decimals."""
     cols = list(frame.columns)
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for _, row in frame.iterrows():
