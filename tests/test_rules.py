@@ -28,6 +28,9 @@ def test_stat_mean_and_sample_sd():
     assert s.text(2) == "2.00 ± 1.00 (3 seeds)"
     one = Stat.of([0.5])
     assert one.sd == 0.0 and one.text(1) == "0.5 (1 seed)"
+    assert s.mean_sd(1) == "2.0 ± 1.0" and one.mean_sd(2) == "0.50"
+    none = Stat.of([float("nan")])
+    assert none.mean_sd() == "n/a" and none.mean_sd(empty="") == ""
 
 
 def test_stat_leaves_nan_out_and_counts_it():

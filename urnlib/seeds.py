@@ -91,14 +91,17 @@ class Stat:
     def high(self) -> float:
         return self.mean + self.sd
 
+    def mean_sd(self, digits: int = 3, empty: str = "n/a") -> str:
+        """``"0.912 ± 0.004"`` (mean ± sd over the seeds); one value: ``"0.912"``; none: ``empty``."""
+        if not self.n:
+            return empty
+        return f"{self.mean:.{digits}f}" + (f" ± {self.sd:.{digits}f}" if self.n > 1 else "")
+
     def text(self, digits: int = 3) -> str:
         """``"0.912 ± 0.004 (3 seeds)"``; one value: ``"0.912 (1 seed)"``."""
         if not self.n:
             return "n/a"
-        seeds = f"{self.n} seed{'s' if self.n != 1 else ''}"
-        if self.n == 1:
-            return f"{self.mean:.{digits}f} ({seeds})"
-        return f"{self.mean:.{digits}f} ± {self.sd:.{digits}f} ({seeds})"
+        return f"{self.mean_sd(digits)} ({self.n} seed{'s' if self.n != 1 else ''})"
 
     def __str__(self) -> str:
         return self.text()

@@ -50,9 +50,7 @@ def labels_of(seeds: Grouped, units: list[int]) -> list[str]:
 
 def _ms(stat: Stat, digits: int = 3) -> str:
     """``"0.912 ± 0.004"`` (mean ± sd over the seeds), ``"0.912"`` for one seed, ``"n/a"`` for none."""
-    if not stat.n:
-        return "n/a"
-    return f"{stat.mean:.{digits}f}" + (f" ± {stat.sd:.{digits}f}" if stat.n > 1 else "")
+    return stat.mean_sd(digits)
 
 
 def _n_seeds(seeds: Grouped, labels) -> int:

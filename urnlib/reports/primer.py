@@ -80,9 +80,7 @@ def recurrent_size(runs: dict[str, Run]) -> tuple[int, int, int] | None:
 # ----------------------------------------------------------------------------------------------------- seeds
 def pm(stat: Stat, digits: int = 0) -> str:
     """``"359 ± 4"`` (mean ± sd over the seeds), ``"359"`` for one seed, ``""`` without a value."""
-    if not stat.n:
-        return ""
-    return f"{stat.mean:.{digits}f}" + (f" ± {stat.sd:.{digits}f}" if stat.n > 1 else "")
+    return stat.mean_sd(digits, empty="")
 
 
 def seeds_of(seeds: Seeds) -> str:

@@ -94,9 +94,7 @@ def buckets(run: Run, task: str, row: dict[str, Any] | None = None) -> tuple[lis
 
 
 def _fmt(stat: Stat, digits: int) -> str:
-    if not stat.n:
-        return "n/a"
-    return f"{stat.mean:.{digits}f}" + (f" ± {stat.sd:.{digits}f}" if stat.n > 1 else "")
+    return stat.mean_sd(digits)
 
 
 def _count(seeds: Seeds) -> int:

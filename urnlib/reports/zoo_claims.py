@@ -35,9 +35,7 @@ NOT_TESTED = "not tested by the paper on this task"
 
 def _fmt(stat: Stat, digits: int = 3) -> str:
     """``"0.912 ± 0.004"`` (the claim says on how many seeds)."""
-    if not stat.n:
-        return "n/a"
-    return f"{stat.mean:.{digits}f}" + (f" ± {stat.sd:.{digits}f}" if stat.n > 1 else "")
+    return stat.mean_sd(digits)
 
 
 def _improving_at_cap(seeds: Seeds) -> bool:
