@@ -213,6 +213,11 @@ def test_cost_summary_and_table():
     table = report.cost_table(views)
     assert list(table.columns) == ["cell", "dyck"]
     assert table["dyck"].iloc[0] == pytest.approx(61 / 60, abs=0.01)
+    titles = {"dyck": "Dyck words"}
+    titled = report.cost_table(views, titles)
+    assert list(titled.columns) == ["cell", "Dyck words"] and titled["Dyck words"].equals(table["dyck"])
+    assert " on Dyck words at " in report.cost_summary(views, titles=titles)
+    assert " on dyck at " in report.cost_summary(views)
 
 
 def test_views_group_runs_by_task_budget_and_cell(tiny):

@@ -281,23 +281,27 @@ def _cpu(run: Run) -> float:
     return float(cpu if cpu is not None else run.record.get("wall_time_s", 0.0))
 
 
-def cost_table(views: Views) -> pd.DataFrame:
-    """CPU minutes per run of every cell on every task (mean over seeds and budgets)."""
+def cost_table(views: Views, titles: dict[str, str] | None = None) -> pd.DataFrame:
+    """CPU minutes per run of every cell on every task (mean over seeds and budgets); a task's column is
+    headed by its title in ``titles`` (default: its key)."""
     rows: dict[tuple[str, str], list[float]] = {}
     for task, _, label, run in _runs(views):
         rows.setdefault((task, label), []).append(_cpu(run) / 60)
     frame = pd.DataFrame([{"task": task, "cell": label, "CPU minutes per run": float(np.mean(v))}
                           for (task, label), v in rows.items()])
     table = frame.pivot(index="cell", columns="task", values="CPU minutes per run")
-    return table[list(views)].loc[list(dict.fromkeys(frame["cell"]))].round(2).reset_index()
+    table = table[list(views)].loc[list(dict.fromkeys(frame["cell"]))].round(2)
+    return table.rename(columns=titles or {}).rename_axis(columns=None).reset_index()
 
 
-def cost_summary(views: Views, workers: int = 2) -> str:
-    """One sentence: the runs' CPU time in all, per run, the longest, and the wall time on ``workers``."""
+def cost_summary(views: Views, workers: int = 2, titles: dict[str, str] | None = None) -> str:
+    """One sentence: the runs' CPU time in all, per run, the longest (its task named by ``titles``, default
+    its key), and the wall time on ``workers``."""
     runs = _runs(views)
     cpu = [_cpu(run) for *_, run in runs]
     task, budget, label, longest = runs[int(np.argmax(cpu))]
     total, mean = sum(cpu), float(np.mean(cpu))
+    task = (titles or {}).get(task, task)
     return (f"The {len(runs)} runs took {_duration(total)} of CPU time in all ({_duration(mean)} "
             f"per run on average; the longest, {_the(label)} on {task} at {budget:,} parameters, seed "
             f"{longest.name.rsplit(' ', 1)[-1]}, {_duration(max(cpu))}): about {_duration(total / workers)} "
