@@ -8,23 +8,24 @@ from dataclasses import replace
 import pytest
 import torch
 
-from urnlib.experiments import tpru, tpru_checks
+from urnlib.experiments import tpru, tpru_checks, tpru_features
 from urnlib.experiments import tpru_entailment as ent
 from urnlib.experiments import tpru_lm as lm
 from urnlib.experiments.primer_lm import BrownTask, make_data, next_token_probs, perplexity, rows
 from urnlib.models.entailment import entailment_accuracy
 from urnlib.models.tpru import table1_parameter_count
 from urnlib.params import ParameterError
+from urnlib.reports import tpru as report
 
 torch.set_num_threads(1)
 
 #: micro entailment and language-model settings (on the paper preset in mode load: the corpus is checked only
 #: by the training config of the ``tiny`` fixture)
 TINY = replace(tpru.Config.paper(), train_size=40, valid_size=16, test_size=8, embedding_size=8, hidden=8,
-               epochs=2, batch_size=16, models=["gru 8", "tpru 8 N4 s2"], lm_train_tokens=2000,
-               lm_valid_tokens=500, lm_test_tokens=500, lm_min_count=2, lm_max_sentences=200, lm_window=8,
-               lm_warmup=2, lm_d=8, lm_roles=4, lm_epochs=2, lm_batch_size=16, pmi_min_joint=1,
-               check_trials=2)
+               epochs=2, patience=5, min_epochs=0, seeds=[0, 1], lm_seeds=[0], batch_size=16,
+               models=["gru 8", "tpru 8 N4 s2"], lm_train_tokens=2000, lm_valid_tokens=500,
+               lm_test_tokens=500, lm_min_count=2, lm_max_sentences=200, lm_window=8, lm_warmup=2, lm_d=8,
+               lm_roles=4, lm_epochs=2, lm_batch_size=16, pmi_min_joint=1, check_trials=2)
 
 
 def _brown_or_skip():
@@ -47,13 +48,18 @@ def tiny(tmp_path_factory):
 def test_tiny_entailment_runs_are_stored_with_their_weights(tiny):
     _, results = tiny
     assert list(results.entailment) == ["GRU 8", "TPRU 8 N=4 s=2"]
-    run = results.entailment["TPRU 8 N=4 s=2"][0]
-    assert run.name == "TPRU 8 N=4 s=2 seed 0"
+    seeds = results.entailment["TPRU 8 N=4 s=2"]
+    assert seeds.seeds == [0, 1]
+    assert [r.name for r in seeds] == ["TPRU 8 N=4 s=2 seed 0", "TPRU 8 N=4 s=2 seed 1"]
+    run = seeds[0]
     assert [r["epoch"] for r in run.history] == [1, 2]
     assert {"train_loss", "train_acc", "valid_acc"} <= set(run.history[0])
     assert set(run.final["accuracy"]) == set(ent.EVAL_SPLITS)
     assert all(0 <= a <= 1 for a in run.final["accuracy"].values())
-    assert run.final["accuracy"]["valid"] == run.history[-1]["valid_acc"]
+    # the recipe: the weights of the best validation epoch (the first of equal ones) are kept and scored
+    assert run.params["train"]["monitor"] == "valid_acc" and run.params["train"]["keep_best"]
+    valid = run.column("valid_acc")
+    assert run.final["accuracy"]["valid"] == max(valid) == valid[report.best_epoch(run) - 1]
     # Table 1: 2 layers, first reads the embedding (8), second the state (8)
     assert run.final["encoder_weights"] == 2 * table1_parameter_count("tpru", 8, 8)
     assert run.final["data"]["exam"]["count"] == len(ent.make_data(TINY.task()).splits["exam"][1])
@@ -92,9 +98,10 @@ def test_same_seed_same_numbers(tmp_path):
 def test_tiny_language_models_keep_their_best_epoch_and_pmi(tiny):
     _, results = tiny
     data = make_data(TINY.lm_task())
-    assert list(results.lm) == ["TPRU 8 N=4", "LSTM 8"]
-    tpru_run, lstm_run = results.lm["TPRU 8 N=4"], results.lm["LSTM 8"]
-    for run in results.lm.values():
+    assert list(results.lm) == ["TPRU LM 8 N=4", "LSTM LM 8"]
+    tpru_run, lstm_run = results.lm["TPRU LM 8 N=4"][0], results.lm["LSTM LM 8"][0]
+    assert tpru_run.name == "TPRU LM 8 N=4 seed 0"
+    for run in (tpru_run, lstm_run):
         f = run.final
         assert 1 < f["valid_ppl"] < 10 * f["data"]["vocabulary"] and 1 < f["test_ppl"]
         assert f["best_epoch"] in (1, 2)
@@ -120,6 +127,21 @@ def test_checks_come_with_the_runs(tiny):
     _, results = tiny
     assert [(r["variant"], r["trials"]) for r in results.gradient] == [("tpru", 2), ("tpru", 2), ("mod3", 2)]
     assert results.table1 == tpru_checks.table1_check()
+
+
+def test_sentence_vector_spread_comes_with_the_runs(tiny):
+    _, results = tiny
+    rows = results.features
+    assert [r["model"] for r in rows] == list(results.entailment)
+    for r in rows:
+        runs = results.entailment[r["model"]]
+        assert r["seeds"] == runs.seeds and len(r["init"]) == len(r["trained"]) == len(runs)
+        assert r["train_loss"] == [run.final["train_loss"] for run in runs]
+        for ratio, first in r["init"] + r["trained"]:
+            assert 1 - 1e-9 <= ratio <= r["d"] + 1e-9 and 0 < first <= 1 + 1e-9
+    # measured on the stored weights: training changed the vectors of every encoder
+    assert all(r["init"] != r["trained"] for r in rows)
+    assert tpru_features.feature_spread(results.entailment) == rows  # the same weights, the same numbers
 
 
 # --------------------------------------------------------------------------- #
@@ -219,3 +241,14 @@ def test_table1_check():
     assert by["tpru", 16]["total"] < by["lstm", 16]["total"]
     assert by["tpru", 8]["weights"] > by["gru", 8]["weights"]  # Table 1: fewer than the GRU only when d' > d
     assert tpru_checks.table1_check()[1]["paper"] == 98_300
+
+
+@pytest.mark.parametrize("min_epochs, trained", [(0, 2), (4, 4)])
+def test_patience_counts_only_after_min_epochs(tmp_path, min_epochs, trained):
+    """With patience 1 a run whose validation accuracy does not improve stops after two epochs, unless
+    min_epochs asks for more (the TPRUs' plateau at chance is not allowed to end their training early)."""
+    config = replace(TINY, models=["tpru 8 N4"], seeds=[0], epochs=6, patience=1, min_epochs=min_epochs,
+                     lr=1e-9)  # a learning rate that changes nothing: the accuracy never improves
+    spec = config.entailment_plan()["TPRU 8 N=4"][0]
+    trained_run = ent.train_run(spec, None)
+    assert len(trained_run.history) == trained

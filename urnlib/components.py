@@ -99,7 +99,9 @@ COMPONENTS: dict[str, Component] = {
                                                  "run's weights are stored only up to 2 MB")),
     "experiment.primer_elman": Component(1, (_BASE,)),
     "experiment.primer_anbn": Component(1, (_BASE,)),
-    "experiment.tpru_entailment": Component(1, (_BASE,)),
+    "experiment.tpru_entailment": Component(2, (_BASE, "v2: each evaluation split's statistics hold the "
+                                                     "surface baseline's accuracy (acc_surface), fit on the "
+                                                     "training pairs")),
     "experiment.tpru_lm": Component(1, (_BASE,)),
     "experiment.matrix_embeddings": Component(2, (_BASE, "v2: a matrix run's final metrics hold the "
                                                          "analogy answers of its log entries too, and its "

@@ -15,18 +15,21 @@ from urnlib.experiments.primer_lm import make_data, rows
 from urnlib.languages import logic
 from urnlib.results import RunStore
 from urnlib.runner import run_plan
+from urnlib.seeds import split_seed_name
 
 from tests.probes import digest, init_logits, run_values, temporary_store
 
 #: the entailment micro run: 16 training pairs, 2 epochs of 2 batches
 ENTAILMENT = dict(train_size=16, valid_size=8, test_size=4, seed=1, seeds=[1], layers=2, embedding_size=6,
-                  hidden=5, dropout=0.0, permute=True, epochs=2, batch_size=8, lr=0.01,
-                  models=["gru 4", "lstm 4", "tpru 4 N3", "tpru 4 N2 s2"])
+                  hidden=5, dropout=0.0, permute=True, epochs=2, patience=None, min_epochs=0, clip=None,
+                  batch_size=8, lr=0.01, models=["gru 4", "lstm 4", "tpru 4 N3", "tpru 4 N2 s2"])
 CHECK_SETTINGS = (("tpru", 1), ("tpru", 2), ("mod3", 1))  # (variant, slices)
 #: the language-model micro run: 60 Brown sentences
 BROWN = dict(lm_train_tokens=600, lm_valid_tokens=150, lm_test_tokens=150, lm_min_count=2, lm_lower=True,
              lm_max_sentences=60, lm_window=8, lm_warmup=2)
 SETUP = dict(lm_d=4, lm_layers=2, lm_roles=3, lm_slices=1, lm_dropout=0.0, lm_tie_weights=True)
+#: the language models' training: one seed (1, the seed the golden was written with), no clipping or patience
+LM_TRAIN = dict(lm_seeds=[1], lm_clip=None, lm_patience=None)
 SLICED = dict(lm_d=4, lm_layers=1, lm_roles=3, lm_slices=2, lm_dropout=0.1, lm_tie_weights=False)
 
 
@@ -58,7 +61,7 @@ def probe_tpru_entailment():
 
 
 def probe_tpru_lm():
-    base = _config(**BROWN, seed=1, lm_epochs=2, lm_lr=0.01)
+    base = _config(**BROWN, **LM_TRAIN, seed=1, lm_epochs=2, lm_lr=0.01)
     task = base.lm_task()
     d = make_data(task)
     parts = {p: rows(d.streams[p], task.window, task.warmup, d.start_id) for p in d.streams}
@@ -78,7 +81,16 @@ def probe_tpru_lm():
                               init_logits(lambda: lm.build_lm(kind, V, c.lm_setup(), 2), batch)
                               for kind, c in models}}
     with temporary_store() as store:
-        values["runs"] = run_values(run_plan(config.lm_plan(), RunStore(store), mode="retrain"))
-        values["runs_sliced"] = run_values(run_plan(sliced.lm_plan(), RunStore(store / "sliced"),
-                                                    mode="retrain"))
+        values["runs"] = _by_label(run_plan(_specs(config), RunStore(store), mode="retrain"))
+        sliced_runs = run_plan(_specs(sliced), RunStore(store / "sliced"), mode="retrain")
+        values["runs_sliced"] = _by_label(sliced_runs)
     return values
+
+
+def _specs(config: tpru.Config) -> list:
+    return [s for specs in config.lm_plan().values() for s in specs]
+
+
+def _by_label(runs: dict) -> dict:
+    """The run values keyed by label (the runs of one seed are named "<label> seed <s>")."""
+    return {split_seed_name(name)[0]: value for name, value in run_values(runs).items()}

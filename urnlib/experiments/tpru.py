@@ -5,17 +5,26 @@
 * TPRU against LSTM language models on Brown, and the role/POS PMI (stand-ins for Tables 4 and 5):
   :mod:`urnlib.experiments.tpru_lm`;
 * the gradient analysis of sec. 4 and Table 1's counts, measured on modules without training:
-  :mod:`urnlib.experiments.tpru_checks`.
+  :mod:`urnlib.experiments.tpru_checks`;
+* how many directions the trained encoders' sentence vectors use (why encoders stay at chance):
+  :mod:`urnlib.experiments.tpru_features`.
 
 The chapter's protocol, callable without a notebook::
 
     from urnlib.experiments import tpru
     results = tpru.run(tpru.Config.paper())   # the stored runs and the checks; never trains
-    results.entailment["TPRU 64 N=64"]        # the runs of one encoder, one per initialisation seed
+    results.entailment["TPRU 64 N=64"]        # Seeds: the runs of one encoder, one per initialisation seed
 
 :class:`Config` holds the parameters of ``notebooks/params/tpru.<scale>.yaml`` and checks all of them before
 any work (:meth:`Config.validate`, with an estimate of the memory a configuration needs); :meth:`Config.plan`
-expands them to one :class:`~urnlib.results.RunSpec` per encoder and seed and per language model.
+expands them to one :class:`~urnlib.results.RunSpec` per encoder and seed and per language model and seed,
+each named ``"<label> seed <s>"`` (:func:`urnlib.seeds.seed_name`).
+
+The recipe (issue 16): every run is trained until its validation measure stops improving. Entailment runs
+watch the validation accuracy (``TrainConfig(monitor="valid_acc", minimize=False, keep_best=True,
+patience=patience)``, ``epochs`` the cap, gradients clipped at ``clip``), language models the validation
+perplexity (``lm_patience``, ``lm_epochs`` the cap, ``lm_clip``); both end with the weights of their best
+epoch, so the final metrics are the best epoch's.
 """
 
 from __future__ import annotations
@@ -26,7 +35,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from urnlib.experiments import tpru_checks
+from urnlib.experiments import tpru_checks, tpru_features
 from urnlib.experiments import tpru_entailment as ent
 from urnlib.experiments import tpru_lm as lm
 from urnlib.experiments.config import ChapterConfig, run_config
@@ -35,6 +44,7 @@ from urnlib.models.tpru_counts import bias_count, table1_parameter_count
 from urnlib.models.tpru_stack import STACK_KINDS
 from urnlib.params import ParameterError, check_list, check_bool, check_choice, check_float, check_int
 from urnlib.results import Run, RunSpec
+from urnlib.seeds import Seeds, check_seeds, seed_name
 from urnlib.train import TrainConfig
 
 __all__ = ["Config", "TpruRuns", "run"]
@@ -61,6 +71,12 @@ def _rate(name: str, value: Any) -> None:
         raise ParameterError(f"{name}={value} must be < 1")
 
 
+def _optional(name: str, value: Any, check) -> None:
+    """``None`` (off) or a value ``check`` accepts."""
+    if value is not None:
+        check(name, value)
+
+
 @dataclass(kw_only=True)
 class Config(ChapterConfig):
     """The chapter's parameters (``notebooks/params/tpru.<scale>.yaml`` says where each value comes from)."""
@@ -79,8 +95,12 @@ class Config(ChapterConfig):
     dropout: float
     permute: bool
     epochs: int
+    patience: int | None
+    min_epochs: int
+    clip: float | None
     batch_size: int
     lr: float
+    lm_seeds: list
     lm_models: list
     lm_train_tokens: int
     lm_valid_tokens: int
@@ -97,6 +117,8 @@ class Config(ChapterConfig):
     lm_dropout: float
     lm_tie_weights: bool
     lm_epochs: int
+    lm_patience: int | None
+    lm_clip: float | None
     lm_batch_size: int
     lm_lr: float
     pmi_min_joint: int
@@ -107,8 +129,8 @@ class Config(ChapterConfig):
         """Every parameter, named as the user passed it, then the memory estimate and (when runs may be
         trained) the Brown corpus; raises :class:`~urnlib.params.ParameterError` before any work."""
         check_int("seed", self.seed, minimum=0)
-        check_list("seeds", self.seeds, example="[0, 1, 2] (initialisation seeds)",
-                   each=lambda name, s: check_int(name, s, minimum=0))
+        check_seeds(self.seeds, "seeds")
+        check_seeds(self.lm_seeds, "lm_seeds")
         for name in ("train_size", "valid_size", "test_size"):
             _multiple_of_4(name, getattr(self, name))
         self.encoders()
@@ -118,6 +140,12 @@ class Config(ChapterConfig):
         _rate("dropout", self.dropout)
         check_bool("permute", self.permute)
         check_int("epochs", self.epochs, minimum=1)
+        _optional("patience", self.patience, lambda n, v: check_int(n, v, minimum=1))
+        check_int("min_epochs", self.min_epochs, minimum=0)
+        if self.min_epochs > self.epochs:
+            raise ParameterError(f"min_epochs={self.min_epochs} is more than epochs={self.epochs} (the cap): "
+                                 "lower min_epochs with epochs")
+        _optional("clip", self.clip, lambda n, v: check_float(n, v, minimum=0.0, strict_min=True))
         check_int("batch_size", self.batch_size, minimum=1)
         check_float("lr", self.lr, minimum=0.0, strict_min=True)
         check_list("lm_models", self.lm_models, example=f"{list(STACK_KINDS)}",
@@ -131,6 +159,8 @@ class Config(ChapterConfig):
         _rate("lm_dropout", self.lm_dropout)
         check_bool("lm_tie_weights", self.lm_tie_weights)
         check_int("lm_epochs", self.lm_epochs, minimum=1)
+        _optional("lm_patience", self.lm_patience, lambda n, v: check_int(n, v, minimum=1))
+        _optional("lm_clip", self.lm_clip, lambda n, v: check_float(n, v, minimum=0.0, strict_min=True))
         check_int("lm_batch_size", self.lm_batch_size, minimum=1)
         check_float("lm_lr", self.lm_lr, minimum=0.0, strict_min=True)
         check_int("pmi_min_joint", self.pmi_min_joint, minimum=1)
@@ -256,8 +286,20 @@ class Config(ChapterConfig):
         return ent.Architecture(self.layers, self.embedding_size, self.hidden, self.dropout, self.permute)
 
     def train_config(self, seed: int) -> TrainConfig:
-        """The entailment runs' optimisation (``seed``: the run's initialisation seed)."""
-        return TrainConfig(self.epochs, self.batch_size, self.lr, seed)
+        """The entailment runs' optimisation (``seed``: the run's initialisation seed): Adam, gradients
+        clipped at ``clip``, at most ``epochs`` epochs, ending with the weights of the epoch of the best
+        validation accuracy; when to stop early is :meth:`stop`'s."""
+        return TrainConfig(self.epochs, self.batch_size, self.lr, seed, clip=self.clip, monitor="valid_acc",
+                           minimize=False, keep_best=True)
+
+    def stop(self) -> dict[str, Any] | None:
+        """The entailment runs' stopping rule (:class:`~urnlib.callbacks.EarlyStop`): after ``patience``
+        epochs without a better validation accuracy, never before ``min_epochs`` (``None``: train
+        ``epochs``)."""
+        if not self.patience:
+            return None
+        return {"key": "valid_acc", "patience": self.patience, "min_epochs": self.min_epochs,
+                "minimize": False}
 
     def lm_task(self) -> BrownTask:
         return BrownTask(train_tokens=self.lm_train_tokens, valid_tokens=self.lm_valid_tokens,
@@ -268,40 +310,51 @@ class Config(ChapterConfig):
         return lm.LMSetup(self.lm_d, self.lm_layers, self.lm_roles, self.lm_slices, self.lm_dropout,
                           self.lm_tie_weights)
 
-    def lm_train_config(self) -> TrainConfig:
+    def lm_train_config(self, seed: int) -> TrainConfig:
         """The language models keep the weights of their best epoch by validation perplexity (paper 002
-        C.3)."""
-        return TrainConfig(self.lm_epochs, self.lm_batch_size, self.lm_lr, self.seed, monitor="valid_ppl",
-                           keep_best=True)
+        C.3), stopped after ``lm_patience`` epochs without a better one, at most ``lm_epochs``; ``seed``
+        initialises the model and orders the rows."""
+        return TrainConfig(self.lm_epochs, self.lm_batch_size, self.lm_lr, seed, clip=self.lm_clip,
+                           monitor="valid_ppl", keep_best=True, patience=self.lm_patience)
 
     def entailment_plan(self) -> dict[str, list[RunSpec]]:
         """``{label: [one RunSpec per seed of seeds]}`` of the entailment runs."""
         task, arch = asdict(self.task()), asdict(self.architecture())
-        return {label: [RunSpec(ent.EXPERIMENT, f"{label} seed {seed}",
+        return {label: [RunSpec(ent.EXPERIMENT, seed_name(label, seed),
                                 {"task": task, "architecture": arch, "model": spec,
-                                 "train": asdict(self.train_config(seed))},
+                                 "train": asdict(self.train_config(seed)), "stop": self.stop()},
                                 ent.COMPONENTS, f"{ent.__name__}:train_run") for seed in self.seeds]
                 for label, spec in self.encoders().items()}
 
-    def lm_plan(self) -> list[RunSpec]:
-        """One RunSpec per kind of ``lm_models``."""
-        task, setup, cfg = asdict(self.lm_task()), self.lm_setup(), asdict(self.lm_train_config())
-        return [RunSpec(lm.EXPERIMENT, lm.lm_label(kind, setup),
-                        {"task": task, "setup": asdict(setup), "kind": kind, "train": cfg,
-                         "pmi_min_joint": self.pmi_min_joint},
-                        lm.COMPONENTS, f"{lm.__name__}:train_run") for kind in self.lm_models]
+    def lm_plan(self) -> dict[str, list[RunSpec]]:
+        """``{label: [one RunSpec per seed of lm_seeds]}`` of the language models of ``lm_models``."""
+        task, setup = asdict(self.lm_task()), self.lm_setup()
+        return {lm.lm_label(kind, setup): [
+            RunSpec(lm.EXPERIMENT, seed_name(lm.lm_label(kind, setup), seed),
+                    {"task": task, "setup": asdict(setup), "kind": kind,
+                     "train": asdict(self.lm_train_config(seed)), "pmi_min_joint": self.pmi_min_joint},
+                    lm.COMPONENTS, f"{lm.__name__}:train_run") for seed in self.lm_seeds]
+            for kind in self.lm_models}
 
     def plan(self) -> list[RunSpec]:
         """Every run: each entailment encoder of ``models`` once per seed of ``seeds``, then each language
-        model of ``lm_models``."""
-        return [s for specs in self.entailment_plan().values() for s in specs] + self.lm_plan()
+        model of ``lm_models`` once per seed of ``lm_seeds``."""
+        groups = [*self.entailment_plan().values(), *self.lm_plan().values()]
+        return [s for specs in groups for s in specs]
 
     def summary(self) -> str:
+        def until(cap: int, patience: int | None, what: str, least: int = 0) -> str:
+            stop = f", stopped after {patience} without a better {what}" if patience else ""
+            stop += f" but never before {least}" if patience and least else ""
+            return f"at most {cap} epochs{stop}"
+
         return (f"Built at {self.describe()}: entailment encoders {', '.join(self.encoders())} "
                 f"(initialisation seeds {list(self.seeds)}), {self.train_size:,} training pairs, "
-                f"{self.epochs} epochs; language models {', '.join(s.name for s in self.lm_plan())} on "
-                f"{self.lm_train_tokens:,} Brown tokens, {self.lm_epochs} epochs; gradient checks on "
-                f"{self.check_trials} random steps per setting.")
+                f"{until(self.epochs, self.patience, 'validation accuracy', self.min_epochs)}; language "
+                "models "
+                f"{', '.join(self.lm_plan())} (seeds {list(self.lm_seeds)}) on {self.lm_train_tokens:,} "
+                f"Brown tokens, {until(self.lm_epochs, self.lm_patience, 'validation perplexity')}; gradient "
+                f"checks on {self.check_trials} random steps per setting ({len(self.plan())} runs).")
 
 
 @dataclass
@@ -311,15 +364,15 @@ class TpruRuns:
     Iterating over it gives every stored run (so ``display(*provenance(results))`` lists them all).
     """
 
-    entailment: dict[str, list[Run]]  # encoder label -> its runs, in the order of seeds
-    lm: dict[str, Run]  # language-model label -> its run
+    entailment: dict[str, Seeds]  # encoder label -> its runs, one per seed of seeds
+    lm: dict[str, Seeds]  # language-model label -> its runs, one per seed of lm_seeds
     gradient: list[dict[str, Any]]  # rows of urnlib.experiments.tpru_checks.gradient_checks
     table1: list[dict[str, Any]]  # rows of urnlib.experiments.tpru_checks.table1_check
+    features: list[dict[str, Any]]  # rows of urnlib.experiments.tpru_features.feature_spread
 
     def __iter__(self) -> Iterator[Run]:
-        for runs in self.entailment.values():
+        for runs in [*self.entailment.values(), *self.lm.values()]:
             yield from runs
-        yield from self.lm.values()
 
 
 def run(config: Config, *, store: str | Path | None = None, mode: str | None = None) -> TpruRuns:
@@ -330,11 +383,15 @@ def run(config: Config, *, store: str | Path | None = None, mode: str | None = N
         store: the run store (default: ``config.store``, relative to ``notebooks/``).
         mode: ``load``, ``train`` or ``retrain`` (default: ``config.mode``); see :mod:`urnlib.runner`.
     """
-    groups = config.entailment_plan()
-    lm_specs = config.lm_plan()
-    specs = [s for group in groups.values() for s in group] + lm_specs
-    runs = run_config(config, specs, store=store, mode=mode)
-    return TpruRuns(entailment={label: [runs[s.name] for s in group] for label, group in groups.items()},
-                    lm={s.name: runs[s.name] for s in lm_specs},
+    groups, lm_groups = config.entailment_plan(), config.lm_plan()
+    runs = run_config(config, config.plan(), store=store, mode=mode)
+
+    def seeds(label: str, specs: list[RunSpec]) -> Seeds:
+        return Seeds(label, [runs[s.name] for s in specs], [s.params["train"]["seed"] for s in specs])
+
+    entailment = {label: seeds(label, group) for label, group in groups.items()}
+    return TpruRuns(entailment=entailment,
+                    lm={label: seeds(label, group) for label, group in lm_groups.items()},
                     gradient=tpru_checks.gradient_checks(trials=config.check_trials, seed=config.seed),
-                    table1=tpru_checks.table1_check())
+                    table1=tpru_checks.table1_check(),
+                    features=tpru_features.feature_spread(entailment, seed=config.seed))

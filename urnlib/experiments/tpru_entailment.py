@@ -11,10 +11,13 @@ roles N, Fig. 2 for one slice against eight (appendix E).
 Evans et al.'s files are not reachable offline: the data come from
 :func:`urnlib.languages.logic.generate_dataset`, our re-implementation of their generator (the exam split is
 our own hand-made set of textbook pairs). Every model trains in the one loop :func:`urnlib.train.fit` (Adam,
-no gradient clipping: the paper clips, by an unstated norm); after every epoch the callback measures the
-accuracy on the validation split and on a fixed slice of the training split (eval mode: no renaming), the
-curves of Figs. 1 and 2. A run stores its history, the final accuracy on every split (the weights after the
-last epoch; the paper does not say how it picked its models here), its parameter counts and its weights.
+gradients clipped where the run's ``train.clip`` says: the paper clips, by an unstated norm); after every
+epoch the callback measures the accuracy on the validation split and on a fixed slice of the training split
+(eval mode: no renaming), the curves of Figs. 1 and 2. The chapter's runs watch the validation accuracy
+(``train.monitor = "valid_acc"``, ``keep_best``, ``patience``): they stop when it no longer improves and end
+with the weights of its best epoch. A run stores its history, the accuracy on every split of the weights it
+ends with (the best epoch's; the last epoch's for a run without a monitor), its parameter counts and its
+weights.
 
 Encoders are written in the registry's grammar (:func:`urnlib.models.registry.parse_spec`): ``"gru 64"``,
 ``"lstm 64"``, ``"tpru 64 N64"`` (64 roles, one slice) and ``"tpru 64 N4 s8"`` (4 roles, eight slices,
@@ -35,6 +38,7 @@ from typing import Any
 
 import torch
 
+from urnlib.callbacks import EarlyStop
 from urnlib.languages import logic
 from urnlib.models.entailment import EntailmentModel, entailment_accuracy, pack_targets
 from urnlib.models.registry import parse_spec
@@ -123,13 +127,16 @@ class EntailmentData:
 def make_data(task: EntailmentTask) -> EntailmentData:
     """Generate every split (:func:`urnlib.languages.logic.generate_dataset`), pack each pair as ``premise
     <sep> hypothesis`` and measure the evaluation splits (:func:`urnlib.languages.logic.split_statistics`:
-    mean 2^#vars, the "Mean 2^#Vars" row of Table 2, operators, heuristic baselines)."""
+    mean 2^#vars, the "Mean 2^#Vars" row of Table 2, operators, heuristic baselines; and ``acc_surface``,
+    :func:`urnlib.languages.logic.surface_baseline` fit on the training pairs)."""
     raw = logic.generate_dataset(task.counts(), seed=task.seed)
     splits = {name: (logic.encode_packed(examples),
                      torch.tensor([e.label for e in examples], dtype=torch.long))
               for name, examples in raw.items()}
-    stats = {name: logic.split_statistics(raw[name]) for name in EVAL_SPLITS}
     train = raw["train"]
+    # the surface baseline: a linear classifier on lengths, variables and overlap, fit on the training pairs
+    stats = {name: {**logic.split_statistics(raw[name]),
+                    "acc_surface": logic.surface_baseline(train, raw[name])} for name in EVAL_SPLITS}
     stats["train"] = {"count": len(train), "positive": sum(e.label for e in train) / len(train)}
     return EntailmentData(splits, stats)
 
@@ -183,8 +190,9 @@ def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
     """Train the classifier of one planned run (``params``: ``task``, ``architecture``, ``model``, ``train``).
 
     Per epoch the history gains ``train_acc`` (the first :data:`TRAIN_PROBE` training pairs, no renaming) and
-    ``valid_acc``; the final metrics are the accuracy on every split of :data:`EVAL_SPLITS` after the last
-    epoch, the last training loss, parameter counts and the data statistics."""
+    ``valid_acc``; the final metrics are the accuracy on every split of :data:`EVAL_SPLITS` of the weights the
+    loop ends with (the monitor's best epoch when ``train`` keeps it, else the last), the last epoch's
+    training loss, parameter counts and the data statistics."""
     params = spec.params
     task, arch = EntailmentTask(**params["task"]), Architecture(**params["architecture"])
     cfg = TrainConfig(**params["train"])
@@ -197,8 +205,10 @@ def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
     def evaluate(m):  # eval mode: no renaming, no dropout
         return {"train_acc": entailment_accuracy(m, tx, ty), "valid_acc": entailment_accuracy(m, vx, vy)}
 
+    stop = params.get("stop")  # (a plan without one: the loop's own patience, if any)
+    callbacks = [EarlyStop(**stop)] if stop else []
     history, _ = fit(model, data.train_data(), None, cfg, evaluate=evaluate, checkpoint=checkpoint,
-                     desc=spec.name)
+                     desc=spec.name, callbacks=callbacks)
     accuracy = {name: entailment_accuracy(model, *data.splits[name], batch_size=256) for name in EVAL_SPLITS}
     final = {
         "accuracy": accuracy,

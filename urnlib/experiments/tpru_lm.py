@@ -215,8 +215,9 @@ def role_tag_pmi(roles: Sequence[int], tags: Sequence[str], *, top: int = 2,
 
 
 def lm_label(kind: str, setup: LMSetup) -> str:
-    """``"TPRU 64 N=64"``, ``"LSTM 64"``: the label of a run."""
-    return f"{kind.upper()} {setup.d}" + (f" N={setup.n_roles}" if kind == "tpru" else "")
+    """``"TPRU LM 64 N=64"``, ``"LSTM LM 64"``: the label of a model (its runs are ``"<label> seed <s>"``;
+    "LM" keeps them apart from the entailment encoders' runs, ``"TPRU 64 N=64 seed 0"``)."""
+    return f"{kind.upper()} LM {setup.d}" + (f" N={setup.n_roles}" if kind == "tpru" else "")
 
 
 def build_lm(kind: str, vocab_size: int, setup: LMSetup, seed: int) -> StackLM:

@@ -1,9 +1,8 @@
-"""Tables, figures and lines of text of the TPRU chapter (paper 002), from stored runs and the rows of the
-sec. 4 checks; the claims are in :mod:`urnlib.reports.tpru_claims`. Drawing is in :mod:`urnlib.plots.tpru`.
-
-The chapter's ``run`` (:func:`urnlib.experiments.tpru.run`) gives the entailment runs as ``label -> [Run per
-seed]`` (numbers here are means over the seeds), the language-model runs as ``label -> Run``, and the rows of
-the gradient checks and of the Table 1 check. Tables hold formatted strings (the precision each number needs).
+"""Tables, figures and lines of text of the TPRU chapter (paper 002), from the stored runs (``label ->
+Seeds``, as :func:`urnlib.experiments.tpru.run` gives them) and the rows of the sec. 4 checks; the claims are
+in :mod:`urnlib.reports.tpru_claims`. A model's number is a :class:`~urnlib.seeds.Stat` over its seeds at each
+run's best validation epoch (the runs keep that epoch's weights, so their final metrics are its); figures draw
+the mean over seeds with a ± one standard deviation band.
 """
 
 from __future__ import annotations
@@ -14,23 +13,24 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from urnlib.plots.tpru import lm_curves_figure, roles_figure, slices_figure
+from urnlib import rules
+from urnlib.plots.curves import panels_figure
 from urnlib.results import Run
+from urnlib.seeds import Seeds, Stat, stack_curves
 
 CHAPTER = "tpru"
 SPLITS = ("valid", "easy", "hard", "big", "massive", "exam")
 TEST_SPLITS = SPLITS[1:]
 #: paper 002 Table 2, plain architecture, dim 64 (accuracy %, and "# params" as printed)
-PAPER_TABLE2 = {
-    "GRU": {"valid": 84.3, "easy": 68.2, "hard": 84.3, "big": 77.0, "massive": 57.4, "exam": 66.8,
-            "params": "49.1k"},
-    "TPRU - 512": {"valid": 88.6, "easy": 73.1, "hard": 88.4, "big": 79.0, "massive": 62.0, "exam": 71.8,
-                   "params": "98.3k"},
-    "LSTM": {"valid": 88.6, "easy": 76.3, "hard": 88.4, "big": 79.0, "massive": 64.7, "exam": 76.4,
-             "params": "131.1k"},
-}
+PAPER_TABLE2 = {name: {**dict(zip(SPLITS, values)), "params": params} for name, values, params in (
+    ("GRU", (84.3, 68.2, 84.3, 77.0, 57.4, 66.8), "49.1k"),
+    ("TPRU - 512", (88.6, 73.1, 88.4, 79.0, 62.0, 71.8), "98.3k"),
+    ("LSTM", (88.6, 76.3, 88.4, 79.0, 64.7, 76.4), "131.1k"))}
 #: Evans et al.'s training set (paper 002 uses their data): about 100k pairs
 PAPER_TRAIN_SIZE = 100_000
+PAPER_SEEDS = 3  #: paper 002 sec. 5: "averaged from the results of three random initialisations"
+PAPER_ROLES = 512  #: Table 2's TPRU
+PAPER_LM = {"d": 1024, "n_roles": 1024, "epochs": 64}  #: appendix C.3 and Table 4
 #: "Mean 2^#Vars" row of Table 2 (Evans et al.'s Table 1)
 PAPER_MEAN_WORLDS = {"valid": 75.7, "easy": 81.0, "hard": 184.4, "big": 3310.8, "massive": 848570.0,
                      "exam": 5.8}
@@ -41,56 +41,90 @@ PAPER_TABLE4 = {"TPRU": {"WikiText-103": 41.4, "WikiText-2": 76.8, "params": "12
 PAPER_TABLE5 = {"ADV": (7.37, 5.83), "DET": (6.06, 5.41), "INTJ": (7.13, 6.46), "NOUN": (7.23, 5.84),
                 "PART": (7.54, 6.91), "PROPN": (7.27, 6.47), "VERB": (7.22, 6.28)}
 PMI_GAP = 0.5  # sec. 6.2: "the top two PMI values ... differ by at least 0.5"
+CHANCE = 0.5  #: the splits are balanced
+TRAIN_PROBE = "train_acc"  #: the per-epoch accuracy on a fixed set of training pairs (no renaming)
+PROBE_PAIRS = 2000  #: those pairs: the first 2,000 of the training split (urnlib.experiments.tpru_entailment)
 
 
-# ----------------------------------------------------------------------------------------------------- #
-# helpers
-# ----------------------------------------------------------------------------------------------------- #
-def model_spec(runs: list[Run]) -> dict:
-    """The model parameters (``params["model"]``) of a row's runs (the seeds share them)."""
-    return runs[0].params["model"]
+# ---- measures of one model over its seeds, at each run's best validation epoch -----------------------------
+def model_spec(seeds: Seeds) -> dict:
+    """The model parameters (``params["model"]``) of a label's runs (the seeds share them)."""
+    return seeds[0].params["model"]
 
 
-def mean_accuracy(runs: list[Run], split: str) -> float:
-    """Final accuracy on ``split``, averaged over the seeds."""
-    return float(np.mean([r.final["accuracy"][split] for r in runs]))
+def best_epoch(run: Run, key: str = "valid_acc", minimize: bool = False) -> int:
+    """The 1-based epoch of the best ``key`` (the first of equal ones, as the loop's monitor picks it)."""
+    values = run.column(key)
+    return int(np.argmin(values) if minimize else np.argmax(values)) + 1
 
 
-def _count(runs: list[Run], split: str) -> int:
-    return int(runs[0].final["data"][split]["count"])
+def valid_accuracy(seeds: Seeds) -> Stat:
+    """The validation accuracy of each run's best epoch."""
+    return seeds.best("valid_acc", minimize=False)
 
 
-def at_chance(runs_list: list[list[Run]], splits) -> bool:
-    """Every accuracy within two standard errors (of a coin on that split's size, over all seeds) of
-    50%."""
-    for runs in runs_list:
-        for s in splits:
-            se = math.sqrt(0.25 / (_count(runs, s) * len(runs)))
-            if abs(mean_accuracy(runs, s) - 0.5) > 2 * se:
-                return False
-    return True
+def split_accuracy(seeds: Seeds, split: str) -> Stat:
+    """The accuracy on ``split`` of each run's final weights: its best validation epoch's (without a monitor:
+    the last epoch's)."""
+    return seeds.stat(lambda run: run.final["accuracy"][split])
 
 
-def mean_curve(runs: list[Run], key: str) -> np.ndarray:
-    """The per-epoch history column ``key``, averaged over the seeds."""
-    return np.mean([r.column(key) for r in runs], axis=0)
+def test_accuracy(seeds: Seeds) -> Stat:
+    """The accuracy averaged over the five test splits, per run."""
+    return seeds.stat(lambda run: float(np.mean([run.final["accuracy"][s] for s in TEST_SPLITS])))
 
 
-def runs_of_kind(ent_runs: dict[str, list[Run]], kind: str) -> dict[str, list[Run]]:
-    """The rows whose model is of ``kind`` (``"tpru"``, ``"gru"``, ``"lstm"``)."""
+def train_fit(seeds: Seeds) -> Stat:
+    """The best accuracy on the fixed training pairs over each run's epochs (how well it fits them)."""
+    return seeds.best(TRAIN_PROBE, minimize=False)
+
+
+def chance_bar(seeds: Seeds, split: str | None) -> float:
+    """Chance (50%) plus two standard errors of a coin on ``split``'s pairs (``None``: the training probe), or
+    on an evaluation split the best baseline that reads only the pairs' surface (the heuristics H1-H3 and the
+    linear classifier on lengths, variables and overlap) where that is higher: an accuracy must clear this
+    to count as off chance, whatever the seeds' spread."""
+    data = seeds[0].final["data"]
+    n = data[split]["count"] if split else min(PROBE_PAIRS, data["train"]["count"])
+    surface = [v for k, v in data[split].items() if k.startswith("acc_")] if split else []
+    return max([CHANCE + 2 * math.sqrt(CHANCE * (1 - CHANCE) / n), *surface])
+
+
+def off_chance(stats: dict[str, Stat], seeds: dict[str, Seeds], split: str | None) -> bool:
+    """The chapter's chance guard: every side (``{label: Stat}``) off chance on ``split``
+    (:func:`urnlib.rules.off_chance` against :func:`chance_bar`)."""
+    return all(rules.off_chance(chance_bar(seeds[k], split), stat) for k, stat in stats.items())
+
+
+CHANCE_TEXT = rules.CHANCE_RULE.replace("off chance", "off chance (50% + 2 standard errors of the split, "
+                                                      "or its best surface baseline where higher)")
+
+
+def common_epochs(*groups: Seeds) -> int:
+    """The number of epochs every run of ``groups`` trained (runs stop at different epochs)."""
+    return min(len(run.history) for seeds in groups for run in seeds)
+
+
+def mean_train_loss(seeds: Seeds, epochs: int) -> Stat:
+    """The mean training loss over the first ``epochs`` epochs of each run (the whole curve they share)."""
+    return seeds.stat(lambda run: float(np.mean(run.column("train_loss")[:epochs])))
+
+
+def runs_of_kind(ent_runs: dict[str, Seeds], kind: str) -> dict[str, Seeds]:
+    """The labels whose model is of ``kind`` (``"tpru"``, ``"gru"``, ``"lstm"``)."""
     return {k: v for k, v in ent_runs.items() if model_spec(v)["kind"] == kind}
 
 
-def main_tpru(ent_runs: dict[str, list[Run]]) -> str | None:
-    """The TPRU row set against the paper's "TPRU - 512": the most roles, then the most slices."""
+def main_tpru(ent_runs: dict[str, Seeds]) -> str | None:
+    """The TPRU set against the paper's "TPRU - 512": the most roles, then the most slices."""
     tprus = runs_of_kind(ent_runs, "tpru")
     if not tprus:
         return None
     return max(tprus, key=lambda k: (model_spec(tprus[k])["n_roles"], model_spec(tprus[k])["slices"]))
 
 
-def role_series(ent_runs: dict[str, list[Run]]) -> dict[int, str]:
-    """Fig. 1: N -> label of the one-slice TPRU runs (of the most common d), by N."""
+def role_series(ent_runs: dict[str, Seeds]) -> dict[int, str]:
+    """Fig. 1: N -> label of the one-slice TPRUs (of the most common d), by N."""
     one = {k: v for k, v in runs_of_kind(ent_runs, "tpru").items() if model_spec(v)["slices"] == 1}
     if not one:
         return {}
@@ -99,19 +133,12 @@ def role_series(ent_runs: dict[str, list[Run]]) -> dict[int, str]:
     return dict(sorted((model_spec(v)["n_roles"], k) for k, v in one.items() if model_spec(v)["d"] == d))
 
 
-def slice_pairs(ent_runs: dict[str, list[Run]]) -> dict[int, tuple[str, str]]:
+def slice_pairs(ent_runs: dict[str, Seeds]) -> dict[int, tuple[str, str]]:
     """Fig. 2: N -> (one-slice label, multi-slice label) for every N trained both ways (same d)."""
-    tprus = runs_of_kind(ent_runs, "tpru")
-    out = {}
-    for k, v in tprus.items():
-        s = model_spec(v)
-        if s["slices"] > 1:
-            single = next((k1 for k1, v1 in tprus.items() if model_spec(v1)["slices"] == 1
-                           and (model_spec(v1)["n_roles"], model_spec(v1)["d"]) == (s["n_roles"], s["d"])),
-                          None)
-            if single is not None:
-                out[s["n_roles"]] = (single, k)
-    return dict(sorted(out.items()))
+    specs = {k: model_spec(v) for k, v in runs_of_kind(ent_runs, "tpru").items()}
+    single = {(s["n_roles"], s["d"]): k for k, s in specs.items() if s["slices"] == 1}
+    return dict(sorted((s["n_roles"], (single[s["n_roles"], s["d"]], k)) for k, s in specs.items()
+                       if s["slices"] > 1 and (s["n_roles"], s["d"]) in single))
 
 
 def format_params(n: int) -> str:
@@ -119,32 +146,62 @@ def format_params(n: int) -> str:
     return f"{n / 1e6:.1f}m" if n >= 1e6 else f"{n / 1e3:.1f}k"
 
 
-# ----------------------------------------------------------------------------------------------------- #
-# logical entailment
-# ----------------------------------------------------------------------------------------------------- #
-def scale_line(ent_runs: dict[str, list[Run]]) -> str:
-    """What the runs trained on, against the paper (Markdown)."""
+def pct(stat: Stat) -> str:
+    """A Stat of fractions in percent: ``"61.2 ± 0.4 (3 seeds)"``."""
+    return Stat.of(100 * v for v in stat.values).text(1)
+
+
+# ---- logical entailment ------------------------------------------------------------------------------------
+def preset_lines(ent_runs: dict[str, Seeds], lm_runs: dict[str, Seeds]) -> str:
+    """How the runs' preset differs from the paper (Markdown bullets, every number read from the runs)."""
     any_runs = next(iter(ent_runs.values()))
     p = any_runs[0].params
-    n_train = p["task"]["train"]
     train, arch = p["train"], p["architecture"]
-    return (f"Training pairs: {n_train:,} ({PAPER_TRAIN_SIZE / n_train:.0f} times fewer than Evans et al.'s "
-            f"~{PAPER_TRAIN_SIZE:,}); {train['epochs']} epochs, batch {train['batch_size']}, Adam lr "
-            f"{train['lr']}; {len(any_runs)} initialisation seed(s) per model (the paper averages 3); "
-            f"encoders of {arch['layers']} layers, embedding {arch['embedding_size']}, MLP hidden layer "
-            f"{arch['hidden']}.")
+    roles = max((model_spec(v)["n_roles"] for v in runs_of_kind(ent_runs, "tpru").values()), default=None)
+    lines = [f"* **Entailment**: {p['task']['train']:,} generated training pairs (Evans et al.: about "
+             f"{PAPER_TRAIN_SIZE:,}); {_stop(train, 'accuracy', p.get('stop'))} (the paper does not say how "
+             "long); "
+             f"{len(any_runs)} initialisation seed(s) per model (the paper: {PAPER_SEEDS}); TPRUs with at "
+             f"most {roles} roles (Table 2: {PAPER_ROLES}); {arch['layers']}-layer encoders of dimension "
+             f"{model_spec(any_runs)['d']}, the plain architecture only (no BiDAF), no hyperparameter "
+             f"search; gradients clipped at norm {train.get('clip')} (the paper clips, by an unstated norm)."]
+    if lm_runs:
+        run = next(iter(lm_runs.values()))
+        setup, lstop = run[0].params["setup"], _stop(run[0].params["train"], "perplexity")
+        lines.append(f"* **Language modelling**: Brown instead of WikiText; dimension {setup['d']} and "
+                     f"{setup['n_roles']} roles (the paper: {PAPER_LM['d']} and {PAPER_LM['n_roles']}); "
+                     f"{lstop} (the paper: {PAPER_LM['epochs']}); {len(run)} seed(s) per model.")
+    return "\n".join(lines)
 
 
-def noise_line(ent_runs: dict[str, list[Run]]) -> str:
-    """How large a difference between two accuracies is noise (Markdown): the standard error of an accuracy
-    near 50% on the validation and test splits, given the seeds."""
-    runs = next(iter(ent_runs.values()))
-    seeds = len(runs)
-    se = {s: 100 * math.sqrt(0.25 / (_count(runs, s) * seeds)) for s in ("valid", "hard")}
-    return (f"With {seeds} seed(s) per model, an accuracy near 50% has a standard error of about "
-            f"{se['valid']:.1f} points on the validation split and {se['hard']:.1f} on a generated test "
-            "split: differences of less than about twice that are within the noise of the data alone (not "
-            "counting the spread between initialisations, which one seed cannot measure).")
+def _stop(train: dict, what: str, stop: dict | None = None) -> str:
+    """How long a run trains, from its params: ``train`` (the loop's own patience) or ``stop`` (an EarlyStop
+    rule with ``min_epochs``)."""
+    patience = (stop or {}).get("patience") or train.get("patience")
+    if not patience:
+        return f"{train['epochs']} epochs"
+    least = (stop or {}).get("min_epochs")
+    return (f"at most {train['epochs']} epochs, stopped after {patience} without a better validation {what}"
+            + (f" but never before {least}" if least else ""))
+
+
+def stopping_line(groups: dict[str, Seeds], key: str, minimize: bool) -> str:
+    """Per label, the epochs trained and the best epoch by ``key`` over the seeds, and the seeds whose best
+    epoch is the cap's last (still improving when the cap stopped them) with the last epoch's relative gain
+    (Markdown)."""
+    def capped(seeds: Seeds) -> str:
+        gains = [abs(r.column(key)[-1] / r.column(key)[-2] - 1) for r in seeds
+                 if len(r.history) == r.params["train"]["epochs"] and len(r.history) >= 2
+                 and best_epoch(r, key, minimize) == len(r.history)]
+        if not gains:
+            return ""
+        cap = seeds[0].params["train"]["epochs"]
+        return (f" ({len(gains)} of {len(seeds)} seeds still improving at the cap of {cap} "
+                f"epochs: the last epoch's gain {', '.join(f'{100 * g:.1f}%' for g in gains)})")
+
+    return "; ".join(f"{label}: {seeds.stat(lambda r: len(r.history)).text(1)} epochs trained, best at "
+                     f"{seeds.stat(lambda r: best_epoch(r, key, minimize)).text(1)}{capped(seeds)}"
+                     for label, seeds in groups.items()) + "."
 
 
 def cost_line(runs: Iterable[Run]) -> str:
@@ -172,88 +229,100 @@ def _worlds(x: float) -> str:
     return f"{x:,.0f}" if x >= 100 else f"{x:.1f}"
 
 
-def data_table(ent_runs: dict[str, list[Run]]) -> pd.DataFrame:
+def data_table(ent_runs: dict[str, Seeds]) -> pd.DataFrame:
     """The evaluation splits as generated: size, mean 2^#vars next to Evans et al.'s, operators, and the
-    accuracy (%) of the three heuristics H1-H3."""
+    accuracy (%) of the three heuristics H1-H3 and of the surface baseline (the chance guard's bar)."""
     stats = next(iter(ent_runs.values()))[0].final["data"]
-    rows = []
-    for s in SPLITS:
-        st = stats[s]
-        rows.append({"split": s, "pairs": f"{st['count']:,}",
-                     "mean 2^#vars (paper)": _worlds(PAPER_MEAN_WORLDS[s]),
-                     "mean 2^#vars (ours)": _worlds(st["mean_worlds"]),
-                     "mean operators per formula": f"{st['mean_ops']:.1f}",
-                     **{f"H{i} accuracy (%)": f"{100 * st[f'acc_h{i}']:.1f}" for i in (1, 2, 3)}})
-    return pd.DataFrame(rows)
+    return pd.DataFrame([{"split": s, "pairs": f"{st['count']:,}",
+                          "mean 2^#vars (paper)": _worlds(PAPER_MEAN_WORLDS[s]),
+                          "mean 2^#vars (ours)": _worlds(st["mean_worlds"]),
+                          "mean operators per formula": f"{st['mean_ops']:.1f}",
+                          **{f"H{i} accuracy (%)": f"{100 * st[f'acc_h{i}']:.1f}" for i in (1, 2, 3)},
+                          "surface baseline (%)": (f"{100 * st['acc_surface']:.1f}" if "acc_surface" in st
+                                                   else "")}
+                         for s, st in ((s, stats[s]) for s in SPLITS)])
 
 
-def table2(ent_runs: dict[str, list[Run]]) -> pd.DataFrame:
-    """Table 2: accuracy (%) on every split, the paper's rows (plain architecture) above ours (mean over
-    seeds, +- the spread over seeds when there are several), and the encoder's parameter count."""
+def table2(ent_runs: dict[str, Seeds]) -> pd.DataFrame:
+    """Table 2: accuracy (%) on every split, the paper's rows (plain architecture) above ours (mean ± sd over
+    seeds, each run at its best validation epoch), that epoch, and the encoder's parameter count."""
     rows = []
     for name, vals in PAPER_TABLE2.items():
         rows.append({"source": "paper", "model": name, **{s: f"{vals[s]:.1f}" for s in SPLITS},
-                     "# params (encoder)": vals["params"]})
-    for label, runs in ent_runs.items():
-        row = {"source": "ours", "model": label}
-        for s in SPLITS:
-            accs = 100 * np.array([r.final["accuracy"][s] for r in runs])
-            row[s] = f"{accs.mean():.1f}" + (f" ± {accs.std(ddof=1):.1f}" if len(accs) > 1 else "")
-        row["# params (encoder)"] = f"{runs[0].final['encoder_params']:,}"
-        rows.append(row)
+                     "best epoch": "", "# params (encoder)": vals["params"]})
+    rows += [{"source": "ours", "model": label, "valid": pct(valid_accuracy(seeds)),
+              **{s: pct(split_accuracy(seeds, s)) for s in TEST_SPLITS},
+              "best epoch": seeds.stat(best_epoch).text(1), "# params (encoder)":
+              f"{seeds[0].final['encoder_params']:,}"} for label, seeds in ent_runs.items()]
     return pd.DataFrame(rows)
 
 
-def _curve(runs: list[Run], key: str) -> tuple[list[int], np.ndarray]:
-    return runs[0].column("epoch"), mean_curve(runs, key)
+def _band(seeds: Seeds, key: str, scale: float = 1.0) -> tuple:
+    """``(epochs, mean, low, high)`` of a per-epoch column over the seeds (runs of different lengths too)."""
+    mean, low, high = stack_curves([scale * np.asarray(run.column(key), dtype=float) for run in seeds])
+    return np.arange(1, len(mean) + 1), mean, low, high
 
 
-def fig1(ent_runs: dict[str, list[Run]]):
-    """Fig. 1: training loss and validation accuracy per epoch of the one-slice TPRUs by N (GRU, LSTM
-    grey)."""
-    series = role_series(ent_runs)
-    refs = {label: (_curve(runs, "train_loss"), _curve(runs, "valid_acc"))
-            for kind in ("gru", "lstm") for label, runs in runs_of_kind(ent_runs, kind).items()}
-    return roles_figure({n: _curve(ent_runs[k], "train_loss") for n, k in series.items()},
-                        {n: _curve(ent_runs[k], "valid_acc") for n, k in series.items()}, refs,
-                        loss_label="training loss (cross-entropy, nats)",
-                        accuracy_label="validation accuracy (%)", accuracy_title="validation accuracy")
+def _two_panels(panels: list[dict]):
+    fig = panels_figure(panels, rows=1, cols=2)
+    fig.set_size_inches(10.4, 4.4)
+    return fig
 
 
-def fig2(ent_runs: dict[str, list[Run]]):
-    """Fig. 2: one slice (solid, "N") against several (dashed, "N M"): training loss and training accuracy."""
-    pairs = {}
+def _loss_panel(series: dict) -> dict:  # the dash-dotted line: ln 2, the loss of a coin
+    return {"series": series, "xlabel": "epoch", "ylabel": "training loss (cross-entropy, nats)",
+            "title": "training loss", "hline": math.log(2)}
+
+
+def _accuracy_panel(series: dict, title: str) -> dict:  # the dash-dotted line: chance
+    return {"series": series, "xlabel": "epoch", "ylabel": f"{title} (%)", "title": title,
+            "hline": 100 * CHANCE}
+
+
+def fig1(ent_runs: dict[str, Seeds]):
+    """Fig. 1: training loss and validation accuracy (%) per epoch of the one-slice TPRUs by N, and the GRU
+    and LSTM, mean ± sd over seeds."""
+    labels = {f"TPRU N={n}": k for n, k in role_series(ent_runs).items()}
+    labels.update({k: k for kind in ("gru", "lstm") for k in runs_of_kind(ent_runs, kind)})
+    loss = {name: _band(ent_runs[k], "train_loss") for name, k in labels.items()}
+    acc = {name: _band(ent_runs[k], "valid_acc", 100) for name, k in labels.items()}
+    return _two_panels([_loss_panel(loss), _accuracy_panel(acc, "validation accuracy")])
+
+
+def fig2(ent_runs: dict[str, Seeds]):
+    """Fig. 2: one slice ("N") against several ("N M"): training loss and accuracy (%) on the fixed training
+    pairs per epoch, mean ± sd over seeds."""
+    loss, acc = {}, {}
     for n, (single, multi) in slice_pairs(ent_runs).items():
         s = model_spec(ent_runs[multi])["slices"]
-        names = (("single", single, f"{n}"), ("multi", multi, f"{n} M ({s} slices)"))
-        pairs[n] = {key: (name, _curve(ent_runs[label], "train_loss"), _curve(ent_runs[label], "train_acc"))
-                    for key, label, name in names}
-    return slices_figure(pairs, loss_label="training loss (cross-entropy, nats)",
-                         accuracy_label="training accuracy (%)")
+        for name, label in ((f"{n}", single), (f"{n} M ({s} slices)", multi)):
+            loss[name] = _band(ent_runs[label], "train_loss")
+            acc[name] = _band(ent_runs[label], TRAIN_PROBE, 100)
+    return _two_panels([_loss_panel(loss), _accuracy_panel(acc, "accuracy on training pairs")])
 
 
-# ----------------------------------------------------------------------------------------------------- #
-# language modelling
-# ----------------------------------------------------------------------------------------------------- #
-def lm_line(lm_runs: dict[str, Run]) -> str:
-    run = next(iter(lm_runs.values()))
+# ---- language modelling ------------------------------------------------------------------------------------
+def lm_line(lm_runs: dict[str, Seeds]) -> str:
+    run = next(iter(lm_runs.values()))[0]
     s, p = run.final["data"], run.params
     setup, train = p["setup"], p["train"]
     return (f"Brown: {s['train_tokens']:,} training, {s['valid_tokens']:,} validation and "
             f"{s['test_tokens']:,} test tokens, vocabulary {s['vocabulary']:,} (`<unk>` is "
             f"{s['unk_share_train']:.1%} of the training tokens); {setup['layers']} layers of dimension "
-            f"{setup['d']}, the TPRU with N = {setup['n_roles']} roles; {train['epochs']} epochs, batch "
-            f"{train['batch_size']}, Adam lr {train['lr']}.")
+            f"{setup['d']}, the TPRU with N = {setup['n_roles']} roles; batch {train['batch_size']}, Adam lr "
+            f"{train['lr']}. " + stopping_line(lm_runs, "valid_ppl", minimize=True))
 
 
-def table4(lm_runs: dict[str, Run]) -> pd.DataFrame:
-    """Table 4 stand-in: perplexity on Brown (ours) next to WikiText (the paper's)."""
+def table4(lm_runs: dict[str, Seeds]) -> pd.DataFrame:
+    """Table 4 stand-in: perplexity on Brown (ours, mean ± sd over seeds at each run's best epoch) next to
+    WikiText (the paper's)."""
     rows = []
-    for label, run in lm_runs.items():
-        f = run.final
+    for label, seeds in lm_runs.items():
+        f = seeds[0].final
         paper = PAPER_TABLE4.get(label.split()[0], {})
-        rows.append({"model": label, "valid perplexity": f"{f['valid_ppl']:.1f}",
-                     "test perplexity": f"{f['test_ppl']:.1f}", "best epoch": f"{f['best_epoch']}",
+        rows.append({"model": label, "valid perplexity": seeds.final("valid_ppl").text(1),
+                     "test perplexity": seeds.final("test_ppl").text(1),
+                     "best epoch": seeds.final("best_epoch").text(1),
                      "# params (recurrent)": f"{f['recurrent_params']:,}",
                      "# params (all)": f"{f['n_params']:,}",
                      **{f"paper: {c}": f"{paper[c]:.1f}" if c in paper else ""
@@ -262,16 +331,19 @@ def table4(lm_runs: dict[str, Run]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def lm_curves(lm_runs: dict[str, Run]):
-    """Table 4 (right) stand-in: training loss (NLL per token) and validation perplexity per epoch."""
-    return lm_curves_figure({label: ((run.column("epoch"), run.column("train_loss")),
-                                     (run.column("epoch"), run.column("valid_ppl")))
-                             for label, run in lm_runs.items()})
+def lm_curves(lm_runs: dict[str, Seeds]):
+    """Table 4 (right) stand-in: training loss (NLL per token) and validation perplexity per epoch, mean ± sd
+    over seeds."""
+    return _two_panels([
+        {"series": {k: _band(v, "train_loss") for k, v in lm_runs.items()}, "xlabel": "epoch",
+         "ylabel": "training NLL (nats per token)", "title": "training loss", "markers": True},
+        {"series": {k: _band(v, "valid_ppl") for k, v in lm_runs.items()}, "xlabel": "epoch",
+         "ylabel": "validation perplexity", "title": "validation perplexity", "markers": True}])
 
 
-def tpru_lm_run(lm_runs: dict[str, Run]) -> Run | None:
-    """The language-model run that measured the role/POS PMI (the TPRU's), or None."""
-    return next((r for r in lm_runs.values() if "pmi" in r.final), None)
+def tpru_lm_runs(lm_runs: dict[str, Seeds]) -> Seeds | None:
+    """The language-model runs that measured the role/POS PMI (the TPRU's), or None."""
+    return next((seeds for seeds in lm_runs.values() if "pmi" in seeds[0].final), None)
 
 
 def top_two_gap(entry: dict) -> float | None:
@@ -280,17 +352,25 @@ def top_two_gap(entry: dict) -> float | None:
     return top[0]["pmi"] - top[1]["pmi"] if len(top) >= 2 else None
 
 
+def dedicated_tags(pmi: dict) -> tuple[list[str], int]:
+    """The tags whose top two PMI values differ by at least :data:`PMI_GAP`, and how many tags have two."""
+    ranked = [t for t, e in pmi["tags"].items() if len(e["top"]) >= 2]
+    return [t for t in ranked if top_two_gap(pmi["tags"][t]) >= PMI_GAP], len(ranked)
+
+
 def _gap(g: float | None) -> str:
     return "" if g is None else f"{g:.2f}"
 
 
-def table5(lm_runs: dict[str, Run]) -> pd.DataFrame:
-    """Table 5 stand-in: per universal POS tag, the top two roles by PMI with the maximally selected role
-    (role id, PMI, tokens with that role and tag), the gap, the same gap for the untrained TPRU, and the
-    paper's top two PMI values (MNLI, spaCy tags) where Table 5 lists the tag."""
-    run = tpru_lm_run(lm_runs)
-    if run is None:
+def table5(lm_runs: dict[str, Seeds]) -> pd.DataFrame:
+    """Table 5 stand-in, of the first seed's TPRU (role ids mean nothing across seeds): per universal POS tag,
+    the top two roles by PMI with the maximally selected role (role id, PMI, tokens with that role and tag),
+    the gap, the same gap for the untrained TPRU, and the paper's top two PMI values (MNLI, spaCy tags) where
+    Table 5 lists the tag."""
+    seeds = tpru_lm_runs(lm_runs)
+    if seeds is None:
         return pd.DataFrame()
+    run = seeds[0]
     pmi, untrained = run.final["pmi"]["tags"], run.final["pmi_untrained"]["tags"]
     order = [t for t in PAPER_TABLE5 if t in pmi] + [t for t in pmi if t not in PAPER_TABLE5]
     rows = []
@@ -308,36 +388,4 @@ def table5(lm_runs: dict[str, Run]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-# ----------------------------------------------------------------------------------------------------- #
-# sec. 4 checks
-# ----------------------------------------------------------------------------------------------------- #
-def gradient_table(rows: list[dict]) -> pd.DataFrame:
-    """The gradient-analysis checks (``gradient_checks`` of :mod:`urnlib.experiments.tpru_checks`), one row
-    per
-    setting: differences from autograd and the smallest eigenvalues in scientific notation, ratios to 3
-    decimals."""
-    names = {"eq8_printed": "eq. 8 as printed: max |diff|", "eq8_corrected": "eq. 8 corrected: max |diff|",
-             "eq7_printed": "eq. 7 as printed: max |diff|", "eq7_corrected": "eq. 7 corrected: max |diff|",
-             "J_min_eig": "J_t (from f_t): min eigenvalue",
-             "J_max_eig_over_max_f": "J_t (from f_t): max eig / max f",
-             "J_printed_min_eig": "J_t as printed (f_b): min eigenvalue", "max_f_b": "max (f_b)_n"}
-    formats = {"J_max_eig_over_max_f": "{:.3f}", "J_printed_min_eig": "{:.2f}", "max_f_b": "{:.3f}"}
-    out = []
-    for r in rows:
-        row = {"setting": f"{r['variant']}, {r['slices']} slice(s), {r['trials']} random steps"}
-        row.update({title: formats.get(key, "{:.1e}").format(r[key]) for key, title in names.items()})
-        out.append(row)
-    return pd.DataFrame(out)
-
-
-def table1_table(rows: list[dict]) -> pd.DataFrame:
-    """Table 1 "# Params" against the built encoders, and the counts printed in Tables 2 and 4."""
-    out = []
-    for r in rows:
-        out.append({"model": r["kind"].upper(), "d": r["d"], "d'": r["d_in"], "layers": r["layers"],
-                    "Table 1 formula (weights)": f"{r['formula']:,}", "built: weights": f"{r['weights']:,}",
-                    "built: biases": f"{r['biases']:,}", "built: total": f"{r['total']:,}",
-                    "paper's printed count": "" if r["paper"] is None
-                    else f"{format_params(r['paper'])} ({r['paper_source']})",
-                    "Table 1 time per step": f"{r['time']:,}"})
-    return pd.DataFrame(out)
+# ---- sec. 4 checks -----------------------------------------------------------------------------------------
