@@ -179,19 +179,23 @@ def to_string(f, style: str = "evans") -> str:
     return "".join(out)
 
 
-def collect_variables(f: Formula, acc: set) -> set:
-    """Add the variable names of the tree ``f`` to ``acc``; returns ``acc``."""
+def _nodes(f: Formula):
+    """Every node of the tree ``f`` (depth first, iteratively: deep formulas need no recursion)."""
     stack = [f]
     while stack:
         g = stack.pop()
+        yield g
         t = type(g)
-        if t is Var:
-            acc.add(g.name)
-        elif t is Not:
+        if t is Not:
             stack.append(g.arg)
-        else:
+        elif t is not Var:
             stack.append(g.left)
             stack.append(g.right)
+
+
+def collect_variables(f: Formula, acc: set) -> set:
+    """Add the variable names of the tree ``f`` to ``acc``; returns ``acc``."""
+    acc.update(g.name for g in _nodes(f) if type(g) is Var)
     return acc
 
 
@@ -207,18 +211,7 @@ def num_variables(f) -> int:
 
 def num_operators(f) -> int:
     """Number of operators (``~``, ``&``, ``|``, ``>``), the "complexity" of Evans et al.'s generator."""
-    n, stack = 0, [as_formula(f)]
-    while stack:
-        g = stack.pop()
-        t = type(g)
-        if t is Not:
-            n += 1
-            stack.append(g.arg)
-        elif t is Bin:
-            n += 1
-            stack.append(g.left)
-            stack.append(g.right)
-    return n
+    return sum(type(g) is not Var for g in _nodes(as_formula(f)))
 
 
 def length(f) -> int:
@@ -228,18 +221,7 @@ def length(f) -> int:
 
 
 def _count_leaves(f) -> int:
-    n, stack = 0, [f]
-    while stack:
-        g = stack.pop()
-        t = type(g)
-        if t is Var:
-            n += 1
-        elif t is Not:
-            stack.append(g.arg)
-        else:
-            stack.append(g.left)
-            stack.append(g.right)
-    return n
+    return sum(type(g) is Var for g in _nodes(f))
 
 
 def alpha_key(premise, hypothesis) -> str:
