@@ -94,6 +94,21 @@ def test_misses_grouped_by_cause_and_seed_summary():
     assert seeds.loc["c", "fewest seeds"] == "-"
 
 
+def test_verdict_counts_per_chapter_in_the_verdicts_order_with_a_total():
+    from urnlib.claims import VERDICTS, claim, verdict_counts
+
+    claims = [claim("b", "s", "one", 1, 1, "r", True, seeds=3),
+              claim("b", "s", "two", 1, 2, "r", False, seeds=3, cause="open"),
+              claim("a", "s", "three", 1, 2, "r", None, seeds=3, cause="noise"),
+              claim("a", "s", "four", 1, 1, "r", False, partly=True, seeds=3)]
+    table = verdict_counts(claims)
+    assert list(table.columns) == ["chapter", "claims", *VERDICTS]
+    assert list(table["chapter"]) == ["b", "a", "all"]
+    assert table.iloc[0][list(VERDICTS)].tolist() == [1, 0, 1, 0]
+    assert table.iloc[1][list(VERDICTS)].tolist() == [0, 1, 0, 1]
+    assert table.iloc[2].tolist() == ["all", 4, 1, 1, 1, 1]
+
+
 def test_a_claim_missed_under_one_setting_and_held_under_another_is_missed_for_the_setting():
     from urnlib.claims import across_settings, setting_summary
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 __all__ = ["Claim", "claim", "claims_frame", "claims_table", "verdict_summary", "save_claims", "load_claims",
            "format_value", "VERDICTS", "CAUSES", "MISSES", "misses_by_cause", "seed_summary",
-           "across_settings", "setting_summary"]
+           "verdict_counts", "across_settings", "setting_summary"]
 
 VERDICTS = ("reproduced", "partly reproduced", "not reproduced", "not testable here")
 MISSES = ("partly reproduced", "not reproduced", "not testable here")
@@ -208,6 +208,19 @@ def misses_by_cause(claims: list[Claim]):
     frame = pd.DataFrame(rows, columns=["cause", "what it means", "chapter", "source", "statement", "verdict",
                                         "seeds"])
     return frame.sort_values("cause", key=lambda col: col.map(order), kind="stable").reset_index(drop=True)
+
+
+def verdict_counts(claims: list[Claim]):
+    """Per chapter (in the order of ``claims``), the number of claims and of each verdict (:data:`VERDICTS`,
+    in that order), with a last row ``all``: a DataFrame."""
+    import pandas as pd
+
+    rows = []
+    for chapter in [*dict.fromkeys(c.chapter for c in claims), None]:
+        mine = [c for c in claims if chapter is None or c.chapter == chapter]
+        rows.append({"chapter": "all" if chapter is None else chapter, "claims": len(mine),
+                     **{v: sum(c.verdict == v for c in mine) for v in VERDICTS}})
+    return pd.DataFrame(rows)
 
 
 def seed_summary(claims: list[Claim]):
