@@ -190,3 +190,12 @@ def test_early_stop_waits_for_the_minimum_epochs_then_for_patience():
     assert again.state_dict() == stop.state_dict()
     with pytest.raises(ParameterError, match="patience"):
         EarlyStop("loss", patience=0)
+
+
+def test_a_planned_stopping_rule_becomes_its_callback():
+    from urnlib.callbacks import EarlyStop, stopping_callbacks
+
+    assert stopping_callbacks(None) == [] and stopping_callbacks({"key": "loss", "patience": None}) == []
+    (stop,) = stopping_callbacks({"key": "valid_acc", "patience": 5, "min_epochs": 30, "minimize": False})
+    assert isinstance(stop, EarlyStop)
+    assert (stop.key, stop.patience, stop.min_epochs, stop.minimize) == ("valid_acc", 5, 30, False)

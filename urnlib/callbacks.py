@@ -20,7 +20,7 @@ from torch import nn
 
 from urnlib.params import ParameterError
 
-__all__ = ["Callback", "Monitor", "EarlyStop"]
+__all__ = ["Callback", "Monitor", "EarlyStop", "stopping_callbacks"]
 
 
 def _improves(value: float, best: float, minimize: bool) -> bool:
@@ -130,3 +130,9 @@ class EarlyStop(Callback):
     def load_state_dict(self, state: dict[str, Any]) -> None:
         if state:
             self.best_value, self.epochs_since = state["best_value"], state["epochs_since"]
+
+
+def stopping_callbacks(stop: dict[str, Any] | None) -> list[Callback]:
+    """The callbacks of a planned run's stopping rule (its ``params["stop"]``: :class:`EarlyStop`'s keyword
+    arguments): none when the plan has no rule or its ``patience`` is off (the loop's own settings decide)."""
+    return [EarlyStop(**stop)] if stop and stop.get("patience") else []

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from urnlib.callbacks import EarlyStop
+from urnlib.callbacks import stopping_callbacks
 from urnlib.experiments.config import ChapterConfig, run_config, train_token_model
 from urnlib.languages import cross_serial as cs
 from urnlib.models.registry import build_trained, component_of
@@ -262,8 +262,7 @@ def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
     (:func:`~urnlib.experiments.config.train_token_model`)."""
     task = CrossSerialTask(**spec.params["task"])
     data = make_data(task)
-    stop = spec.params.get("stop") or {}  # (a plan without one: the loop's own patience, if any)
-    callbacks = [EarlyStop(stop["key"], stop["patience"], stop["min_epochs"])] if stop.get("patience") else []
+    callbacks = stopping_callbacks(spec.params.get("stop"))
     return train_token_model(spec, checkpoint, data.train, data.test, len(data.vocab),
                              evaluate=lambda m: evaluate_strings(m, data, task), callbacks=callbacks)
 

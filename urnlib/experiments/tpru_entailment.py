@@ -38,7 +38,7 @@ from typing import Any
 
 import torch
 
-from urnlib.callbacks import EarlyStop
+from urnlib.callbacks import stopping_callbacks
 from urnlib.languages import logic
 from urnlib.models.entailment import EntailmentModel, entailment_accuracy, pack_targets
 from urnlib.models.registry import parse_spec
@@ -205,8 +205,7 @@ def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
     def evaluate(m):  # eval mode: no renaming, no dropout
         return {"train_acc": entailment_accuracy(m, tx, ty), "valid_acc": entailment_accuracy(m, vx, vy)}
 
-    stop = params.get("stop")  # (a plan without one: the loop's own patience, if any)
-    callbacks = [EarlyStop(**stop)] if stop else []
+    callbacks = stopping_callbacks(params.get("stop"))
     history, _ = fit(model, data.train_data(), None, cfg, evaluate=evaluate, checkpoint=checkpoint,
                      desc=spec.name, callbacks=callbacks)
     accuracy = {name: entailment_accuracy(model, *data.splits[name], batch_size=256) for name in EVAL_SPLITS}

@@ -216,12 +216,7 @@ def num_operators(f) -> int:
 
 def length(f) -> int:
     """Number of variable occurrences plus operators (``prop_length`` of the released code; H1)."""
-    f = as_formula(f)
-    return num_operators(f) + _count_leaves(f)
-
-
-def _count_leaves(f) -> int:
-    return sum(type(g) is Var for g in _nodes(f))
+    return sum(1 for _ in _nodes(as_formula(f)))  # every node is an operator or a variable occurrence
 
 
 def alpha_key(premise, hypothesis) -> str:
