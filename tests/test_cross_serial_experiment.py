@@ -22,7 +22,7 @@ from urnlib.reports import cross_serial as report
 from urnlib.reports import cross_serial_claims as report_claims
 from urnlib.results import Run
 from urnlib.rules import beats
-from urnlib.seeds import Stat, by_label, seed_name, split_seed_name
+from urnlib.seeds import Stat, band, by_label, seed_name, split_seed_name
 from urnlib.train import evaluate_loss
 
 torch.set_num_threads(1)
@@ -490,7 +490,9 @@ def test_curves_of_different_lengths_are_averaged_over_the_seeds_that_reach_them
     case = a_clear_case()
     case["URN 8"][0] = {"test_loss": [1.0, 0.9, 0.8], "error": [1.0, 0.8, 0.6]}  # stopped at epoch 3 of 5
     seeds = fake_seeds(case)
-    x, mean, low, high = report.epoch_curve(seeds["URN 8"], "error_rate")
+    x, mean, low, high = band(seeds["URN 8"], "error_rate")
+    by_function = band(seeds["URN 8"], lambda run: run.column("error_rate"))  # a curve given as a function
+    assert all(np.array_equal(a, b) for a, b in zip((x, mean, low, high), by_function))
     assert list(x) == [1, 2, 3, 4, 5]
     assert mean[4] == pytest.approx(0.5) and low[4] == high[4] == pytest.approx(0.5)  # two seeds, both 0.5
     assert mean[0] == pytest.approx((1.0 + 0.9 + 0.9) / 3) and low[0] < mean[0] < high[0]

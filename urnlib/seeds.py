@@ -22,7 +22,7 @@ import numpy as np
 from urnlib.params import ParameterError, check_int, check_list
 
 __all__ = ["Stat", "Seeds", "seed_name", "split_seed_name", "by_label", "split_setting", "check_seeds",
-           "stack_curves"]
+           "stack_curves", "band"]
 
 _SEED = re.compile(r"^(?P<label>.+) seed (?P<seed>\d+)$")
 
@@ -180,3 +180,13 @@ def stack_curves(curves: Sequence[Sequence[float]]) -> tuple[np.ndarray, np.ndar
         np.sum(centred**2, axis=0) / np.maximum(count - 1, 1)
     )  # sample sd; 0 where one curve is left
     return mean, mean - sd, mean + sd
+
+
+def band(runs: Iterable, curve: str | Callable[[Any], Sequence[float]]
+         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(epochs, mean, low, high)`` of a per-epoch curve over ``runs`` (a label's seeds): ``curve`` is an
+    epoch metric's key or a function giving a run's curve; runs that stopped early leave the later points
+    (:func:`stack_curves`)."""
+    measure = (lambda run: run.column(curve)) if isinstance(curve, str) else curve
+    mean, low, high = stack_curves([measure(run) for run in runs])
+    return np.arange(1, len(mean) + 1), mean, low, high

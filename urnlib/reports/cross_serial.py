@@ -21,7 +21,7 @@ from urnlib.languages import cross_serial as cs
 from urnlib.models import build_model, count_parameters
 from urnlib.plots.curves import curves_panel, panel_grid
 from urnlib.results import Run
-from urnlib.seeds import Seeds, Stat, by_label, stack_curves
+from urnlib.seeds import Seeds, Stat, band, by_label
 
 CHAPTER = "cross_serial"
 #: paper 001 Table 1: parameters with V = 10 (LSTM embedding 20), by units
@@ -117,13 +117,6 @@ def _unseen_seen(run: Run, train_k: int) -> tuple[float, float]:
 
 
 # --------------------------------------------------------------------------- curves over seeds
-def epoch_curve(seeds: Seeds, key: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``(epochs, mean, low, high)`` of the epoch metric ``key`` over seeds; the curves of runs that stopped
-    early are shorter, so later points are over the seeds that reached them."""
-    mean, low, high = stack_curves([run.column(key) for run in seeds])
-    return np.arange(1, len(mean) + 1), mean, low, high
-
-
 def error_against_train_loss(seeds: Seeds, points: int = 40
                              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(training loss, mean, low, high)`` of the error rate as a function of the training loss over seeds:
@@ -158,9 +151,9 @@ def figure_paper001(seeds: Grouped, units: list[int], train_k: int):
     labels = labels_of(seeds, units)
     fig, axes = panel_grid(2, 2)
     a, b, c, d = axes.ravel()
-    curves_panel(a, {lab: epoch_curve(seeds[lab], "test_loss") for lab in labels}, integer_x=True,
+    curves_panel(a, {lab: band(seeds[lab], "test_loss") for lab in labels}, integer_x=True,
                  xlabel="epoch", ylabel="test cross-entropy (nats/symbol)", title="test loss per epoch")
-    curves_panel(b, {lab: _rate(epoch_curve(seeds[lab], "error_rate")) for lab in labels}, integer_x=True,
+    curves_panel(b, {lab: _rate(band(seeds[lab], "error_rate")) for lab in labels}, integer_x=True,
                  xlabel="epoch", ylabel="full-string error rate", title="error rate per epoch")
     curves_panel(c, {lab: _rate(error_against_train_loss(seeds[lab])) for lab in labels},
                  xlabel="training loss (nats/symbol)", ylabel="full-string error rate",

@@ -23,7 +23,7 @@ from urnlib.models.registry import build_trained
 from urnlib.plots.curves import accuracy_by_count_figure, panel_grid, panels_figure
 from urnlib.plots.dials import signature_table_figure
 from urnlib.results import Run
-from urnlib.seeds import Seeds, Stat, stack_curves
+from urnlib.seeds import Seeds, Stat, band, stack_curves
 
 CHAPTER = "dyck"
 
@@ -94,12 +94,6 @@ def attractor_accuracy(seeds: Seeds, min_total: int = 1) -> dict[str, np.ndarray
 def max_error_per_epoch(run: Run, min_total: int = 1) -> np.ndarray:
     """Paper 001 Fig. 3c: the largest error rate over attractor counts, at every epoch."""
     return np.array([max_error_rate(r["attr_correct"], r["attr_total"], min_total) for r in run.history])
-
-
-def _band(seeds: Seeds, curve) -> tuple:
-    """``(epochs, mean, low, high)`` of a per-epoch curve over seeds."""
-    mean, low, high = stack_curves([curve(run) for run in seeds])
-    return np.arange(1, len(mean) + 1), mean, low, high
 
 
 def _title(setting: str) -> str:
@@ -256,17 +250,17 @@ def figure_paper001(view: dict[str, Seeds], units: list[int], min_total: int = 1
     by_count = {lab: attractor_accuracy(view[lab], min_total) for lab in labels}
     by_loss = {}
     for lab in labels:  # (d): the mean over seeds of max error against the mean training loss, epoch by epoch
-        epochs, err, _, _ = _band(view[lab], max_err[lab])
+        epochs, err, _, _ = band(view[lab], max_err[lab])
         loss, _, _ = stack_curves([run.column("train_loss") for run in view[lab]])
         by_loss[lab] = (loss, err)
     return panels_figure([
-        {"series": {lab: _band(view[lab], lambda run: run.column("test_loss")) for lab in labels},
+        {"series": {lab: band(view[lab], "test_loss") for lab in labels},
          "xlabel": "epoch", "ylabel": "test cross-entropy (nats/symbol)", "title": "test loss per epoch"},
         {"series": {lab: (s["count"], 1 - s["accuracy"], 1 - s["high"], 1 - s["low"]) for lab, s in
                     by_count.items()},
          "xlabel": "number of attractors", "ylabel": "error rate",
          "title": "error rate by attractors (best epoch)", "markers": True, "hline": 1 - MAJORITY_ACCURACY},
-        {"series": {lab: _band(view[lab], max_err[lab]) for lab in labels},
+        {"series": {lab: band(view[lab], max_err[lab]) for lab in labels},
          "xlabel": "epoch", "ylabel": "maximum error rate over attractor counts",
          "title": "maximum error rate per epoch"},
         {"series": by_loss, "xlabel": "training loss (nats/symbol)", "ylabel": "maximum error rate",

@@ -16,7 +16,7 @@ import pandas as pd
 from urnlib import rules
 from urnlib.claims import Claim, claim
 from urnlib.plots.curves import curves_panel, panel_grid
-from urnlib.seeds import Seeds, Stat, stack_curves
+from urnlib.seeds import Seeds, Stat, band
 
 CHAPTER = "matrix_embeddings"
 MATRIX_KINDS = ("4.1", "4.2", "4.3")  #: paper 003 sec. 4.1-4.3
@@ -173,20 +173,15 @@ def neighbours_table(view: View) -> pd.DataFrame:
                                            for p, label in index]}, index=index)
 
 
-def _band(seeds: Seeds, measure) -> tuple:
-    mean, low, high = stack_curves([measure(r) for r in seeds])
-    return np.arange(1, len(mean) + 1), mean, low, high
-
-
 def curves(view: View):
     """Held-out perplexity (a) and analogy questions correct with the entries (b) after every epoch, per
     matrix model: mean over seeds with a ± sd band (seeds that stopped early leave the band)."""
     models = matrix_view(view)
     fig, (a, b) = panel_grid(1, 2, width=10.4, height=3.8)
-    curves_panel(a, {k: _band(s, lambda r: np.exp(r.column("test_loss"))) for k, s in models.items()},
+    curves_panel(a, {k: band(s, lambda r: np.exp(r.column("test_loss"))) for k, s in models.items()},
                  xlabel="epoch", ylabel="held-out perplexity (per word)", title="perplexity", logy=True,
                  markers=True)
-    curves_panel(b, {k: _band(s, lambda r: r.column("analogies_correct")) for k, s in models.items()},
+    curves_panel(b, {k: band(s, "analogies_correct") for k, s in models.items()},
                  xlabel="epoch", ylabel="analogy questions correct (entries)",
                  title="Google analogies, 3CosAdd on the entries", markers=True)
     for ax in (a, b):

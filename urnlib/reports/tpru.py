@@ -16,7 +16,7 @@ import pandas as pd
 from urnlib import rules
 from urnlib.plots.curves import panels_figure
 from urnlib.results import Run
-from urnlib.seeds import Seeds, Stat, stack_curves
+from urnlib.seeds import Seeds, Stat, band
 
 CHAPTER = "tpru"
 SPLITS = ("valid", "easy", "hard", "big", "massive", "exam")
@@ -257,10 +257,9 @@ def table2(ent_runs: dict[str, Seeds]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _band(seeds: Seeds, key: str, scale: float = 1.0) -> tuple:
-    """``(epochs, mean, low, high)`` of a per-epoch column over the seeds (runs of different lengths too)."""
-    mean, low, high = stack_curves([scale * np.asarray(run.column(key), dtype=float) for run in seeds])
-    return np.arange(1, len(mean) + 1), mean, low, high
+def _percent(key: str):
+    """A run's per-epoch ``key`` (a fraction) in percent, for :func:`urnlib.seeds.band`."""
+    return lambda run: 100 * np.asarray(run.column(key), dtype=float)
 
 
 def _two_panels(panels: list[dict]):
@@ -284,8 +283,8 @@ def fig1(ent_runs: dict[str, Seeds]):
     and LSTM, mean ± sd over seeds."""
     labels = {f"TPRU N={n}": k for n, k in role_series(ent_runs).items()}
     labels.update({k: k for kind in ("gru", "lstm") for k in runs_of_kind(ent_runs, kind)})
-    loss = {name: _band(ent_runs[k], "train_loss") for name, k in labels.items()}
-    acc = {name: _band(ent_runs[k], "valid_acc", 100) for name, k in labels.items()}
+    loss = {name: band(ent_runs[k], "train_loss") for name, k in labels.items()}
+    acc = {name: band(ent_runs[k], _percent("valid_acc")) for name, k in labels.items()}
     return _two_panels([_loss_panel(loss), _accuracy_panel(acc, "validation accuracy")])
 
 
@@ -296,8 +295,8 @@ def fig2(ent_runs: dict[str, Seeds]):
     for n, (single, multi) in slice_pairs(ent_runs).items():
         s = model_spec(ent_runs[multi])["slices"]
         for name, label in ((f"{n}", single), (f"{n} M ({s} slices)", multi)):
-            loss[name] = _band(ent_runs[label], "train_loss")
-            acc[name] = _band(ent_runs[label], TRAIN_PROBE, 100)
+            loss[name] = band(ent_runs[label], "train_loss")
+            acc[name] = band(ent_runs[label], _percent(TRAIN_PROBE))
     return _two_panels([_loss_panel(loss), _accuracy_panel(acc, "accuracy on training pairs")])
 
 
@@ -335,9 +334,9 @@ def lm_curves(lm_runs: dict[str, Seeds]):
     """Table 4 (right) stand-in: training loss (NLL per token) and validation perplexity per epoch, mean ± sd
     over seeds."""
     return _two_panels([
-        {"series": {k: _band(v, "train_loss") for k, v in lm_runs.items()}, "xlabel": "epoch",
+        {"series": {k: band(v, "train_loss") for k, v in lm_runs.items()}, "xlabel": "epoch",
          "ylabel": "training NLL (nats per token)", "title": "training loss", "markers": True},
-        {"series": {k: _band(v, "valid_ppl") for k, v in lm_runs.items()}, "xlabel": "epoch",
+        {"series": {k: band(v, "valid_ppl") for k, v in lm_runs.items()}, "xlabel": "epoch",
          "ylabel": "validation perplexity", "title": "validation perplexity", "markers": True}])
 
 

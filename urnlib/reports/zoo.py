@@ -21,7 +21,7 @@ from urnlib import rules
 from urnlib.metrics import accuracy_by_count_seeds
 from urnlib.plots.zoo import cells_figure
 from urnlib.results import Run
-from urnlib.seeds import Seeds, Stat, stack_curves
+from urnlib.seeds import Seeds, Stat, band
 
 __all__ = ["CHAPTER", "MEASURES", "Measure", "headline", "headline_stats", "buckets", "summary_table",
            "sizes_table", "figure_task", "reading", "cost_table", "cost_summary", "winners"]
@@ -167,14 +167,6 @@ def _bucket_series(cells: dict[str, Seeds], task: str, min_total: int, error: bo
     return out
 
 
-def _epoch_series(cells: dict[str, Seeds], key: str) -> dict[str, tuple]:
-    out = {}
-    for label, seeds in cells.items():
-        mean, low, high = stack_curves([run.column(key) for run in seeds])
-        out[label] = (np.arange(1, len(mean) + 1), mean, low, high)
-    return out
-
-
 def figure_task(task: str, by_budget: dict[int, dict[str, Seeds]], min_total: int):
     """Every cell's curve on ``task``, one panel per budget: accuracy by attractors (Dyck, agreement), error
     rate by length m + n (cross-serial), the largest n accepted per epoch (aⁿbⁿ); means over seeds with
@@ -195,9 +187,9 @@ def figure_task(task: str, by_budget: dict[int, dict[str, Seeds]], min_total: in
                            "title": title, "vline": (k - 0.5, "longest trained on")})
         else:
             n = any_run.params["task"]["max_train_n"]
-            panels.append({"series": _epoch_series(cells, "largest_accepted"), "xlabel": "epoch",
-                           "ylabel": "largest n accepted", "title": title,
-                           "hline": (n, "largest n trained on")})
+            series = {label: band(seeds, "largest_accepted") for label, seeds in cells.items()}
+            panels.append({"series": series, "xlabel": "epoch", "ylabel": "largest n accepted",
+                           "title": title, "hline": (n, "largest n trained on")})
     return cells_figure(panels, empty=f"{task}: not in this configuration's tasks")
 
 
