@@ -237,6 +237,8 @@ def test_report_tables_and_figures_over_seeds():
     assert list(b.lines[0].get_ydata()) == pytest.approx([60, 62, 64])  # validation accuracy in %, the mean
     low = b.collections[0].get_paths()[0].vertices[:, 1]
     assert min(low) == pytest.approx(60 - 0.3)  # the band: mean - sd
+    b.figure.canvas.draw()
+    assert all(float(t).is_integer() for t in b.get_xticks())  # whole epochs on the axis
     legend = [t.get_text() for t in fig2.legends[0].get_texts()]
     assert legend == ["4", "4 M (8 slices)", "64", "64 M (8 slices)"]
     lm = {"LSTM LM 8": lm_seeds("LSTM LM 8", [5.5, 3.9], [320.123, 240.456], 250.0)}

@@ -166,8 +166,9 @@ def panels_figure(panels: Sequence[Mapping], rows: int = 2, cols: int = 2, max_l
 
     Args:
         panels: one mapping per panel: the keyword arguments of :func:`curves_panel` (``series``,
-            ``xlabel``, ``ylabel``, ``title``, ``logy``, ``invert_x``, ``markers``) and optionally ``hline``,
-            the height of a dash-dotted reference line (e.g. the majority-class error rate).
+            ``xlabel``, ``ylabel``, ``title``, ``logy``, ``invert_x``, ``markers``, ``integer_x``) and
+            optionally ``hline``, the height of a dash-dotted reference line (e.g. the majority-class error
+            rate).
         rows, cols: the grid (``rows * cols`` panels at least).
         max_legend_cols: the legend's columns at most (one entry per model of the first panel).
     """

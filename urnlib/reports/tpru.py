@@ -263,7 +263,8 @@ def _percent(key: str):
 
 
 def _two_panels(panels: list[dict]):
-    fig = panels_figure(panels, rows=1, cols=2)
+    """Two panels side by side, with whole-number epoch ticks."""
+    fig = panels_figure([{**panel, "integer_x": True} for panel in panels], rows=1, cols=2)
     fig.set_size_inches(10.4, 4.4)
     return fig
 
