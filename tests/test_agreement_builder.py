@@ -14,7 +14,7 @@ from urnlib.corpora import npm
 from urnlib.corpora.brown import brown_sentences, normalise_tag, parse_line
 from urnlib.corpora.linzen import attractor_histogram, read_tsv
 from urnlib.corpora.sotu import sotu_documents, strip_stage_directions
-from urnlib.params import ParameterError
+from urnlib.params import DataError, ParameterError
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "tests" / "data" / "agreement_npm"  # laid out like node_modules
@@ -89,7 +89,7 @@ def test_gold_nouns_count_the_attractors(nlp):
 def test_brown_format():
     assert parse_line("\tIt's/pps+bez 1/2/cd Fulton/np-tl ./.") == [
         ("It's", "pps+bez"), ("1/2", "cd"), ("Fulton", "np-tl"), (".", ".")]
-    with pytest.raises(ParameterError, match="word/tag"):
+    with pytest.raises(DataError, match="word/tag"):
         parse_line("no tag here/nn")
     assert [normalise_tag(t) for t in ("nn-tl", "NNS-TL-HL", "fw-nn", "bez*", "nn$", "pps+bez", "np-nc")] == [
         "nn", "nns", "nn", "bez", "nn$", "pps+bez", "np"]
@@ -115,12 +115,12 @@ def test_missing_corpora_say_make_data(tmp_path, monkeypatch):
     absent = tmp_path / "node_modules"
     for read in (lambda: list(brown_sentences(npm_dir=absent)), lambda: list(sotu_documents(npm_dir=absent)),
                  lambda: builder.build(tmp_path / "a.tsv", npm_dir=absent)):
-        with pytest.raises(ParameterError, match="make data") as err:
+        with pytest.raises(DataError, match="make data") as err:
             read()
         assert str(absent) in str(err.value) and "npm install" in str(err.value)
     monkeypatch.setenv(npm.ENV, str(absent))
     assert npm.npm_dir() == absent
-    with pytest.raises(ParameterError, match="URNLIB_NPM_DIR"):
+    with pytest.raises(DataError, match="URNLIB_NPM_DIR"):
         list(brown_sentences())
     monkeypatch.delenv(npm.ENV)
     assert npm.npm_dir() == REPO / ".cache" / "npm" / "node_modules"

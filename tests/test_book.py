@@ -1,4 +1,5 @@
-"""The chapters agree with the book's table of contents, and the whole book builds at tiny scale.
+"""The chapter notebooks declare their configs' parameters, and the whole book builds at tiny scale (the
+table of contents lists the registry's chapters: tests/test_chapters.py).
 
 The slow tests use the ``tiny_book`` fixture of tests/conftest.py, what `make book SCALE=tiny` does in a
 temporary copy of book/ (every chapter notebook runs with papermill, then Jupyter Book builds with warnings
@@ -14,7 +15,10 @@ import pytest
 import yaml
 
 from urnlib.claims import VERDICTS, Claim, load_claims
-from urnlib.cli import BOOK, CHAPTERS, NOTEBOOKS
+from urnlib.cli import NOTEBOOKS
+from urnlib.experiments import chapters as registry
+
+CHAPTERS = registry.names()
 
 SCALES = ["tiny", "paper"]
 # What urnlib.cli passes to every notebook. It also passes retrain=True with --retrain; a notebook that
@@ -22,18 +26,9 @@ SCALES = ["tiny", "paper"]
 INJECTED = {"scale", "claims_dir"}
 
 
-def test_toc_lists_the_chapters_in_order():
-    toc = yaml.safe_load((BOOK / "_toc.yml").read_text())
-    files = [entry["file"] for entry in toc["chapters"]]
-    assert [f for f in files if f.startswith("chapters/")] == [f"chapters/{name}" for name in CHAPTERS]
-    assert CHAPTERS[-1] == "claims"
-    # pages that are not notebooks (the Performance page) come after the chapters
-    assert files[: len(CHAPTERS)] == [f"chapters/{name}" for name in CHAPTERS]
-
-
 def test_every_notebook_is_a_chapter():
     stray = sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb") if p.stem not in CHAPTERS)
-    assert stray == [], f"add {stray} to urnlib.cli.CHAPTERS and book/_toc.yml"
+    assert stray == [], f"add {stray} to the chapter registry (urnlib.experiments.chapters) and book/_toc.yml"
 
 
 def test_every_chapter_has_its_notebook():
@@ -48,25 +43,18 @@ def test_every_notebook_cell_has_an_id():
     assert missing == [], f"cells without an id (nbformat.validator.normalize adds them): {missing}"
 
 
-#: chapter -> the module whose Config reads its parameter files
-CONFIGS = {"primer": "primer", "agreement": "agreement", "dyck": "dyck", "cross_serial": "cross_serial",
-           "tpru": "tpru", "matrix_embeddings": "matrix_embeddings", "zoo": "zoo"}
-
-
 @pytest.mark.parametrize("name", [n for n in CHAPTERS if (NOTEBOOKS / f"{n}.ipynb").exists()])
 def test_notebook_parameters_are_the_configs_fields(name):
     """A chapter's parameters cell declares exactly its Config's fields (plus claims_dir), and each preset
     file names only those fields and its own scale."""
-    import importlib
-
     declared = set(papermill.inspect_notebook(str(NOTEBOOKS / f"{name}.ipynb")))
     assert INJECTED <= declared, \
         f"the parameters cell of {name}.ipynb must declare {sorted(INJECTED - declared)}"
     for scale in SCALES:
         assert (NOTEBOOKS / "params" / f"{name}.{scale}.yaml").exists()
-    if name not in CONFIGS:
+    if not registry.get(name).trains:
         return
-    config = importlib.import_module(f"urnlib.experiments.{CONFIGS[name]}").Config
+    config = registry.get(name).load_config()
     assert declared == set(config.fields()) | {"claims_dir"}, \
         f"{name}.ipynb declares {sorted(declared ^ (set(config.fields()) | {'claims_dir'}))} " \
         "unlike its Config"

@@ -161,7 +161,7 @@ def test_train_names_an_unknown_chapter_and_a_missing_preset(capsys):
 
 
 def test_train_runs_the_chosen_chapters_in_the_order_given_and_reports_each(monkeypatch, capsys):
-    from urnlib.experiments import config
+    from urnlib.experiments import orchestrate
 
     seen = {}
 
@@ -169,7 +169,7 @@ def test_train_runs_the_chosen_chapters_in_the_order_given_and_reports_each(monk
         seen.update(chapters=chapters, scale=scale, workers=workers, scheduler=scheduler, **overrides)
         return {"cross_serial": {"a": None, "b": None}, "dyck": RuntimeError("worker lost")}
 
-    monkeypatch.setattr(config, "run_chapters", fake)
+    monkeypatch.setattr(orchestrate, "run_chapters", fake)
     code = cli.main(["train", "--scale", "tiny", "--only", "cross_serial", "dyck", "--workers", "2",
                      "--retrain"])
     out = capsys.readouterr().out
@@ -177,3 +177,17 @@ def test_train_runs_the_chosen_chapters_in_the_order_given_and_reports_each(monk
     assert "FAILED dyck: RuntimeError: worker lost" in out
     assert seen == {"chapters": ["cross_serial", "dyck"], "scale": "tiny", "workers": 2, "scheduler": "",
                     "mode": "retrain"}
+
+
+def test_an_error_urnlib_raises_is_one_line_not_a_traceback(monkeypatch, capsys):
+    from urnlib.errors import BackendError
+    from urnlib.experiments import orchestrate
+
+    def unreachable(chapters, scale, **_):
+        raise BackendError("scheduler='tcp://nowhere:8786': no Dask scheduler answered; start one")
+
+    monkeypatch.setattr(orchestrate, "run_chapters", unreachable)
+    assert cli.main(["train", "--scale", "tiny", "--only", "dyck", "--scheduler", "tcp://nowhere:8786"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == "error: scheduler='tcp://nowhere:8786': no Dask scheduler answered; start one\n"
+    assert "Traceback" not in captured.err + captured.out

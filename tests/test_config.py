@@ -91,3 +91,28 @@ def test_every_chapter_config_is_a_kw_only_dataclass_without_paper_defaults():
         base = {g.name for g in dataclasses.fields(ChapterConfig)}
         own = [f for f in dataclasses.fields(cls) if f.name not in base]
         assert all(f.default is dataclasses.MISSING for f in own), cls
+
+
+def test_the_modes_are_the_runner_s():
+    from urnlib import runner
+    from urnlib.experiments import config
+
+    assert config.MODES is runner.MODES
+    with pytest.raises(ParameterError, match="mode='often'.*'load', 'train', 'retrain'"):
+        Config.load("tiny", mode="often")
+
+
+def test_provenance_reads_the_comments_and_not_a_hash_inside_a_value(tmp_path):
+    """The comments come from ruamel.yaml's scanner: a '#' inside a quoted value is no comment, and the
+    comment of a key whose flow mapping starts on the next line (ruamel's round-trip loader drops it) is
+    kept."""
+    (tmp_path / "cross_serial.paper.yaml").write_text(
+        "# the whole preset\n\n"
+        'name: "run #1"   # ours: a name\n'
+        "tasks:\n"
+        "  dyck:          # paper 000 sec. 5\n"
+        "    {n: 10,\n"
+        "     m: 2}       # m: ours\n"
+        "seed: 0\n")
+    assert Config.where_from("paper", params_dir=tmp_path) == {
+        "name": "ours: a name", "tasks": "dyck: paper 000 sec. 5 m: ours", "seed": ""}

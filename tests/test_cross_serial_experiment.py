@@ -22,7 +22,7 @@ from urnlib.reports import cross_serial as report
 from urnlib.reports import cross_serial_claims as report_claims
 from urnlib.results import Run
 from urnlib.rules import beats
-from urnlib.seeds import Stat, band, by_label, seed_name, split_seed_name
+from urnlib.seeds import Stat, band, by_label
 from urnlib.train import evaluate_loss
 
 torch.set_num_threads(1)
@@ -148,10 +148,12 @@ def test_plan_runs_paper_settings():
     labels = ["URN 8", "URN 16", "URN 32", "LSTM 8", "LSTM 16", "LSTM 32"]
     assert config.labels() == labels
     specs = config.plan()
-    assert [s.name for s in specs] == [seed_name(lab, seed) for lab in labels for seed in (0, 1, 2)]
+    assert [s.name for s in specs] == [f"{lab} seed {seed}" for lab in labels for seed in (0, 1, 2)]
+    assert [(s.coords["label"], s.coords["seed"]) for s in specs] == [(lab, seed) for lab in labels
+                                                                       for seed in (0, 1, 2)]
     assert len({s.key for s in specs}) == len(specs)  # every run is its own
     for spec in specs:
-        label, seed = split_seed_name(spec.name)
+        seed = spec.coords["seed"]
         # one seed for the data and the training
         assert spec.params["task"]["seed"] == spec.params["train"]["seed"] == seed
         assert spec.params["train"] == asdict(config.train_config(seed))
@@ -161,7 +163,7 @@ def test_plan_runs_paper_settings():
         # the stopping rule: at least the paper's 100 epochs, then until 20 epochs bring no lower test loss
         assert spec.params["stop"] == {"key": "test_loss", "patience": 20, "min_epochs": 100}
         assert (train["batch_size"], train["lr"], train["minimize"]) == (512, 0.001, True)
-    plan = {split_seed_name(s.name)[0]: s.params["model"] for s in specs}
+    plan = {s.coords["label"]: s.params["model"] for s in specs}
     for n in (8, 16, 32):
         urn, lstm = plan[f"URN {n}"], plan[f"LSTM {n}"]
         assert urn["kind"] == "urn" and urn["n"] == n
@@ -230,7 +232,7 @@ def test_run_all_trains_and_records_history(tiny):
     store, runs = tiny
     assert list(runs) == ["URN 4 seed 0", "URN 4 seed 1", "LSTM 4 seed 0", "LSTM 4 seed 1"]
     for name, run in runs.items():
-        _, seed = split_seed_name(name)
+        seed = run.seed
         assert run.path.parent == store / experiment.EXPERIMENT
         assert run.params == TINY_PLAN[name].params
         assert run.params["task"] == asdict(TINY.task(seed)) and run.params["train"]["seed"] == seed
@@ -262,7 +264,7 @@ def test_run_all_trains_and_records_history(tiny):
 def test_stored_weights_reproduce_the_best_evaluation(tiny):
     _, runs = tiny
     for name, run in runs.items():
-        task = TINY.task(split_seed_name(name)[1])
+        task = TINY.task(run.seed)
         data = experiment.make_data(task)
         model = experiment.rebuild_model(run)
         assert not model.training and count_parameters(model) == run.final["n_params"]
@@ -397,14 +399,18 @@ def fake_run(name, test_loss, error, train_loss=None, unseen=None, seen=None, ca
         wrong = [0, 0] + [round(PER_LENGTH * (u_err if k >= 8 else s_err)) for k in range(2, LENGTHS)]
         rows.append({"epoch": e + 1, "train_loss": train_loss[e], "test_loss": test_loss[e],
                      "error_rate": error[e], "length_wrong": wrong, "length_total": total})
-    record = {"name": name, "params": {"train": {"epochs": cap or epochs, "monitor": "test_loss"}},
+    label, _, seed = name.rpartition(" seed ")
+    kind, _, units = label.partition(" ")  # "URN 8": the spec the figures take the model's style from
+    record = {"name": name, "coords": {"label": label, "seed": int(seed)},
+              "params": {"model": {"kind": kind.lower(), "n": int(units)},
+                         "train": {"epochs": cap or epochs, "monitor": "test_loss"}},
               "history": rows, "final": dict(rows[int(min(range(epochs), key=lambda i: test_loss[i]))])}
     return Run(record, Path("/nonexistent"))
 
 
 def fake_seeds(models):
     """``{label: Seeds}`` from ``{label: [fake_run kwargs per seed]}``."""
-    return by_label({seed_name(label, i): fake_run(seed_name(label, i), **kwargs)
+    return by_label({f"{label} seed {i}": fake_run(f"{label} seed {i}", **kwargs)
                      for label, per_seed in models.items() for i, kwargs in enumerate(per_seed)})
 
 

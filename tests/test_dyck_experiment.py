@@ -22,7 +22,7 @@ from urnlib.claims import VERDICTS, Claim  # noqa: E402
 from urnlib.experiments import dyck as experiment  # noqa: E402
 from urnlib.experiments.config import REPO  # noqa: E402
 from urnlib.languages import dyck as lang  # noqa: E402
-from urnlib.models import count_parameters  # noqa: E402
+from urnlib.models import count_parameters, registry  # noqa: E402
 from urnlib.params import ParameterError  # noqa: E402
 from urnlib.plots.curves import panels_figure  # noqa: E402
 from urnlib.reports import dyck as report  # noqa: E402
@@ -162,7 +162,7 @@ BAD = [
     ({"settings": {"a": {"lr": 0.01}}}, ["settings['a']", "lr, generator"]),
     ({"settings": {"a": {"lr": 0.01, "generator": "walk", "epochs": 3}}}, ["settings['a']", "lr, generator"]),
     ({"settings": {}}, ["settings", "non-empty mapping"]),
-    ({"settings": {"a seed 1": {"lr": 0.01, "generator": "walk"}}}, ["setting name", "seed"]),
+    ({"settings": {"": {"lr": 0.01, "generator": "walk"}}}, ["setting name", "non-empty"]),
     ({"seeds": []}, ["seeds", "non-empty"]),
     ({"seeds": [0, 0]}, ["seeds", "twice"]),
     ({"batch_size": -1}, ["batch_size"]),
@@ -308,7 +308,7 @@ def test_stored_weights_reproduce_the_last_evaluation(tiny):
     _, runs = tiny
     for run in runs.values():
         data = experiment.make_data(experiment.DyckTask(**run.params["task"]))
-        model = report.rebuild_model(run)
+        model = experiment.rebuild_model(run)
         assert not model.training and count_parameters(model) == run.final["n_params"]
         out = experiment.evaluate_closing(model, data)
         assert {k: run.history[-1][k] for k in out} == out
@@ -415,6 +415,7 @@ def test_panels_figure_draws_one_legend_and_reference_lines():
             {"series": series, "xlabel": "x", "ylabel": "y", "hline": 0.8},
             {"series": series, "xlabel": "x", "ylabel": "y", "invert_x": True},
         ],
+        {"URN 4": registry.style("urn 4"), "LSTM 4": registry.style("lstm 4 e2")},
         rows=1,
         cols=2,
     )

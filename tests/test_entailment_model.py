@@ -35,7 +35,9 @@ SEEDS = [0, 1]
 
 def make_model(kind="gru", e=5, d=6, hidden=7, layers=1, variable_ids=None, seed=0, **kw):
     torch.manual_seed(seed)
-    return EntailmentModel(V, e, TorchRNN(kind, e, d, layers), d, hidden, variable_ids=variable_ids, **kw)
+    permute = permute_variables if variable_ids is not None else None
+    return EntailmentModel(V, e, TorchRNN(kind, e, d, layers), d, hidden, variable_ids=variable_ids,
+                           permute=permute, **kw)
 
 
 def rows():
@@ -187,6 +189,25 @@ def test_training_mode_renames_with_the_global_generator_and_eval_does_not():
     assert torch.allclose(model(x).detach(), trained)  # the project's seeding governs it
 
 
+def test_training_mode_renames_with_the_callers_permute():
+    """The model knows no language: it renames with the function the caller passes, on its ids."""
+    seen = []
+
+    def swap(inputs, ids):  # a fixed bijection: the two variables trade places
+        seen.append(ids.tolist())
+        return torch.where(inputs == 2, 3, torch.where(inputs == 3, 2, inputs))
+
+    torch.manual_seed(0)
+    model = EntailmentModel(V, 5, TorchRNN("gru", 5, 6, 1), 6, 7, variable_ids=[2, 3], permute=swap).double()
+    x = rows()
+    trained = model.train()(x)
+    assert seen == [[2, 3]]
+    with torch.no_grad():
+        assert torch.allclose(trained.detach(), model.eval()(swap(x, model.variable_ids)), atol=1e-12)
+        assert not torch.allclose(trained.detach(), model(x))
+    assert len(seen) == 2  # eval mode does not rename
+
+
 # --------------------------------------------------------------------------- #
 # the training loop
 # --------------------------------------------------------------------------- #
@@ -266,6 +287,7 @@ def test_parameter_count(kind, layers):
     {"encoder": "gru"}, {"sep_id": 0}, {"sep_id": V}, {"pad_id": -1},
     {"variable_ids": []}, {"variable_ids": [2, 2]}, {"variable_ids": [1, 2]}, {"variable_ids": [0, 2]},
     {"variable_ids": [2, V]}, {"variable_ids": [2.0]}, {"dropout": 1.0},
+    {"variable_ids": [2, 3]}, {"variable_ids": [2, 3], "permute": "shuffle"}, {"permute": permute_variables},
 ])
 def test_bad_arguments_raise(kwargs):
     args = {"vocab_size": V, "embedding_size": 4, "encoder": TorchRNN("gru", 4, 3, 1), "encoder_dim": 3,

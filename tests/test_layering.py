@@ -12,6 +12,7 @@ PACKAGE = REPO / "urnlib"
 #: generated data, not code
 NOT_CODE: set[str] = set()
 MAX_LINES = 400
+REGISTRY = "urnlib.experiments.chapters"  #: the chapter registry (names only, see its docstring)
 
 
 def modules():
@@ -45,11 +46,159 @@ def test_layering(path):
         for above in ("urnlib.train", "urnlib.experiments", "urnlib.reports", "urnlib.results",
                       "urnlib.runner", "urnlib.plots"):
             assert not uses(found, above), f"{path.name}: data and model modules must not import {above}"
-    if under(path, "reports"):
-        assert not uses(found, "urnlib.experiments"), \
+    if under(path, "reports"):  # the chapter registry holds names and imports nothing: a report may read it
+        assert not uses({n for n in found if not uses({n}, REGISTRY)}, "urnlib.experiments"), \
             f"{path.name}: reports read stored runs, not experiments"
     if not under(path, "plots"):
         assert not uses(found, "matplotlib"), f"{path.name}: drawing belongs in urnlib.plots"
+
+
+def in_package(*folders: str) -> list[Path]:
+    return [p for p in modules() if under(p, *folders)]
+
+
+#: models don't know datasets or languages (DESIGN.md): they import none of these
+MODEL_DATA = ("urnlib.languages", "urnlib.corpora", "urnlib.tasks")
+
+
+@pytest.mark.parametrize("path", in_package("models"), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_models_know_no_data(path):
+    bad = sorted(n for n in imports(path) if any(uses({n}, layer) for layer in MODEL_DATA))
+    assert not bad, f"{path.name} imports {bad}: models must not import {MODEL_DATA} (they take tensors)"
+
+
+#: what a task module may import of urnlib: the generators and readers below it, and the shared basics
+TASKS_MAY_IMPORT = ("urnlib.languages", "urnlib.corpora", "urnlib.tasks", "urnlib.tokens", "urnlib.params",
+                    "urnlib.errors", "urnlib.metrics", "urnlib.losses", "urnlib.progress")
+
+
+@pytest.mark.parametrize("path", in_package("tasks"), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_tasks_import_nothing_above_them(path):
+    """No model, training loop, store, runner, experiment or report: an evaluation takes the model."""
+    above = sorted(n for n in imports(path) if uses({n}, "urnlib") and n != "urnlib"
+                   and not any(uses({n}, ok) for ok in TASKS_MAY_IMPORT))
+    assert not above, f"{path.name} imports {above}: a task may import only {TASKS_MAY_IMPORT}"
+
+
+def test_there_are_tasks():
+    names = {p.stem for p in in_package("tasks")}
+    assert {"dyck", "cross_serial", "anbn", "agreement", "brown_lm", "matrix_lm"} <= names
+
+
+#: experiment modules of a chapter that neither its name, nor its store folders, nor its probes name
+CHAPTER_EXTRAS = {"matrix_resources": "matrix_embeddings"}
+
+
+def chapter_of(module: str) -> str | None:
+    """The chapter an experiment module (``urnlib.experiments.<module>``) belongs to: the registry's
+    chapter whose experiment, store folder or probe it is, or whose name it starts with (``tpru_lm``:
+    ``tpru``); ``None``: shared by every chapter (config, the registry, ...)."""
+    from urnlib.experiments import chapters
+
+    for c in chapters.CHAPTERS:
+        if c.experiment is None:
+            continue
+        own = {c.experiment.rpartition(".")[2], *c.stores, *c.probes}
+        if module in own or module.startswith(c.name + "_"):
+            return c.name
+    return CHAPTER_EXTRAS.get(module)
+
+
+def test_chapter_of():
+    assert [chapter_of(m) for m in ("tpru_lm", "primer_anbn", "urn_lm", "agreement_data", "zoo_tasks",
+                                     "matrix_resources", "config")] == \
+        ["tpru", "primer", "matrix_embeddings", "agreement", "zoo", "matrix_embeddings", None]
+
+
+@pytest.mark.parametrize("path", in_package("experiments"), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_experiments_import_no_other_chapter(path):
+    """A chapter's experiment modules import each other, the shared ones and the tasks, never another
+    chapter's (shared tasks live in urnlib.tasks); a shared module imports no chapter's."""
+    mine = chapter_of(path.stem)
+    theirs = sorted({n.split(".")[2] for n in imports(path) if uses({n}, "urnlib.experiments")
+                     and n.count(".") >= 2 and chapter_of(n.split(".")[2]) not in (None, mine)})
+    assert not theirs, (f"{path.name} (chapter {mine}) imports the experiment modules {theirs} of "
+                        f"{sorted({chapter_of(m) for m in theirs})}: move what they share to urnlib.tasks")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """``{module: the urnlib modules it imports}``, at any level (function-level imports included):
+    ``from P import a`` is an edge to ``P.a`` where that is a module, else to ``P``."""
+    names = {module_name(p): p for p in modules()}
+    graph = {}
+    for name, path in names.items():
+        targets = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                targets |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                targets |= {f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in names else node.module
+                            for a in node.names}
+        graph[name] = set()
+        for target in targets:
+            while target and target not in names:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                graph[name].add(target)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_cycles_are_found():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e", "d"}}
+    assert cycles(graph) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycle():
+    """No circle of imports anywhere in urnlib, not even through an import inside a function."""
+    graph = import_graph()
+    found = cycles(graph)
+    assert not found, "import cycles: " + "; ".join(
+        " <-> ".join(c) + " (" + ", ".join(f"{m} -> {sorted(graph[m] & set(c))}" for m in c) + ")"
+        for c in found)
 
 
 @pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))

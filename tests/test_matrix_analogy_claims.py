@@ -3,6 +3,7 @@ what the authors' code writes out) on hand-made matrices where the two answer di
 decided on hand-made seeds: a clear verdict, a miss, the seeds' spread ("not testable here", cause noise),
 the chance guard, and runs stored without weights."""
 
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -14,6 +15,7 @@ from urnlib.experiments import matrix_embeddings as ex
 from urnlib.models import build_model
 from urnlib.params import ParameterError
 from urnlib.reports import matrix_embeddings as rep
+from urnlib.results import Run
 from urnlib.seeds import by_label
 
 WORDS = ["a", "b", "c", "d", "x"]
@@ -69,13 +71,12 @@ def test_analogy_scores_rebuilds_the_stored_weights_and_scores_both(monkeypatch)
                                    "total": {"correct": 1, "answered": 1, "questions": 1}}}
     neural = build_model({"kind": "4.1", "algebra": "diagonal", "d": 2}, len(WORDS))
     spec = lambda kind: {"task": task, "model": {"kind": kind, "algebra": "diagonal", "d": 2}}  # noqa: E731
-    runs = {
-        "4.2 diagonal 2 seed 0": SimpleNamespace(params=spec("4.2"),
-                                                 weights={"theta": torch.tensor(np.log(LOG_RIGHT))}),
-        "4.1 diagonal 2 seed 0": SimpleNamespace(params=spec("4.1"), weights=neural.state_dict()),
-        "4.2 diagonal 2 seed 1": SimpleNamespace(params=spec("4.2"), weights={}, final=stored),
-        "word2vec 2 seed 0": SimpleNamespace(params={"model": {"kind": "word2vec"}}, weights={}),
-    }
+    runs = {name: Run({"name": name, "params": params, "final": final}, Path("."), weights)
+            for name, params, weights, final in [
+                ("4.2 diagonal 2 seed 0", spec("4.2"), {"theta": torch.tensor(np.log(LOG_RIGHT))}, None),
+                ("4.1 diagonal 2 seed 0", spec("4.1"), neural.state_dict(), None),
+                ("4.2 diagonal 2 seed 1", spec("4.2"), {}, stored),
+                ("word2vec 2 seed 0", {"model": {"kind": "word2vec"}}, {}, None)]}
     scores = ex.analogy_scores(runs)
     assert set(scores) == {"4.2 diagonal 2 seed 0", "4.1 diagonal 2 seed 0", "4.2 diagonal 2 seed 1"}
     fresh = scores["4.2 diagonal 2 seed 0"]
@@ -117,7 +118,8 @@ def _runs(label: str, kind: str, exp: list, log: list | None, props=None) -> tup
                  "data": {"vocabulary": V, "train_tokens": 2_000_000},
                  "analogy_sections": {"total": {"correct": e, "answered": ANSWERED, "questions": 1200}},
                  **({"properties": props} if props else {})}
-        runs[name] = FakeRun(name=name, params={"model": {"kind": kind}}, final=final,
+        runs[name] = FakeRun(name=name, coords={"label": label, "seed": seed},
+                             params={"model": {"kind": kind}}, final=final,
                              history=[{"epoch": 1, "test_loss": 6.0, "analogies_correct": e}])
         scores[name] = {"exp": {"total": {"correct": e, "answered": ANSWERED}},
                         "log": None if lg is None else {"total": {"correct": lg, "answered": ANSWERED}}}

@@ -437,7 +437,7 @@ def test_the_training_loss_is_the_negative_log_likelihood_per_word(make):
     """The loss the chapter passes to urnlib.train.fit is the model's own NLL per scored word, with their
     count; the loop's batched test loss gives the same mean."""
     from urnlib.experiments.matrix_embeddings import token_nll
-    from urnlib.models.matrix_embedding import PAD
+    from urnlib.tasks.matrix_lm import PAD
     from urnlib.tokens import IGNORE, TokenData
     from urnlib.train import evaluate_loss
 
@@ -488,8 +488,15 @@ def test_lookup_gradient_sums_repeated_ids_in_their_order_with_two_threads(threa
     assert torch.equal(table.grad, expected)
 
 
+#: On an AVX-512 machine torch's float32 matrix product sums a long reduction (here the batch, 2,560 rows, in
+#: the weight gradient of model 4.1's final product) in another order at two threads than at one, so the
+#: last bits differ (measured on this project's machine, Nov 2026). The committed runs trained on one thread.
+GEMM_SPLITS_REDUCTION = torch.backends.cpu.get_cpu_capability() == "AVX512"
+
+
 @pytest.mark.parametrize("make, shape", [
-    (lambda: NeuralMatrixLM(60, d=4, algebra="dense"), (64, 40)),
+    pytest.param(lambda: NeuralMatrixLM(60, d=4, algebra="dense"), (64, 40), marks=pytest.mark.xfail(
+        GEMM_SPLITS_REDUCTION, strict=True, reason="AVX-512 GEMM: thread-dependent reduction order")),
     (lambda: ProbabilisticMatrixLM(60, d=4, algebra="dense"), (64, 40)),
     (lambda: ProbabilisticMatrixLM(300, d=200, algebra="diagonal"), (32, 20)),
     (lambda: ProbabilisticMatrixLM(20, d=200, algebra="dense"), (6, 4)),  # 40000 free entries a word
@@ -499,7 +506,7 @@ def test_training_gradients_are_bit_identical_for_one_and_two_threads(make, shap
     """The gradient of the training loss (float32, more than 32768 gathered entries, frequent words repeated)
     has the same bits at one and at two threads, and on every repetition."""
     from urnlib.experiments.matrix_embeddings import token_nll
-    from urnlib.models.matrix_embedding import PAD
+    from urnlib.tasks.matrix_lm import PAD
     from urnlib.tokens import IGNORE
 
     torch.manual_seed(0)

@@ -17,7 +17,12 @@ V = 1000  # the hand-made language models' vocabulary (uniform perplexity V + 1)
 
 
 def _run(name, params, final, history=()):
-    return Run({"name": name, "params": params, "final": final, "history": list(history)}, Path("."))
+    """A hand-made run named as a plan names it, ``"<label> seed <s>"`` or ``"<label>"``, with those
+    coordinates."""
+    label, found, seed = name.rpartition(" seed ")
+    coords = {"label": label, "seed": int(seed)} if found else {"label": name, "seed": None}
+    return Run({"name": name, "coords": coords, "params": params, "final": final, "history": list(history)},
+               Path("."))
 
 
 def _lm(label, seed, test, *, mix=-10.0, converged=True, cap=10, kind="nnlm", vocabulary=V):

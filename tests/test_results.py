@@ -20,7 +20,7 @@ from urnlib.results import (
     params_key,
 )
 from urnlib.reports.common import provenance_table
-from urnlib.runner import StaleRunWarning, obtain, run_plan
+from urnlib.runner import StaleRunWarning, run_plan
 
 PARAMS = {"task": {"n_pairs": 10, "seed": 0}, "model": {"kind": "urn", "n": 6, "k": None},
           "train": {"lr": 0.01}}
@@ -76,11 +76,11 @@ def test_key_changes_with_a_component_version(monkeypatch):
 # --------------------------------------------------------------------------- #
 def test_train_mode_trains_once_then_loads(tmp_path):
     store, train = RunStore(tmp_path / "runs"), FakeTrain()
-    run = obtain(spec(), store, mode="train", train=train)
+    run = store.obtain(spec(), mode="train", train=train)
     assert len(train.calls) == 1 and train.calls[0] == store.checkpoint(spec())
-    again = obtain(spec(), store, mode="load")
+    again = store.obtain(spec(), mode="load")
     assert len(train.calls) == 1
-    assert again.path == run.path == tmp_path / "runs" / "dyck" / f"URN 6-{spec().key}"
+    assert again.path == run.path == tmp_path / "runs" / "dyck" / spec().key
     assert again.params == PARAMS and again.column("train_loss") == [1.0, 0.5]
     assert again.final == {"accuracy": 0.9, "calls": 1}
     assert again.record["components"] == {"data.dyck": 1, "model.urn": 1, "train.loop": 1}
@@ -93,23 +93,23 @@ def test_train_mode_trains_once_then_loads(tmp_path):
 def test_load_mode_never_trains_a_missing_run(tmp_path):
     train = FakeTrain()
     with pytest.raises(MissingRunError, match=r"URN 6.*never trains.*make reproduce"):
-        obtain(spec(), RunStore(tmp_path), mode="load", train=train)
+        RunStore(tmp_path).obtain(spec(), mode="load", train=train)
     assert not train.calls
 
 
 def test_retrain_mode_trains_again_and_replaces(tmp_path):
     store, train = RunStore(tmp_path), FakeTrain()
-    obtain(spec(), store, mode="train", train=train)
-    run = obtain(spec(), store, mode="retrain", train=train)
+    store.obtain(spec(), mode="train", train=train)
+    run = store.obtain(spec(), mode="retrain", train=train)
     assert len(train.calls) == 2 and run.final["calls"] == 2
     assert store.load(spec()).final["calls"] == 2
 
 
 def test_bad_mode_and_on_stale_name_the_parameter(tmp_path):
     with pytest.raises(ParameterError, match="mode"):
-        obtain(spec(), RunStore(tmp_path), mode="sometimes")
+        RunStore(tmp_path).obtain(spec(), mode="sometimes")
     with pytest.raises(ParameterError, match="on_stale"):
-        obtain(spec(), RunStore(tmp_path), on_stale="ignore")
+        RunStore(tmp_path).obtain(spec(), on_stale="ignore")
 
 
 def test_plan_with_a_name_twice_is_refused(tmp_path):
@@ -122,14 +122,14 @@ def test_plan_with_a_name_twice_is_refused(tmp_path):
 # --------------------------------------------------------------------------- #
 def test_component_bump_makes_the_stored_run_stale_with_a_reason(tmp_path, monkeypatch):
     store, train = RunStore(tmp_path), FakeTrain()
-    obtain(spec(), store, mode="train", train=train)
+    store.obtain(spec(), mode="train", train=train)
     monkeypatch.setitem(components.COMPONENTS, "model.urn", Component(2, ("v1", "v2: changed")))
     with pytest.warns(StaleRunWarning, match=r"component model.urn v1 -> v2"):
-        run = obtain(spec(), store, mode="load")
+        run = store.obtain(spec(), mode="load")
     assert run.stale_reasons() == ["component model.urn v1 -> v2"]
     with pytest.raises(MissingRunError, match="stale"):
-        obtain(spec(), store, mode="load", on_stale="error")
-    fresh = obtain(spec(), store, mode="train", train=train)  # train mode replaces the stale run
+        store.obtain(spec(), mode="load", on_stale="error")
+    fresh = store.obtain(spec(), mode="train", train=train)  # train mode replaces the stale run
     assert len(train.calls) == 2 and not fresh.stale
     assert [p.name for p in (tmp_path / "dyck").iterdir()] == [fresh.path.name]
     table = provenance_table([fresh])
@@ -138,9 +138,9 @@ def test_component_bump_makes_the_stored_run_stale_with_a_reason(tmp_path, monke
 
 def test_library_change_makes_the_run_stale(tmp_path, monkeypatch):
     store = RunStore(tmp_path)
-    run = obtain(spec(), store, mode="train", train=FakeTrain())
+    run = store.obtain(spec(), mode="train", train=FakeTrain())
     real = components.library_versions
-    monkeypatch.setattr("urnlib.results.library_versions",
+    monkeypatch.setattr("urnlib.records.library_versions",
                         lambda names=None: dict(real(names), torch="9.9.9"))
     assert run.stale_reasons() == [f"library torch {torch.__version__} -> 9.9.9"]
     assert provenance_table([run]).loc[0, "status"].startswith("stale: library torch")
@@ -158,13 +158,12 @@ def test_comment_in_every_module_stales_nothing(tmp_path):
     for module in copy.rglob("*.py"):
         module.write_text(module.read_text() + "\n# a comment that changes no behaviour\n")
     store = RunStore(tmp_path / "runs")
-    obtain(spec(), store, mode="train", train=FakeTrain())
+    store.obtain(spec(), mode="train", train=FakeTrain())
     script = textwrap.dedent(f"""
         import sys, urnlib
         assert urnlib.__file__.startswith({str(copy)!r}), urnlib.__file__
         from urnlib.results import RunSpec, RunStore
-        from urnlib.runner import obtain
-        run = obtain(RunSpec("dyck", "URN 6", {PARAMS!r}, {COMPONENTS!r}), RunStore({str(store.root)!r}))
+        run = RunStore({str(store.root)!r}).obtain(RunSpec("dyck", "URN 6", {PARAMS!r}, {COMPONENTS!r}))
         print(run.stale_reasons())
     """)
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path,
@@ -179,7 +178,7 @@ def test_comment_in_every_module_stales_nothing(tmp_path):
 @pytest.fixture
 def stored(tmp_path):
     store = RunStore(tmp_path, rebuild="python -m urnlib.cli notebooks --scale paper --only dyck --train")
-    run = obtain(spec(), store, mode="train", train=FakeTrain())
+    run = store.obtain(spec(), mode="train", train=FakeTrain())
     return store, run.path
 
 
@@ -202,7 +201,7 @@ def test_damaged_run_is_an_error_naming_it_and_the_rebuild_command(stored, damag
     store, folder = stored
     damage(folder)
     with pytest.raises(CorruptRunError, match=message) as err:
-        obtain(spec(), store, mode="load")
+        store.obtain(spec(), mode="load")
     assert str(folder) in str(err.value) and "--only dyck --train" in str(err.value)
 
 
@@ -210,17 +209,17 @@ def test_deleted_record_never_trains_on_the_book_path(stored):
     store, folder = stored
     (folder / "record.json").unlink()
     with pytest.raises(CorruptRunError, match="record.json is missing"):
-        obtain(spec(), store, mode="load", train=FakeTrain())
+        store.obtain(spec(), mode="load", train=FakeTrain())
     import shutil
 
     shutil.rmtree(folder)
     with pytest.raises(MissingRunError, match="--only dyck --train"):
-        obtain(spec(), store, mode="load", train=FakeTrain())
+        store.obtain(spec(), mode="load", train=FakeTrain())
 
 
 def test_store_lists_every_run_and_its_damage(stored):
     store, folder = stored
-    obtain(spec("other"), store, mode="train", train=FakeTrain())
+    store.obtain(spec("other", params={**PARAMS, "seed": 5}), mode="train", train=FakeTrain())
     _edit_record(folder, lambda r: r["final"].update(accuracy=0.5))
     found = dict(store.runs())
     assert isinstance(found[folder], CorruptRunError)
@@ -239,7 +238,6 @@ TWO_PROCESSES = textwrap.dedent("""
     import json, os, sys, time
     import torch
     from urnlib.results import RunSpec, RunStore, Trained
-    from urnlib.runner import obtain
     root, log = sys.argv[1], sys.argv[2]
 
     def train(spec, checkpoint):
@@ -252,7 +250,7 @@ TWO_PROCESSES = textwrap.dedent("""
         return Trained([{"epoch": 1, "train_loss": 0.1}], {"pid": os.getpid()}, {"w": torch.ones(2)}, 1.0)
 
     spec = RunSpec("cs", "URN 4", {"x": 1}, ("train.loop",))
-    run = obtain(spec, RunStore(root), mode="train", train=train)
+    run = RunStore(root).obtain(spec, mode="train", train=train)
     print(json.dumps(run.final))
 """)
 
@@ -270,19 +268,96 @@ def test_two_processes_on_one_store_train_a_run_once(tmp_path):
     assert finals[0] == finals[1]
 
 
-def test_rename_moves_a_run_without_changing_its_numbers(stored):
+def test_a_relabelled_run_is_found_by_its_key(stored):
     from dataclasses import replace
-
-    from urnlib import migrate
 
     store, folder = stored
     run = store.read(folder)
-    new = replace(spec(), name="URN 6 seed 0")
-    assert store.load(new) is None and [r.name for r in migrate.with_key(store, new)] == [run.name]
-    moved = migrate.rename(store, run, new)
-    again = store.load(new)  # verified: key, content checksum, weights
-    assert again.name == "URN 6 seed 0" and again.record["renamed_from"] == run.name
+    new = replace(spec(), name="URN 6 seed 0")  # a new label, the same parameters and components
+    again = store.load(new)
+    assert again is not None and again.path == run.path == store.root / "dyck" / new.key
     assert again.history == run.history and again.final == run.final
-    assert moved.path == store.folder(new) and not run.path.exists()
-    with pytest.raises(ValueError, match="another run"):
-        migrate.rename(store, again, replace(spec(), params={**PARAMS, "seed": 99}))
+
+
+def test_key_folders_moves_the_old_layout_without_touching_records(stored):
+    from urnlib import migrate
+
+    store, folder = stored
+    record = (folder / "record.json").read_bytes()
+    old = folder.with_name(f"URN 6, lr 0.01 seed 0-{folder.name}")  # the layout before: <label>-<key>
+    folder.rename(old)
+    assert store.load(spec()) is None
+    assert migrate.key_folders(store.root) == [(old, folder)]
+    assert (folder / "record.json").read_bytes() == record
+    assert store.load(spec()).final == store.read(folder).final  # verified: key, checksums, weights
+    assert migrate.key_folders(store.root) == []  # nothing left to move
+
+
+# provenance: the device and a dirty tree's difference
+# --------------------------------------------------------------------------- #
+def test_the_store_records_where_the_run_trained(tmp_path):
+    store = RunStore(tmp_path)
+    run = store.obtain(spec(), mode="train", train=FakeTrain(), device="auto")
+    on_disk = json.loads((run.path / "record.json").read_text())
+    assert on_disk["machine"]["device"] == ("cuda" if torch.cuda.is_available() else "cpu")
+    assert run.device == on_disk["machine"]["device"]
+    assert on_disk["execution"] == {"backend": "in-process"}
+    assert store.read(run.path).record["machine"] == on_disk["machine"]  # verified: outside the checksum
+
+
+def _git(repo, *args):
+    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True)
+
+
+def test_a_dirty_tree_keeps_its_difference_once_beside_the_runs(tmp_path, monkeypatch):
+    import urnlib.records as records
+
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg" / "a.py").write_text("x = 1\n")
+    _git(repo, "init", "-q")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "0")
+    _git(repo, "add", ".")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "1")
+    monkeypatch.setattr(records, "PACKAGE_ROOT", repo / "pkg")
+    assert records.git_state() == {"commit": _git(repo, "rev-parse", "HEAD").stdout.strip(), "dirty": False}
+
+    (repo / "pkg" / "a.py").write_text("x = 2\n")
+    (repo / "pkg" / "b.py").write_text("y = 3\n")  # untracked: part of the difference too
+    state = records.git_state()
+    assert state["dirty"] and state["diff"] == records.sha(state["patch"])
+
+    store = RunStore(tmp_path / "runs")
+    first = store.save(spec(), FakeTrain()(spec(), None), git=dict(state))
+    second = store.save(spec("other"), FakeTrain()(spec("other"), None), git=dict(state))
+    assert "patch" not in first.record["git"] and first.record["git"]["diff"] == state["diff"]
+    assert second.record["git"]["diff"] == state["diff"]
+    assert [p.name for p in store.diffs.iterdir()] == [f"{state['diff']}.patch"]  # once per difference
+
+    # the patch rebuilds the tree that trained the run from its commit
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(repo), str(clone)], check=True)
+    _git(clone, "apply", str(store.diffs / f"{state['diff']}.patch"))
+    assert (clone / "pkg" / "a.py").read_text() == "x = 2\n"
+    assert (clone / "pkg" / "b.py").read_text() == "y = 3\n"
+
+
+def test_a_spec_s_name_is_derived_from_its_coordinates():
+    spec = RunSpec.of("dyck", "URN 16, lr 0.01", PARAMS, COMPONENTS, seed=2, model="URN 16",
+                      setting="lr 0.01")
+    assert spec.name == "URN 16, lr 0.01 seed 2"
+    assert spec.coords == {"label": "URN 16, lr 0.01", "seed": 2, "model": "URN 16", "setting": "lr 0.01"}
+    once = RunSpec.of("ngram", "Kneser-Ney 3-gram", PARAMS, COMPONENTS)
+    assert once.name == "Kneser-Ney 3-gram" and once.coords == {"label": "Kneser-Ney 3-gram", "seed": None}
+    assert spec.key == RunSpec("dyck", "another label", PARAMS, COMPONENTS).key  # coordinates: not identity
+
+
+def test_the_record_keeps_the_coordinates_under_its_checksum(tmp_path):
+    spec = RunSpec.of("dyck", "URN 6", PARAMS, COMPONENTS, seed=0, model="URN 6")
+    store = RunStore(tmp_path)
+    run = store.obtain(spec, mode="train", train=FakeTrain())
+    assert json.loads((run.path / "record.json").read_text())["coords"] == spec.coords
+    assert store.read(run.path).coords == spec.coords and run.label == "URN 6" and run.seed == 0
+    _edit_record(run.path, lambda r: r["coords"].update(seed=1))
+    with pytest.raises(CorruptRunError, match="content checksum"):
+        store.read(run.path)

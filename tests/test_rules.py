@@ -8,14 +8,15 @@ import pytest
 from urnlib.claims import claim
 from urnlib.params import ParameterError
 from urnlib.rules import at_least, at_most, beats, combine, off_chance, on_every_seed, positive
-from urnlib.seeds import (Seeds, Stat, by_label, check_seeds, seed_name, split_seed_name, split_setting,
+from urnlib.seeds import (Seeds, Stat, by_label, check_seeds, split_setting,
                           stack_curves)
 
 
 class FakeRun:
-    def __init__(self, final, history=()):
+    def __init__(self, final, history=(), **coords):
         self.final = final
         self.history = list(history)
+        self.coords = coords
 
     def column(self, key):
         return [row[key] for row in self.history]
@@ -87,21 +88,33 @@ def test_off_chance_needs_both_sides_clear():
     assert not off_chance(0.69, Stat.of([0.69, 0.693]), higher=False)
 
 
-def test_seed_names_round_trip_and_grouping():
-    assert split_seed_name(seed_name("URN 16", 2)) == ("URN 16", 2)
-    assert split_seed_name("3-TURN, lr 0.001") == ("3-TURN, lr 0.001", None)
-    runs = {seed_name("A", 2): FakeRun({"x": 3.0}), seed_name("A", 0): FakeRun({"x": 1.0}),
-            seed_name("B", 0): FakeRun({"x": 5.0}), seed_name("A", 1): FakeRun({"x": 2.0})}
+def run_of(label, seed, final, **coords):
+    return FakeRun(final, label=label, seed=seed, **coords)
+
+
+def test_runs_are_grouped_by_their_coordinates_not_their_names():
+    runs = {"x": run_of("A", 2, {"x": 3.0}), "y": run_of("A", 0, {"x": 1.0}),
+            "z": run_of("B", 0, {"x": 5.0}), "w": run_of("A", 1, {"x": 2.0})}
     groups = by_label(runs)
     assert list(groups) == ["A", "B"]
     assert groups["A"].seeds == [0, 1, 2] and isinstance(groups["A"], Seeds)
     assert groups["A"].final("x").values == (1.0, 2.0, 3.0)
     assert len(groups["B"]) == 1
+    # a label may contain anything, " seed " included: nothing is parsed
+    odd = {"a": run_of("URN seed 3, lr 0.1", 0, {"x": 1.0}), "b": run_of("URN seed 3, lr 0.1", 1, {"x": 2.0})}
+    assert list(by_label(odd)) == ["URN seed 3, lr 0.1"]
+    assert by_label(odd)["URN seed 3, lr 0.1"].seeds == [0, 1]
+    by_model = by_label([run_of("A", 0, {}, model="m"), run_of("B", 0, {}, model="m")], by="model")
+    assert list(by_model) == ["m"] and len(by_model["m"]) == 2
+    with pytest.raises(ParameterError, match="no coordinate 'task'"):
+        by_label(runs, by="task")
 
 
-def test_runs_of_one_setting_are_split_off_by_their_label():
-    labels = ("URN, lr 0.001", "URN", "LSTM, lr 0.001", "URN, lr 0.01")
-    runs = {seed_name(label, s): FakeRun({"x": float(s)}) for label in labels for s in (0, 1)}
+def test_runs_of_one_setting_are_split_off_by_their_coordinates():
+    coords = [("URN, lr 0.001", "URN", "lr 0.001"), ("URN", "URN", None),
+              ("LSTM, lr 0.001", "LSTM", "lr 0.001"), ("URN, lr 0.01", "URN", "lr 0.01")]
+    runs = {f"{label} {s}": run_of(label, s, {"x": float(s)}, model=model, setting=setting)
+            for label, model, setting in coords for s in (0, 1)}
     mine, rest = split_setting(by_label(runs), "lr 0.001")
     assert list(mine) == ["URN", "LSTM"] and mine["URN"].final("x").values == (0.0, 1.0)
     assert list(rest) == ["URN", "URN, lr 0.01"]

@@ -19,6 +19,7 @@ import torch
 
 from urnlib import cluster, cluster_runs
 from urnlib.experiments import cross_serial
+from urnlib.errors import BackendError, DeviceError
 from urnlib.params import ParameterError
 from urnlib.results import RunStore
 from urnlib.runner import PlanError, run_plan
@@ -94,7 +95,7 @@ def test_local_cluster_gives_the_numbers_of_this_process(tmp_path, capsys, local
 def test_every_chapter_s_plan_trains_on_one_cluster_at_once(tmp_path, local, monkeypatch):
     """urnlib.cli train: two chapters' plans on one local cluster, each submitted from its own thread; every
     run is stored and says the one scheduler it trained on; again, nothing trains and no cluster starts."""
-    from urnlib.experiments.config import run_chapters
+    from urnlib.experiments.orchestrate import run_chapters
 
     started = []
 
@@ -132,7 +133,7 @@ def test_every_chapter_s_plan_trains_on_one_cluster_at_once(tmp_path, local, mon
 
 
 def test_a_bad_parameter_of_one_chapter_stops_every_chapter_before_training(tmp_path):
-    from urnlib.experiments.config import run_chapters
+    from urnlib.experiments.orchestrate import run_chapters
 
     with pytest.raises(ParameterError, match="units_000=13"):
         run_chapters(["cross_serial", "dyck"], "tiny", each={"dyck": {"units_000": 13}}, store=str(tmp_path),
@@ -154,8 +155,9 @@ def test_workers_get_this_process_s_malloc_settings(local):
 
 def test_a_killed_worker_s_run_resumes_from_its_checkpoint(tmp_path, scheduler):
     marks = tmp_path / "marks"
-    # the same parameters under two names: "steady" is the uninterrupted run to compare with
-    specs = [toy_spec(name, epochs=6, sleep=0.3, marks=marks) for name in ("killed", "steady")]
+    # the same training under two runs: "steady" is the uninterrupted run to compare with
+    specs = [toy_spec(name, epochs=6, sleep=0.3, marks=marks, twin=i)
+             for i, name in enumerate(("killed", "steady"))]
     killed = []
 
     def kill_after_epoch_2():
@@ -211,7 +213,7 @@ def test_bad_workers_name_the_parameter(tmp_path, workers):
 
 def test_unreachable_scheduler_names_the_parameter(tmp_path, monkeypatch):
     monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", 1.0)
-    with pytest.raises(ParameterError, match=r"scheduler='tcp://127.0.0.1:9': no Dask scheduler answered"):
+    with pytest.raises(BackendError, match=r"scheduler='tcp://127.0.0.1:9': no Dask scheduler answered"):
         run_plan([toy_spec("x")], RunStore(tmp_path), mode="train", scheduler="tcp://127.0.0.1:9")
     assert not (tmp_path / "toy").exists()
 
@@ -230,11 +232,11 @@ def test_device_is_checked_and_recorded_outside_the_key(tmp_path):
     with pytest.raises(ParameterError, match="device='gpu' is not allowed"):
         run_plan([toy_spec("x")], RunStore(tmp_path), mode="train", device="gpu")
     if not torch.cuda.is_available():
-        with pytest.raises(ParameterError, match="device='cuda' but .* no CUDA GPU.*'auto'"):
+        with pytest.raises(DeviceError, match="device='cuda' but .* no CUDA GPU.*'auto'"):
             run_plan([toy_spec("x")], RunStore(tmp_path), mode="train", device="cuda")
     run = run_plan([toy_spec("x")], RunStore(tmp_path), mode="train", device="auto")["x"]
     assert run.record["machine"]["device"] == ("cuda" if torch.cuda.is_available() else "cpu")
-    assert run.path.name == f"x-{toy_spec('x').key}"
+    assert run.path.name == toy_spec('x').key
     assert all(v.device.type == "cpu" for v in run.weights.values())
 
 
@@ -248,8 +250,8 @@ def test_the_example_cluster_file_makes_job_scripts(tmp_path, monkeypatch):
     assert "source $HOME/urnlib/.venv/bin/activate" in script
     bad = tmp_path / "bad.yaml"
     bad.write_text("cluster: {cores: 1, memory: 1GB, colour: red}\nworkers: 2\n")
-    with pytest.raises(ParameterError, match="SLURMCluster refuses the 'cluster' settings.*colour"):
+    with pytest.raises(BackendError, match="SLURMCluster refuses the 'cluster' settings.*colour"):
         cluster.jobqueue_cluster("slurm", bad, start=False)
     bad.write_text("nodes: 3\n")
-    with pytest.raises(ParameterError, match=r"scheduler='slurm:.*bad.yaml'.*'workers'"):
+    with pytest.raises(BackendError, match=r"scheduler='slurm:.*bad.yaml'.*'workers'"):
         cluster.read_cluster_file("slurm", bad)

@@ -21,7 +21,7 @@ from urnlib.corpora.text import (
     split_sentences,
     tokenize,
 )
-from urnlib.params import ParameterError
+from urnlib.params import DataError, ParameterError
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "tests" / "data" / "agreement_npm"  # laid out like node_modules
@@ -148,7 +148,7 @@ def test_corpus_names_and_stats_on_the_fixture():
     assert corpus_stats(brown)["sentences"] == len(brown)
     with pytest.raises(ParameterError, match="max_sentences"):
         corpus("brown", root=FIXTURE, max_sentences=0)
-    with pytest.raises(ParameterError, match="make data"):
+    with pytest.raises(DataError, match="make data"):
         corpus("sotu", root=FIXTURE / "absent")
 
 

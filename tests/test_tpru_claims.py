@@ -171,7 +171,7 @@ def lm_seeds(label, losses, valid, test_ppl, pmi=None, pmi0=None, jitter=(0.0, 1
             final["pmi"], final["pmi_untrained"] = pmi, pmi0
         history = [{"epoch": e + 1, "train_loss": x + j / 100, "valid_ppl": v + j}
                    for e, (x, v) in enumerate(zip(losses, valid))]
-        params = {"setup": {"layers": 2, "d": 8, "n_roles": 4},
+        params = {"kind": label.split()[0].lower(), "setup": {"layers": 2, "d": 8, "n_roles": 4},
                   "train": {"epochs": 20, "batch_size": 4, "lr": 0.1, "patience": 3, "seed": seed}}
         record = {"name": f"{label} seed {seed}", "params": params, "history": history, "final": final}
         runs.append(Run(record, Path(".")))

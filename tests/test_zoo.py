@@ -18,7 +18,7 @@ from urnlib.models.registry import parse_spec
 from urnlib.params import ParameterError
 from urnlib.reports import zoo as report
 from urnlib.reports import zoo_claims
-from urnlib.seeds import Seeds, Stat, by_label, split_seed_name
+from urnlib.seeds import Seeds, Stat, by_label
 
 SCALES = ["tiny", "paper"]
 
@@ -74,7 +74,7 @@ def test_every_cell_trains_one_step_on_every_task(tiny, task):
         trained = zoo.train_run(one_step, None)
         assert len(trained.history) == 1
         final = trained.final
-        assert final["n_params"] == counts[split_seed_name(spec.name)[0]]
+        assert final["n_params"] == counts[spec.coords["label"]]
         assert {"train_loss", "test_loss", "best_epoch"} <= set(final)
         read = {"dyck": ["closing_accuracy", "attr_correct"], "cross_serial": ["length_wrong"],
                 "anbn": ["largest_accepted", "accepted"], "agreement": ["accuracy", "attr_total"]}
@@ -91,7 +91,7 @@ def test_plan_names_are_unique_and_group_back(tiny):
     specs = tiny.plan()
     names = [s.name for s in specs]
     assert len(set(names)) == len(names) == len(tiny.seeds) * len(tiny.planned())
-    labels = {split_seed_name(n)[0] for n in names}
+    labels = {s.coords["label"] for s in specs}
     assert labels == {p.run_label for p in tiny.planned()}
     assert all(s.experiment == f"zoo/{s.params['task_kind']}" for s in specs)
     assert all("experiment.zoo" in s.components for s in specs)
@@ -150,7 +150,9 @@ def _run(task: str, cell: str, seed: int, value: float, curve: list[float]):
              "best_epoch": curve.index(min(curve)) + 1, "stopped_early": True}
     history = [{"epoch": i + 1, "test_loss": v, "largest_accepted": final["largest_accepted"]}
                for i, v in enumerate(curve)]
-    return SimpleNamespace(name=f"{cell}, {task}, budget 1000 seed {seed}", params=params, final=final,
+    label = f"{cell}, {task}, budget 1000"
+    return SimpleNamespace(name=f"{label} seed {seed}", coords={"label": label, "seed": seed}, params=params,
+                           final=final,
                            history=history, column=lambda key: [row[key] for row in history],
                            record={"cpu_time_s": 60.0 + seed})
 
@@ -221,7 +223,7 @@ def test_cost_summary_and_table():
 
 
 def test_views_group_runs_by_task_budget_and_cell(tiny):
-    fake = {s.name: SimpleNamespace(name=s.name) for s in tiny.plan()}
+    fake = {s.name: SimpleNamespace(name=s.name, coords=s.coords) for s in tiny.plan()}
     views = tiny.views(fake)
     assert list(views) == list(tiny.tasks)
     for by_budget in views.values():

@@ -34,6 +34,7 @@ def git(*args: str) -> bytes:
 
 def cost_at(rev: str) -> str:
     """The Markdown table of the runs committed at ``rev``, with a line naming it."""
+    from urnlib.migrate import key_folders
     from urnlib.reports.cost import cost_table, frame_markdown
 
     commit = git("rev-parse", "--short", rev).decode().strip()
@@ -41,6 +42,7 @@ def cost_at(rev: str) -> str:
     with tempfile.TemporaryDirectory() as tmp:
         with tarfile.open(fileobj=io.BytesIO(git("archive", rev, "notebooks/results"))) as tar:
             tar.extractall(tmp, filter="data")
+        key_folders(Path(tmp) / "notebooks" / "results")  # a revision before folders were named by key
         frame = cost_table(Path(tmp) / "notebooks" / "results", staleness=False)[COLUMNS]
     if not frame["with CPU time"].any():  # stored before CPU time was recorded: only wall time is known
         frame = frame.drop(columns=["with CPU time", "CPU hours"])

@@ -22,15 +22,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-#: chapter -> (experiment modules whose Config plans the runs, probes that pin them)
-CHAPTERS = {
-    "cross_serial": (["urnlib.experiments.cross_serial"], ["cross_serial"]),
-    "dyck": (["urnlib.experiments.dyck"], ["dyck"]),
-    "agreement": (["urnlib.experiments.agreement"], ["agreement", "agreement_offline"]),
-    "primer": (["urnlib.experiments.primer"], ["primer_lm", "primer_elman", "primer_anbn"]),
-    "tpru": (["urnlib.experiments.tpru"], ["tpru_entailment", "tpru_lm"]),
-    "matrix_embeddings": (["urnlib.experiments.matrix_embeddings"], ["matrix_embeddings", "urn_lm"]),
-}
+from urnlib.experiments import chapters as registry  # noqa: E402 - after the checkout is on the path
+
+#: chapter -> (experiment modules whose Config plans the runs, probes that pin them): every chapter of the
+#: registry that has runs
+CHAPTERS = {c.name: ([c.experiment], list(c.probes)) for c in registry.CHAPTERS if c.trains}
 #: settings a stored run's parameters may lack, with the value that reproduces the loop that made it
 NEUTRAL = {"train.optimizer": "adam", "train.clip": None, "train.monitor": None, "train.minimize": True,
            "train.keep_best": False, "train.patience": None}

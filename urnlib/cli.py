@@ -6,9 +6,9 @@
     python -m urnlib.cli runs [--store DIR ...] [--all] [--check]
     python -m urnlib.cli agreement-data [--sources brown sotu] [--max-sentences N] [--cache DIR]
 
-``notebooks`` executes every chapter notebook ``notebooks/<name>.ipynb`` (in the order of
-``CHAPTERS``) with the parameters of ``notebooks/params/<name>.<scale>.yaml`` into
-``book/chapters/<name>.ipynb``. Like pymc-examples' runner it runs every notebook even when one
+``notebooks`` executes every chapter notebook ``notebooks/<name>.ipynb`` (in the order of the chapter
+registry, :mod:`urnlib.experiments.chapters`) with the parameters of ``notebooks/params/<name>.<scale>.yaml``
+into ``book/chapters/<name>.ipynb``. Like pymc-examples' runner it runs every notebook even when one
 fails and reports all failures together at the end. ``book`` builds the executed notebooks into
 static HTML with Jupyter Book 1.x, warnings as errors; the book never executes a notebook itself.
 
@@ -36,13 +36,15 @@ from pathlib import Path
 
 import yaml
 
+from urnlib.experiments import chapters as registry
+
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = REPO / "notebooks"
 BOOK = REPO / "book"
 
-# Chapters in book order (must match book/_toc.yml). "claims" stays last: it summarises the claims
+# Chapters in book order (book/_toc.yml lists them so). "claims" stays last: it summarises the claims
 # the other chapters wrote into claims_dir.
-CHAPTERS = ["primer", "agreement", "dyck", "cross_serial", "tpru", "matrix_embeddings", "zoo", "claims"]
+CHAPTERS = registry.names()
 
 
 def _in_ci() -> bool:
@@ -154,7 +156,7 @@ def run_notebooks(args: argparse.Namespace) -> int:
         # the notebook reads its own preset (params_file) through its chapter's Config: only what the runner
         # decides is injected, so the page's parameter cell shows exactly what differs from the preset
         parameters = {"scale": args.scale, "claims_dir": str(claims_dir)}
-        if name != "claims":
+        if registry.get(name).trains:
             if args.retrain or args.train:
                 parameters["mode"] = "retrain" if args.retrain else "train"
             where = {"workers": _workers(args.workers), "scheduler": args.scheduler, "device": args.device}
@@ -181,15 +183,15 @@ def run_notebooks(args: argparse.Namespace) -> int:
 
 def train_runs(args: argparse.Namespace) -> int:
     """Train every chapter's missing or stale runs (all of them with --retrain) on one backend at once."""
-    from urnlib.experiments.config import run_chapters, scales_of
+    from urnlib.experiments.config import scales_of
+    from urnlib.experiments.orchestrate import run_chapters
 
     # in the order --only gives (the first train first), else the book's
-    trainable = [c for c in CHAPTERS if c != "claims"]
+    trainable = registry.names(trains=True)
     chapters = list(dict.fromkeys(c for c in args.only if c in trainable)) if args.only else trainable
     unknown = sorted(set(args.only or []) - set(chapters))
     if unknown:
-        print(f"unknown chapter(s) {unknown}; the chapters that train runs are "
-              f"{[c for c in CHAPTERS if c != 'claims']}", file=sys.stderr)
+        print(f"unknown chapter(s) {unknown}; the chapters that train runs are {trainable}", file=sys.stderr)
         return 2
     missing = [c for c in chapters if args.scale not in scales_of(c)]
     if missing:
@@ -260,11 +262,11 @@ def agreement_data(args: argparse.Namespace) -> int:
     """Build (or find cached) the offline agreement data; offline_dataset prints examples per attractor
     count."""
     from urnlib.corpora.agreement_builder import offline_dataset
-    from urnlib.params import ParameterError
+    from urnlib.errors import UrnlibError
 
     try:
         offline_dataset(args.cache, sources=args.sources, max_sentences=args.max_sentences)
-    except ParameterError as err:
+    except UrnlibError as err:  # a bad option, a corpus not installed or damaged: a message, no traceback
         raise SystemExit(f"error: {err}") from None
     return 0
 
@@ -286,7 +288,7 @@ def list_runs(args: argparse.Namespace) -> int:
             reasons = run.stale_reasons()
             counts["stale" if reasons else "current"] += 1
             if reasons or args.all:
-                print(f"{'STALE' if reasons else 'current':8} {where}"
+                print(f"{'STALE' if reasons else 'current':8} {str(where):32} {run.name}"
                       + (f": {'; '.join(reasons)}" if reasons else ""))
     print(", ".join(f"{v} {k}" for k, v in counts.items()))
     return 1 if counts["corrupt"] or (args.check and counts["stale"]) else 0
@@ -351,8 +353,16 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; an error urnlib raises on purpose (a bad parameter, missing data, a stored run, a
+    device or backend: :mod:`urnlib.errors`) is printed as one line, ``error: ...``, with exit status 2."""
+    from urnlib.errors import UrnlibError
+
     args = parser().parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except UrnlibError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -54,7 +54,8 @@ from typing import Any
 
 import torch
 
-from urnlib.params import ParameterError, check_choice
+from urnlib.errors import BackendError, DeviceError
+from urnlib.params import ParameterError, check_choice, check_int
 from urnlib.progress import note
 
 __all__ = ["DEVICES", "JOBQUEUE", "check_workers", "check_scheduler", "check_device", "resolve_device",
@@ -75,10 +76,9 @@ def check_workers(workers: int | str | None) -> int | None:
         return None
     if workers == "auto":
         return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ParameterError(f"workers={workers!r} is not allowed: pass a number of worker processes >= 1, "
-                             "'auto' (one per core), or None (train in this process, one run after another)")
-    return workers
+    return check_int("workers", workers, minimum=1,
+                     message="is not allowed: pass a number of worker processes >= 1, 'auto' (one per core), "
+                             "or None (train in this process, one run after another)")
 
 
 def check_scheduler(scheduler: str | None) -> tuple[str, str] | None:
@@ -107,8 +107,8 @@ def resolve_device(device: str) -> str:
     if device == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
     if device == "cuda" and not torch.cuda.is_available():
-        raise ParameterError(f"device='cuda' but {platform.node() or 'this machine'} has no CUDA GPU that "
-                             "torch can use; pass device='auto' (a GPU where there is one) or 'cpu'")
+        raise DeviceError(f"device='cuda' but {platform.node() or 'this machine'} has no CUDA GPU that "
+                          "torch can use; pass device='auto' (a GPU where there is one) or 'cpu'")
     return device
 
 
@@ -155,17 +155,17 @@ def read_cluster_file(kind: str, path: str | Path) -> dict[str, Any]:
     try:
         spec = yaml.safe_load(Path(path).read_text()) or {}
     except (OSError, yaml.YAMLError) as err:
-        raise ParameterError(f"{where}: cannot read the cluster description ({err})") from None
+        raise BackendError(f"{where}: cannot read the cluster description ({err})") from None
     allowed = {"cluster", "workers", "adapt"}
     if not isinstance(spec, dict) or set(spec) - allowed or not isinstance(spec.get("cluster", {}), dict):
-        raise ParameterError(f"{where}: the file must hold a mapping with the keys {sorted(allowed)}: "
-                             f"'cluster' the keyword arguments of dask_jobqueue.{JOBQUEUE[kind]}, "
-                             "'workers' a number of worker processes or 'adapt' {minimum: M, maximum: N}; "
-                             "see notebooks/params/cluster.example.yaml")
+        raise BackendError(f"{where}: the file must hold a mapping with the keys {sorted(allowed)}: "
+                           f"'cluster' the keyword arguments of dask_jobqueue.{JOBQUEUE[kind]}, "
+                           "'workers' a number of worker processes or 'adapt' {minimum: M, maximum: N}; "
+                           "see notebooks/params/cluster.example.yaml")
     if spec.get("workers") is not None:
         check_workers(spec["workers"])
     if spec.get("adapt") is not None and not isinstance(spec["adapt"], dict):
-        raise ParameterError(f"{where}: 'adapt' must be a mapping such as {{minimum: 0, maximum: 8}}")
+        raise BackendError(f"{where}: 'adapt' must be a mapping such as {{minimum: 0, maximum: 8}}")
     return {"cluster": spec.get("cluster") or {}, "workers": spec.get("workers"), "adapt": spec.get("adapt")}
 
 
@@ -177,12 +177,12 @@ def jobqueue_cluster(kind: str, path: str | Path, workers: int | None = None, *,
     try:
         jobqueue = importlib.import_module("dask_jobqueue")
     except ImportError:
-        raise ParameterError(f"{where} needs dask-jobqueue: pip install dask-jobqueue") from None
+        raise BackendError(f"{where} needs dask-jobqueue: pip install dask-jobqueue") from None
     try:
         cluster = getattr(jobqueue, JOBQUEUE[kind])(**spec["cluster"])
     except (TypeError, ValueError) as err:
-        raise ParameterError(f"{where}: dask_jobqueue.{JOBQUEUE[kind]} refuses the 'cluster' settings "
-                             f"({err})") from None
+        raise BackendError(f"{where}: dask_jobqueue.{JOBQUEUE[kind]} refuses the 'cluster' settings "
+                           f"({err})") from None
     count = workers if workers is not None else spec["workers"]
     if start and count is not None:
         cluster.scale(check_workers(count))
@@ -190,8 +190,8 @@ def jobqueue_cluster(kind: str, path: str | Path, workers: int | None = None, *,
         cluster.adapt(**spec["adapt"])
     elif start:
         cluster.close()
-        raise ParameterError(f"{where}: the file says neither how many workers to start ('workers: N') nor "
-                             "'adapt: {minimum: M, maximum: N}'; pass workers=N or add one of them")
+        raise BackendError(f"{where}: the file says neither how many workers to start ('workers: N') nor "
+                           "'adapt: {minimum: M, maximum: N}'; pass workers=N or add one of them")
     return cluster
 
 
@@ -209,7 +209,7 @@ def connect(workers: int | None, scheduler: tuple[str, str] | None) -> Iterator[
             try:
                 client = Client(scheduler[1], timeout=CONNECT_TIMEOUT, set_as_default=False)
             except (OSError, TimeoutError) as err:
-                raise ParameterError(
+                raise BackendError(
                     f"scheduler={scheduler[1]!r}: no Dask scheduler answered there within "
                     f"{CONNECT_TIMEOUT:g} s ({type(err).__name__}: {err}). Start one (`dask scheduler`, then "
                     f"`dask worker {scheduler[1]}` on each machine), or pass workers=N for a local cluster"

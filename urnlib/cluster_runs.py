@@ -21,10 +21,11 @@ from typing import Any
 
 import torch
 
+from urnlib.atomic import atomic_write_bytes
 from urnlib.cluster import machine, resolve_device
-from urnlib.params import ParameterError
+from urnlib.errors import BackendError
 from urnlib.progress import RunsBar
-from urnlib.results import RunSpec, Trained
+from urnlib.records import RunSpec, Trained
 from urnlib.train import checkpoint_bytes, checkpoint_from_bytes, default_device
 
 __all__ = ["DaskSink", "train_task", "run_jobs", "Failure", "POLL"]
@@ -32,7 +33,7 @@ __all__ = ["DaskSink", "train_task", "run_jobs", "Failure", "POLL"]
 POLL = 0.25  #: seconds between looks at the runs in flight
 
 #: the Dask priority of the runs submitted from this thread: a free worker takes a higher one first, runs of
-#: equal priority in the order submitted (``experiments.config.run_chapters`` ranks the chapters as listed)
+#: equal priority in the order submitted (``experiments.orchestrate.run_chapters`` ranks the chapters)
 PRIORITY: ContextVar[int] = ContextVar("urnlib_runs_priority", default=0)
 #: set once this thread's runs are submitted (``run_chapters`` submits each plan after the ones before it)
 SUBMITTED: ContextVar[threading.Event | None] = ContextVar("urnlib_runs_submitted", default=None)
@@ -84,7 +85,6 @@ def train_task(spec: RunSpec, train: Callable | None, device: str, variable: str
     from distributed import get_worker
 
     from urnlib.components import library_versions, versions
-    from urnlib.runner import train_function
 
     os.environ["URNLIB_QUIET"] = "1"  # no epoch bars in the worker's log: the client shows the epochs
     torch.set_num_threads(1)
@@ -93,7 +93,7 @@ def train_task(spec: RunSpec, train: Callable | None, device: str, variable: str
     here = resolve_device(device)
     sink = DaskSink(variable, topic, run)
     with default_device(here):
-        trained = (train or train_function(spec))(spec, sink)
+        trained = (train or spec.trainer())(spec, sink)
     trained.weights = {k: v.detach().cpu() for k, v in trained.weights.items()}
     info = {"machine": machine(here), "worker": address, "resumed_after": sink.resumed_after,
             "components": versions(spec.components), "libraries": library_versions(spec.components)}
@@ -131,14 +131,7 @@ def _flush(job: _Job, force: bool = False) -> None:
         return
     if value.get("state") is None or value.get("epoch", 0) <= job.saved:
         return
-    path = job.checkpoint
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        tmp.write_bytes(value["state"])
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    atomic_write_bytes(job.checkpoint, value["state"])
     job.saved = value["epoch"]
 
 
@@ -230,8 +223,8 @@ def _check_versions(spec: RunSpec, info: dict[str, Any]) -> None:
     if plain(info["libraries"]) != plain(library_versions(spec.components)):
         differ["libraries"] = (info["libraries"], library_versions(spec.components))
     if differ:
-        raise ParameterError(f"worker {info['worker']} has other versions than this process (worker, here): "
-                             f"{differ}; install the same urnlib and libraries on the workers")
+        raise BackendError(f"worker {info['worker']} has other versions than this process (worker, here): "
+                           f"{differ}; install the same urnlib and libraries on the workers")
 
 
 def _finish(future, job: _Job, done: Callable) -> Failure | None:

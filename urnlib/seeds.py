@@ -1,9 +1,11 @@
 """Seeds as a dimension: the runs of one model under several seeds, and statistics across them.
 
-A chapter's plan names each run ``"<label> seed <s>"`` (:func:`seed_name`); :func:`by_label` groups the runs a
-plan returned back into ``{label: Seeds}``, and :class:`Seeds` gives a measure across the seeds as a
-:class:`Stat` (values, mean, standard deviation), which :mod:`urnlib.rules` decides claims on and the plots
-draw as a mean with a band.
+A chapter's plan gives each run its coordinates as data (:meth:`urnlib.records.RunSpec.of`: ``label``,
+the group of runs it belongs to, ``seed``, and the chapter's own such as ``model`` or ``setting``); its
+name ``"<label> seed <s>"`` is derived from them for display and never parsed back. :func:`by_label`
+groups the runs a plan returned by a coordinate into ``{label: Seeds}``, and :class:`Seeds` gives a
+measure across the seeds as a :class:`Stat` (values, mean, standard deviation), which :mod:`urnlib.rules`
+decides claims on and the plots draw as a mean with a band.
 
     runs = dyck.run(config)                     # {"3-TURN seed 0": Run, ...}
     seeds = by_label(runs)                      # {"3-TURN": Seeds([...]), ...}
@@ -13,7 +15,6 @@ draw as a mean with a band.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
@@ -21,21 +22,7 @@ import numpy as np
 
 from urnlib.params import ParameterError, check_int, check_list
 
-__all__ = ["Stat", "Seeds", "seed_name", "split_seed_name", "by_label", "split_setting", "check_seeds",
-           "stack_curves", "band"]
-
-_SEED = re.compile(r"^(?P<label>.+) seed (?P<seed>\d+)$")
-
-
-def seed_name(label: str, seed: int) -> str:
-    """The name of the run of ``label`` under ``seed``: ``"URN 16 seed 2"``."""
-    return f"{label} seed {seed}"
-
-
-def split_seed_name(name: str) -> tuple[str, int | None]:
-    """``"URN 16 seed 2"`` -> ``("URN 16", 2)``; a name without a seed -> ``(name, None)``."""
-    match = _SEED.match(name)
-    return (match["label"], int(match["seed"])) if match else (name, None)
+__all__ = ["Stat", "Seeds", "by_label", "coords_of", "split_setting", "check_seeds", "stack_curves", "band"]
 
 
 def check_seeds(seeds: Any, name: str = "seeds") -> None:
@@ -144,25 +131,40 @@ class Seeds(Sequence):
         return [fn(run) for run in self.runs]
 
 
-def by_label(runs: dict[str, Any]) -> dict[str, Seeds]:
-    """Group ``{"<label> seed <s>": run}`` into ``{label: Seeds}``, in the order labels first appear. A name
-    without a seed is its own label (one run)."""
-    groups: dict[str, tuple[list, list]] = {}
-    for name, run in runs.items():
-        label, seed = split_seed_name(name)
-        runs_, seeds_ = groups.setdefault(label, ([], []))
+def coords_of(run: Any) -> dict[str, Any]:
+    """A run's coordinates (:class:`~urnlib.records.RunSpec`): ``run.coords``, or for an object without
+    any (a hand-made run in a test) ``{"label": run.name, "seed": None}``: its name is its own label."""
+    coords = getattr(run, "coords", None)
+    return coords if coords else {"label": getattr(run, "name", None), "seed": None}
+
+
+def by_label(runs: dict[str, Any] | Iterable[Any], by: str = "label") -> dict[Any, Seeds]:
+    """Group runs by a coordinate (default ``label``: every coordinate but the seed) into
+    ``{value: Seeds}``, in the order the values first appear; each group's seeds are its runs' ``seed``
+    coordinates. ``runs``: a plan's ``{name: run}`` or runs."""
+    groups: dict[Any, tuple[list, list]] = {}
+    for run in runs.values() if isinstance(runs, dict) else runs:
+        coords = coords_of(run)
+        if by not in coords:
+            raise ParameterError(f"run {getattr(run, 'name', run)!r} has no coordinate {by!r}; it has "
+                                 f"{sorted(coords)}")
+        runs_, seeds_ = groups.setdefault(coords[by], ([], []))
         runs_.append(run)
-        seeds_.append(seed)
-    return {label: Seeds(label, r, s) for label, (r, s) in groups.items()}
+        seeds_.append(coords.get("seed"))
+    return {value: Seeds(str(value), r, s) for value, (r, s) in groups.items()}
 
 
 def split_setting(grouped: dict[str, Seeds], setting: str) -> tuple[dict[str, Seeds], dict[str, Seeds]]:
-    """``(mine, rest)`` of :func:`by_label`'s groups: the labels ``"<model>, <setting>"`` as
-    ``{model: Seeds}``, and every other label as it was (a chapter that trains its models under several
-    settings names each run ``"<model>, <setting> seed <s>"``)."""
-    suffix = f", {setting}"
-    mine = {label.removesuffix(suffix): seeds for label, seeds in grouped.items() if label.endswith(suffix)}
-    rest = {label: seeds for label, seeds in grouped.items() if not label.endswith(suffix)}
+    """``(mine, rest)`` of :func:`by_label`'s groups: the groups whose ``setting`` coordinate is
+    ``setting``, as ``{model: Seeds}`` (their ``model`` coordinate), and every other group as it was (a
+    chapter that trains its models under several settings)."""
+    mine, rest = {}, {}
+    for label, seeds in grouped.items():
+        coords = coords_of(seeds.runs[0]) if len(seeds) else {}
+        if coords.get("setting") == setting:
+            mine[coords["model"]] = seeds
+        else:
+            rest[label] = seeds
     return mine, rest
 
 

@@ -19,16 +19,35 @@ from urnlib.callbacks import Callback
 from urnlib.results import RunSpec, Trained
 from urnlib.train import TrainConfig, _load_checkpoint, _save_checkpoint, fit, seed_everything
 
-__all__ = ["EXPERIMENT", "toy_spec", "train_toy", "marks_of"]
+__all__ = ["EXPERIMENT", "SAMPLE_SPECS", "toy_spec", "train_toy", "marks_of"]
 
 EXPERIMENT = "toy"
 
+#: small specs of every registered model kind, for tests that run each kind (tests/test_device.py and
+#: tests/test_gpu.py check that a kind registered without one here is noticed); an SRN with V > n (a lookup),
+#: V <= n (one-hot rows) and an embedding
+SAMPLE_SPECS = {
+    "urn": ["urn 4", "urn 6 k2"],
+    "arbitrary": ["arbitrary 4"],
+    "lstm": ["lstm 4 e3"],
+    "srn": ["srn 4", "srn 8", "srn 4 e3"],
+    "gru": ["gru 4", "gru 4 e3"],
+    "nnlm": ["nnlm 3 5 4 direct"],
+    "tpru": ["tpru 8 N4", "tpru 8 N4 s2"],
+    "4.1": ["4.1 dense 3"],
+    "4.2": ["4.2 diagonal 3"],
+    "4.3": ["4.3 upper 3"],
+}
+
 
 def toy_spec(name: str, *, seed: int = 0, epochs: int = 3, sleep: float = 0.0, fail: bool = False,
-             marks: str | Path | None = None) -> RunSpec:
-    """A toy run (see the module docstring)."""
+             marks: str | Path | None = None, twin: int = 0) -> RunSpec:
+    """A toy run (see the module docstring); ``twin`` tells apart runs that train the same numbers (a run
+    is its parameters: two runs of one plan need different ones)."""
     params = {"seed": seed, "epochs": epochs, "sleep": sleep, "fail": fail,
               "marks": None if marks is None else str(marks)}
+    if twin:
+        params["twin"] = twin
     return RunSpec(EXPERIMENT, name, params, ("train.loop",), f"{__name__}:train_toy")
 
 

@@ -30,7 +30,6 @@ import io
 import math
 import os
 import time
-import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -41,7 +40,9 @@ import torch.nn.functional as F
 from torch import nn
 
 from urnlib.allocator import keep_freed_memory
+from urnlib.atomic import atomic_write
 from urnlib.callbacks import Callback, Monitor
+from urnlib.errors import CheckpointError
 from urnlib.params import ParameterError, check_bool, check_choice, check_float, check_int
 from urnlib.progress import progress
 from urnlib.tokens import IGNORE, TokenData, device_of as _device_of, predict
@@ -167,11 +168,6 @@ def evaluate_loss(model: nn.Module, data: TokenData, batch_size: int = 1024,
     return total / count if count else math.nan
 
 
-def _tmp_name(path: Path) -> Path:
-    """A temporary name beside ``path`` that no other process or thread uses."""
-    return path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-
-
 @runtime_checkable
 class CheckpointSink(Protocol):
     """Where :func:`fit` keeps its epoch checkpoints when not in a file: ``load()`` gives the last state
@@ -192,26 +188,20 @@ def checkpoint_bytes(state: dict[str, Any]) -> bytes:
 
 def checkpoint_from_bytes(blob: bytes, where: str = "checkpoint") -> dict[str, Any]:
     """The state in ``blob`` (what :func:`checkpoint_bytes` made, or a checkpoint file's content), its
-    tensors on the CPU; an unreadable one is a :class:`ParameterError` naming ``where``."""
+    tensors on the CPU; an unreadable one is a :class:`~urnlib.errors.CheckpointError` naming ``where``."""
     try:
         return torch.load(io.BytesIO(blob), weights_only=False, map_location="cpu")
     except Exception as err:  # noqa: BLE001 - a checkpoint cut short by a crash
-        raise ParameterError(f"{where} cannot be read ({type(err).__name__}: {err}); delete it to train this "
-                             "run from its first epoch") from None
+        raise CheckpointError(f"{where} cannot be read ({type(err).__name__}: {err}); delete it to train "
+                              "this run from its first epoch") from None
 
 
 def _save_checkpoint(target: str | os.PathLike | CheckpointSink, state: dict[str, Any]) -> None:
     if not isinstance(target, (str, os.PathLike)):
         target.save(state)
         return
-    path = Path(target)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _tmp_name(path)
-    try:
-        torch.save(state, tmp)
-        os.replace(tmp, path)  # atomic: an interruption never leaves half a checkpoint
-    finally:
-        tmp.unlink(missing_ok=True)
+    # atomic: an interruption never leaves half a checkpoint
+    atomic_write(target, lambda tmp: torch.save(state, tmp))
 
 
 def _load_checkpoint(target: str | os.PathLike | CheckpointSink) -> dict[str, Any] | None:
@@ -276,7 +266,7 @@ def fit(
     device = torch.device(device if device is not None else (_DEVICE.get() or "cpu"))
     model.to(device)
     optimizer = OPTIMIZERS[config.optimizer](model.parameters(), lr=config.lr)
-    monitor = Monitor(config) if config.monitor else None
+    monitor = Monitor.from_config(config) if config.monitor else None
     hooks = [*callbacks, *([monitor] if monitor else [])]
     history, start_epoch, wall, cpu, stopped = History(), 0, 0.0, 0.0, False
     ckpt = checkpoint if isinstance(checkpoint, CheckpointSink) or checkpoint is None else Path(checkpoint)

@@ -53,7 +53,7 @@ def _train(plan, task, data, store):
     for label, spec in plan.items():
         out["init_logits"][label] = init_logits(lambda: build_model(spec, len(data.vocab)),
                                                 data.test.inputs[:2])
-    specs = [ag.run_spec(label, task, spec, CFG) for label, spec in plan.items()]
+    specs = [ag.run_spec(label, None, task, spec, CFG, label=label) for label, spec in plan.items()]
     runs = run_plan(specs, RunStore(store), mode="retrain",
                     train=partial(ag.train_run, analysis_words=ANALYSIS_WORDS))
     out["runs"] = run_values(runs)

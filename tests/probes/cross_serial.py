@@ -8,7 +8,6 @@ from urnlib.experiments import cross_serial as cs
 from urnlib.models import build_model
 from urnlib.results import RunStore
 from urnlib.runner import run_plan
-from urnlib.seeds import split_seed_name
 from urnlib.train import TrainConfig
 
 from tests.probes import digest, init_logits, oracle, run_values, temporary_store, tensor_values
@@ -23,7 +22,7 @@ def probe_cross_serial():
     config = replace(cs.Config.paper(), seeds=[0], units=[4], models=["urn", "lstm"], lstm_embedding=3,
                      dropout=0.05)
     # one run per model, named by its model as when the golden was written (the plan adds " seed 0")
-    specs = [replace(s, name=split_seed_name(s.name)[0],
+    specs = [replace(s, name=s.coords["label"],
                      params={"task": asdict(TASK), "model": s.params["model"], "train": asdict(CFG)})
              for s in config.plan()]
     plan = {s.name: s.params["model"] for s in specs}

@@ -9,6 +9,7 @@ from urnlib.models import build_model
 from urnlib.models.registry import component_of
 from urnlib.results import RunSpec, RunStore
 from urnlib.runner import run_plan
+from urnlib.tasks.dyck import DyckData
 from urnlib.train import TrainConfig
 
 from tests.probes import digest, init_logits, oracle, run_values, temporary_store, tensor_values
@@ -21,7 +22,7 @@ CFG = TrainConfig(epochs=2, batch_size=8, lr=0.01, seed=1)  # 2 epochs of 2 batc
 VARIANT_LR = 0.001  # the learning rate of the "lr" variant when the golden was written
 
 
-def _data_values(d: dyck.DyckData):
+def _data_values(d: DyckData):
     return {
         "digest": digest(d.train.inputs, d.train.targets, d.test.inputs, d.test.targets, d.test_attractors),
         "test_strings": d.test_strings[:3],

@@ -13,11 +13,10 @@ from urnlib.corpora.analogy import evaluate_3cosadd
 from urnlib.experiments import matrix_embeddings as me
 from urnlib.experiments import urn_lm
 from urnlib.models import build_model
-from urnlib.models.matrix_embedding import PAD
 from urnlib.models.ngram import KneserNey
 from urnlib.results import RunStore
 from urnlib.runner import run_plan
-from urnlib.seeds import split_seed_name
+from urnlib.tasks.matrix_lm import PAD, LMData, neighbours
 from urnlib.train import TrainConfig
 
 from tests.probes import digest, init_logits, run_values, temporary_store
@@ -39,7 +38,7 @@ def _config() -> me.Config:
 def _specs(config: me.Config, train: TrainConfig, kinds) -> list:
     """The plan's runs of model ``kinds``, their training settings (where they have any) set to ``train``,
     named without the seed (the golden's names: one seed)."""
-    return [replace(s, name=split_seed_name(s.name)[0],
+    return [replace(s, name=s.coords["label"],
                     params={**s.params, "train": asdict(train)} if "train" in s.params else s.params)
             for s in config.plan() if s.params["model"]["kind"] in kinds]
 
@@ -58,7 +57,7 @@ class _TwoClassLogits(torch.nn.Module):
         return torch.stack([logp, torch.log(-torch.expm1(logp.clamp(max=-1e-7)))], dim=-1)
 
 
-def _data_values(d: me.LMData):
+def _data_values(d: LMData):
     questions = me.analogies()
     return {"digest": digest(d.train.inputs, d.train.targets, d.test.inputs, d.test.targets, d.vocab.tokens),
             "stats": d.stats, "tokens": d.vocab.tokens[:12],
@@ -82,7 +81,7 @@ def _analogy_values():
             "predictions": [p for p in result.predictions if p is not None][:12],
             "sections": {s: [int(sections.loc[s, c]) for c in ("correct", "answered", "questions")]
                          for s in sections.index if sections.loc[s, "answered"]},
-            "neighbours": me.neighbours(vectors, words, probes=words[:3], k=3)}
+            "neighbours": neighbours(vectors, words, probes=words[:3], k=3)}
 
 
 def probe_matrix_embeddings():

@@ -11,11 +11,10 @@ from dataclasses import replace
 from urnlib.experiments import tpru, tpru_checks
 from urnlib.experiments import tpru_entailment as ent
 from urnlib.experiments import tpru_lm as lm
-from urnlib.experiments.primer_lm import make_data, rows
 from urnlib.languages import logic
 from urnlib.results import RunStore
 from urnlib.runner import run_plan
-from urnlib.seeds import split_seed_name
+from urnlib.tasks.brown_lm import make_data, rows
 
 from tests.probes import digest, init_logits, run_values, temporary_store
 
@@ -93,4 +92,4 @@ def _specs(config: tpru.Config) -> list:
 
 def _by_label(runs: dict) -> dict:
     """The run values keyed by label (the runs of one seed are named "<label> seed <s>")."""
-    return {split_seed_name(name)[0]: value for name, value in run_values(runs).items()}
+    return {runs[name].label: value for name, value in run_values(runs).items()}

@@ -232,7 +232,8 @@ def build(out_path: str | os.PathLike, *, sources: Iterable[str] = SOURCES, max_
         ``sources`` the same per source with tokens, candidates, throughput and the other counts.
 
     Raises:
-        ParameterError: bad arguments, a corpus not installed (run ``make data``), or no spaCy model.
+        ParameterError: bad arguments, or no spaCy model.
+        DataError: a corpus not installed (run ``make data``) or damaged.
     """
     sources = _check(sources, max_sentences)
     for source in sources:  # fail on missing data before loading the model

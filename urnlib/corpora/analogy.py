@@ -39,7 +39,7 @@ FIX_HINT = ("Fix the file (UTF-8 text: ': section' headers and 'a b c d' questio
 
 class AnalogyFormatError(DataError):
     """An analogy file that is missing, damaged or not in the questions-words format; the message names the
-    file and line and says what to do (a :class:`~urnlib.params.DataError`, so a ``ParameterError`` too)."""
+    file and line and says what to do (a :class:`~urnlib.errors.DataError`)."""
 
 
 @dataclass(frozen=True)
@@ -64,17 +64,17 @@ def google_analogy_path() -> Path:
     loads the whole model zoo).
 
     Raises:
-        ParameterError: gensim is not installed, or its copy lacks the test data.
+        DataError: gensim is not installed, or its copy lacks the test data.
     """
     spec = importlib.util.find_spec("gensim")
     if spec is None or not spec.submodule_search_locations:
-        raise ParameterError(f"gensim is not installed. {INSTALL_HINT}")
+        raise DataError(f"gensim is not installed. {INSTALL_HINT}")
     for path in (Path(loc) / "test" / "test_data" / "questions-words.txt"
                  for loc in spec.submodule_search_locations):
         if path.is_file():
             return path
-    raise ParameterError(f"gensim at {list(spec.submodule_search_locations)} has no "
-                         f"test/test_data/questions-words.txt (a stripped install?). {INSTALL_HINT}")
+    raise DataError(f"gensim at {list(spec.submodule_search_locations)} has no "
+                    f"test/test_data/questions-words.txt (a stripped install?). {INSTALL_HINT}")
 
 
 def read_analogies(path: str | os.PathLike, *, lower: bool = True) -> list[Analogy]:

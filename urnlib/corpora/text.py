@@ -264,7 +264,8 @@ def corpus(name: str, *, lower: bool = True, max_sentences: int | None = None,
             :func:`urnlib.corpora.npm.npm_dir`).
 
     Raises:
-        ParameterError: an unknown name (the message lists :data:`CORPORA`) or a corpus not installed.
+        ParameterError: an unknown name (the message lists :data:`CORPORA`).
+        DataError: a corpus not installed (run ``make data``) or damaged.
     """
     if name not in CORPORA:
         raise ParameterError(f"corpus name={name!r} is unknown; choose one of {list(CORPORA)}")

@@ -6,7 +6,8 @@ a 3-TURN with 50 units; the baseline is the LSTM of Linzen et al. (50 units, emb
 the language models of :mod:`urnlib.models` with a readout of 2 classes, read at the last word of the
 prefix (every other position carries no loss), so they train in the one loop of :mod:`urnlib.train`.
 The data sources (the agreement grammar, real English built offline, Linzen-format files) and the
-evaluation are in :mod:`urnlib.experiments.agreement_data`.
+evaluation are in :mod:`urnlib.tasks.agreement`; the checks of the sources before training in
+:mod:`urnlib.experiments.agreement_data`.
 
 The chapter's protocol, callable without a notebook::
 
@@ -31,18 +32,18 @@ from typing import Any
 
 import torch
 
-from urnlib.experiments.agreement_data import (PAD, AgreementData, AgreementVocab, CorpusTask, FileSummary,
-                                               SyntheticTask, build_vocab, check_file, check_offline,
-                                               evaluate_agreement, make_data, run_extras, source_kind,
-                                               source_name, task_for, task_of, tasks_for)
+from urnlib.experiments.agreement_data import FileSummary, check_file, check_offline, run_extras
 from urnlib.experiments.config import ChapterConfig, run_config
 from urnlib.languages.agreement_grammar import MAX_LENGTH
 from urnlib.models import build_model, count_parameters
-from urnlib.models.registry import build_trained, component_of, parse_spec
+from urnlib.models.registry import component_of, parse_spec
 from urnlib.models.unitary import skew_size
 from urnlib.params import ParameterError, check_choice, check_float, check_int
 from urnlib.results import Run, RunSpec, Trained
-from urnlib.seeds import Seeds, by_label, check_seeds, seed_name, split_setting
+from urnlib.seeds import Seeds, by_label, check_seeds, split_setting
+from urnlib.tasks.agreement import (PAD, AgreementData, AgreementVocab, CorpusTask, SyntheticTask,
+                                    build_vocab, evaluate_agreement, make_data, source_kind, source_name,
+                                    task_for, task_of, tasks_for)
 from urnlib.train import TrainConfig, fit, seed_everything
 
 __all__ = ["Config", "AgreementRuns", "run_spec", "train_run", "run", "rebuild_model", "EXPERIMENT",
@@ -280,14 +281,15 @@ class Config(ChapterConfig):
             runs = []
             for seed in self.seeds:
                 task, cfg = self.tasks(seed)[name], self.train_config(seed)
-                runs += [run_spec(seed_name(label, seed), task, spec, cfg) for label, spec in specs.items()]
+                runs += [run_spec(label, seed, task, spec, cfg, label=label) for label, spec in specs.items()]
                 if self.variant and isinstance(task, CorpusTask):
                     small = replace(task, vocab_size=self.small_vocab)
-                    runs.append(run_spec(seed_name(self.variant, seed), small, specs[self.turn], cfg))
+                    runs.append(run_spec(self.variant, seed, small, specs[self.turn], cfg, label=self.turn,
+                                         setting=f"vocabulary {self.small_vocab}"))
                 if self.code_setting:
                     code = self.train_config(seed, self.code_lr)
-                    runs += [run_spec(seed_name(f"{label}, {self.code_setting}", seed), task, spec, code)
-                             for label, spec in specs.items()]
+                    runs += [run_spec(f"{label}, {self.code_setting}", seed, task, spec, code, label=label,
+                                      setting=self.code_setting) for label, spec in specs.items()]
             out.append((name, runs))
         return out
 
@@ -309,14 +311,16 @@ class Config(ChapterConfig):
                 f"{self.batch_size}{code}{variant} ({len(self.plan())} runs).")
 
 
-def run_spec(name: str, task: SyntheticTask | CorpusTask, model: dict[str, Any],
-             train: TrainConfig) -> RunSpec:
-    """One run: ``model`` (a spec dict of :func:`urnlib.models.build_model`) trained on ``task``, stored
-    under ``agreement/<source name>/<name>-<key>``."""
-    return RunSpec(f"{EXPERIMENT}/{source_name(task)}", name,
-                   {"task": asdict(task), "model": model, "train": asdict(train)},
-                   (*COMPONENTS, *DATA_COMPONENTS[source_kind(task)], component_of(model)),
-                   f"{__name__}:train_run")
+def run_spec(name: str, seed: int | None, task: SyntheticTask | CorpusTask, model: dict[str, Any],
+             train: TrainConfig, *, label: str, setting: str | None = None) -> RunSpec:
+    """One run: ``model`` (a spec dict of :func:`urnlib.models.build_model`) trained on ``task`` under
+    ``seed``, its group ``name`` (coordinates: the model's ``label``, the ``setting`` it differs in, the
+    data ``source``), stored under ``agreement/<source name>/<key>``."""
+    return RunSpec.of(f"{EXPERIMENT}/{source_name(task)}", name,
+                      {"task": asdict(task), "model": model, "train": asdict(train)},
+                      (*COMPONENTS, *DATA_COMPONENTS[source_kind(task)], component_of(model)),
+                      f"{__name__}:train_run", seed=seed, source=source_name(task), model=label,
+                      setting=setting)
 
 
 def train_run(spec: RunSpec, checkpoint: Path | None, *, analysis_words: int = ANALYSIS_WORDS) -> Trained:
@@ -389,10 +393,6 @@ def run(config: Config, *, store: str | Path | None = None, mode: str | None = N
 
 
 def rebuild_model(run: Run) -> torch.nn.Module:
-    """The trained classifier of a stored run, in eval mode (a run stored before whole weights were kept,
-    with only ``head_embedding``, cannot be rebuilt: retrain it)."""
-    weights = {k: v for k, v in (run.weights or {}).items() if k != "head_embedding"}
-    if not weights:
-        raise ParameterError(f"stored run {run.name!r} ({run.path}) keeps no state_dict, only the tensors "
-                             "its tables read; retrain it to rebuild the model")
-    return build_trained(run.params["model"], weights, run.final["data"]["vocabulary"])
+    """The trained classifier of a stored run, in eval mode (:meth:`Run.model` of its weights without
+    ``head_embedding``, which is no parameter of the model: a run stored with only that cannot be rebuilt)."""
+    return run.model(run.final["data"]["vocabulary"], extra=("head_embedding",))

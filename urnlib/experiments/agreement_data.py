@@ -1,142 +1,29 @@
-"""Data of the agreement experiment (paper 000 sec. 4): the sources, their examples, the vocabulary, the
-encoded prefixes and the evaluation by number of attractors.
+"""What the agreement chapter checks of its data sources before anything trains, and what a run stores beyond
+its metrics.
 
-Three data sources, one format (:mod:`urnlib.corpora.linzen`):
-
-* ``"synthetic"``: the agreement grammar (:mod:`urnlib.languages.agreement_grammar`); training sentences
-  have 0 .. ``train_max_attractors`` attractors and as many extra nouns of the subject's number, drawn alike
-  (``symmetric``: the other nouns' numbers tell nothing about the verb's), the test set has equally many
-  sentences per count 0 .. ``max_attractors`` (and 0-2 extra nouns), so the curve of Fig. 2 is measured
-  where real text has too few examples;
-* ``"offline"``: real English from the Brown corpus and the State of the Union addresses, parsed here
-  (:mod:`urnlib.corpora.agreement_builder`, cached);
-* a path to a TSV in the format of Linzen et al. (the paper's ``agr_50_mostcommon_10K.tsv.gz``).
-
-Real text is split 90/10 by a seeded shuffle of its sentences (paper 000 sec. 4; a sentence with two
-selected verbs stays on one side). The vocabulary is the ``vocab_size`` most frequent words of the
-training sentences; any other word is replaced by its POS tag (paper 000 sec. 4; Linzen et al.).
-Two heuristics are scored on every test set beside the models (:data:`HEURISTICS`): the number of the
-sentence's *first noun* and of the noun *nearest the verb* (the last noun of the prefix; Linzen et al.'s
-tags ``NN``/``NNS``). A model's accuracy means something only where it beats both.
-The chapter's config, plan and training are in :mod:`urnlib.experiments.agreement`.
+The task itself - the sources (the agreement grammar, real English built offline, a Linzen-format TSV), their
+examples, the vocabulary, the encoded prefixes and the evaluation by number of attractors - is
+:mod:`urnlib.tasks.agreement`. Here: :func:`check_file` reads every line of a TSV that training will read,
+:func:`check_offline` verifies the corpora and the parser of the ``offline`` source, and :func:`run_extras`
+gives what a run stores for the chapter's analyses. The chapter's config, plan and training are in
+:mod:`urnlib.experiments.agreement`.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import math
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
-import numpy as np
 import torch
 
-from urnlib.corpora.linzen import (OBTAIN_HINT, AgreementExample, attractor_histogram, iter_tsv, read_tsv,
-                                   source_names)
-from urnlib.params import ParameterError, check_float, check_int
-from urnlib.tokens import IGNORE, TokenData
+from urnlib.corpora.linzen import OBTAIN_HINT, iter_tsv
+from urnlib.params import DataError, ParameterError
+from urnlib.tasks.agreement import AgreementData
 
-__all__ = ["SyntheticTask", "CorpusTask", "task_for", "tasks_for", "task_of", "source_name", "source_kind",
-           "FileSummary", "check_file", "AgreementVocab", "build_vocab", "AgreementData", "make_data",
-           "encode_examples", "evaluate_agreement", "PAD", "HEURISTICS", "heuristic_accuracy",
-           "check_offline", "run_extras"]
-
-PAD = "<pad>"
-NOUN_TAGS = ("NN", "NNS")  # Linzen et al.'s nouns: the tags attractors are counted on
-
-
-def _noun_plural(example: AgreementExample, last: bool) -> bool:
-    """Is the first (or last) noun of the prefix plural? A prefix without a noun: singular."""
-    tags = example.pos[: example.verb_index]
-    nouns = [t for t in tags if t in NOUN_TAGS]
-    return bool(nouns) and nouns[-1 if last else 0] == "NNS"
-
-
-#: baselines that read only the nouns' tags: name -> predicted plural? of an example
-HEURISTICS = {"first noun": lambda ex: _noun_plural(ex, last=False),
-              "nearest noun": lambda ex: _noun_plural(ex, last=True)}
-
-
-def heuristic_accuracy(examples: list[AgreementExample]) -> dict[str, dict[str, Any]]:
-    """Each of :data:`HEURISTICS` on ``examples``: ``accuracy`` and ``attr_correct[a]``, ``attr_total[a]``
-    (the layout of :func:`evaluate_agreement`)."""
-    size = max((ex.n_attractors for ex in examples), default=0) + 1
-    out = {}
-    for name, predict in HEURISTICS.items():
-        correct, total = [0] * size, [0] * size
-        for ex in examples:
-            total[ex.n_attractors] += 1
-            correct[ex.n_attractors] += int(predict(ex) == ex.plural)
-        out[name] = {"accuracy": sum(correct) / max(len(examples), 1), "attr_correct": correct,
-                     "attr_total": total}
-    return out
-
-
-@dataclass(frozen=True)
-class SyntheticTask:
-    """Sentences of the agreement grammar (the values come from :class:`Config`)."""
-
-    train_size: int  # training sentences
-    test_per_count: int  # test sentences per attractor count 0 .. max_attractors
-    train_max_attractors: int  # training sentences have 0 .. this many attractors (uniformly)
-    max_attractors: int  # test sentences have 0 .. this many
-    seed: int  # grammar seed (train and test streams derive from it)
-
-    def __post_init__(self):
-        check_int("train_size", self.train_size, minimum=2)
-        check_int("test_per_count", self.test_per_count, minimum=1)
-        check_int("max_attractors", self.max_attractors, minimum=0, maximum=12)
-        check_int("train_max_attractors", self.train_max_attractors, minimum=0, maximum=self.max_attractors)
-        check_int("seed", self.seed, minimum=0)
-
-
-@dataclass(frozen=True)
-class CorpusTask:
-    """Real sentences: ``source`` is ``"offline"`` or the path of a Linzen-format TSV."""
-
-    source: str
-    vocab_size: int  # most frequent training words kept; the others are replaced by their POS tag
-    test_fraction: float  # held-out share of the sentences
-    max_examples: int  # use only the first this many examples of the file (0: all)
-    offline_max_sentences: int  # offline build: sentences read per source text (0: all)
-    seed: int  # seed of the split
-
-    def __post_init__(self):
-        if not isinstance(self.source, str) or not self.source:
-            raise ParameterError(f"source={self.source!r}: {OBTAIN_HINT}")
-        check_int("vocab_size", self.vocab_size, minimum=1)
-        check_float("test_fraction", self.test_fraction, minimum=0.0, maximum=0.9, strict_min=True)
-        check_int("max_examples", self.max_examples, minimum=0)
-        check_int("offline_max_sentences", self.offline_max_sentences, minimum=0)
-        check_int("seed", self.seed, minimum=0)
-
-
-def task_for(source: str, *, synthetic: dict[str, Any], corpus: dict[str, Any]) -> SyntheticTask | CorpusTask:
-    """The task of one data source: ``"synthetic"``, ``"offline"`` or a path (which must exist)."""
-    if source == "synthetic":
-        return SyntheticTask(**synthetic)
-    if source != "offline" and not Path(source).is_file():
-        raise ParameterError(f"data source {source!r} is neither 'synthetic', 'offline' nor an existing "
-                             f"file. {OBTAIN_HINT}")
-    return CorpusTask(source=str(source), **corpus)
-
-
-def tasks_for(sources: list[str], *, synthetic: dict[str, Any],
-              corpus: dict[str, Any]) -> dict[str, SyntheticTask | CorpusTask]:
-    """:func:`task_for` of every source, by :func:`source_name`; two sources with one name are a
-    ParameterError naming both (:func:`urnlib.corpora.linzen.source_names`)."""
-    sources = list(sources)
-    names = source_names(sources)
-    return {name: task_for(source, synthetic=synthetic, corpus=corpus)
-            for name, source in zip(names, sources)}
-
-
-def task_of(params: dict[str, Any]) -> SyntheticTask | CorpusTask:
-    """The task of a run's stored ``params["task"]``."""
-    return CorpusTask(**params) if "source" in params else SyntheticTask(**params)
+__all__ = ["FileSummary", "check_file", "check_offline", "run_extras"]
 
 
 @dataclass(frozen=True)
@@ -160,7 +47,7 @@ def _scan(path: str, size: int, mtime_ns: int, limit: int | None) -> FileSummary
         longest = max(longest, example.verb_index)
         sentences.add(hash(example.words))
     if not examples:
-        raise ParameterError(f"{path} has a header but no examples. {OBTAIN_HINT}")
+        raise DataError(f"{path} has a header but no examples. {OBTAIN_HINT}")
     return FileSummary(examples, len(sentences), tokens, longest)
 
 
@@ -176,153 +63,6 @@ def check_file(path: str | Path, limit: int | None = None) -> FileSummary:
     return _scan(str(path), stat.st_size, stat.st_mtime_ns, limit)
 
 
-def source_name(task: SyntheticTask | CorpusTask) -> str:
-    """A short name for figures and the run store: ``synthetic``, ``offline`` or the file's stem."""
-    if isinstance(task, SyntheticTask):
-        return "synthetic"
-    return source_names([task.source])[0]
-
-
-def source_kind(task: SyntheticTask | CorpusTask) -> str:
-    """``"synthetic"``, ``"offline"`` or ``"file"``."""
-    if isinstance(task, SyntheticTask):
-        return "synthetic"
-    return "offline" if task.source == "offline" else "file"
-
-
-@dataclass
-class AgreementVocab:
-    """``<pad>``, then words by decreasing training frequency, then POS tags (for the other words)."""
-
-    tokens: list[str]
-    n_words: int  # tokens[1 : 1 + n_words] are words
-    index: dict[str, int] = field(init=False, repr=False)
-
-    def __post_init__(self):
-        self.index = {t: i for i, t in enumerate(self.tokens)}
-
-    def __len__(self) -> int:
-        return len(self.tokens)
-
-    @property
-    def words(self) -> list[str]:
-        return self.tokens[1 : 1 + self.n_words]
-
-    def encode(self, words, tags) -> list[int]:
-        """Word ids, a word outside the vocabulary by its tag (a tag unseen in training: the padding id)."""
-        word_ids = self.index
-        return [word_ids[w] if w in word_ids and word_ids[w] <= self.n_words else word_ids.get("#" + t, 0)
-                for w, t in zip(words, tags)]
-
-
-def build_vocab(examples: list[AgreementExample], size: int) -> AgreementVocab:
-    """The ``size`` most frequent words (ties: alphabetical); POS tags enter as ``#TAG`` tokens."""
-    counts = Counter(w for ex in examples for w in ex.words)
-    words = [w for w, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:size]]
-    tags = sorted({"#" + t for ex in examples for t in ex.pos})
-    return AgreementVocab([PAD, *words, *tags], len(words))
-
-
-@dataclass
-class AgreementData:
-    vocab: AgreementVocab
-    train: TokenData
-    test: TokenData
-    test_attractors: torch.Tensor  # (N_test,)
-    stats: dict[str, Any]  # sizes, attractor histograms, majority baseline: stored with every run
-    word_tags: dict[str, Counter]  # tags each vocabulary word had in training (for the analyses)
-
-
-def encode_examples(examples: list[AgreementExample], vocab: AgreementVocab) -> TokenData:
-    """Prefixes right-padded; the target (0 singular, 1 plural) sits at the prefix's last word."""
-    T = max(len(ex.prefix) for ex in examples)
-    inputs = torch.zeros(len(examples), T, dtype=torch.long)
-    targets = torch.full((len(examples), T), IGNORE, dtype=torch.long)
-    for i, ex in enumerate(examples):
-        ids = vocab.encode(ex.prefix, ex.pos[: ex.verb_index])
-        inputs[i, : len(ids)] = torch.tensor(ids)
-        targets[i, len(ids) - 1] = int(ex.plural)
-    return TokenData(inputs, targets)
-
-
-def _split(task: SyntheticTask | CorpusTask) -> tuple[list[AgreementExample], list[AgreementExample]]:
-    if isinstance(task, SyntheticTask):
-        from urnlib.languages import agreement_grammar as grammar
-
-        # attractors and extra nouns drawn alike: the nouns' numbers carry no cue (generate, symmetric)
-        train = grammar.generate(task.train_size, attractor_counts=list(range(task.train_max_attractors + 1)),
-                                 symmetric=True, rng=np.random.default_rng([task.seed, 0]))
-        counts = list(range(task.max_attractors + 1))
-        test = grammar.generate(task.test_per_count * len(counts), attractor_counts=counts, stratified=True,
-                                rng=np.random.default_rng([task.seed, 1]))
-        return train, test
-    if task.source == "offline":
-        from urnlib.corpora.agreement_builder import offline_dataset
-
-        path = offline_dataset(max_sentences=task.offline_max_sentences or None, verbose=False)
-    else:
-        path = Path(task.source)
-    examples = read_tsv(path, limit=task.max_examples or None)
-    if len(examples) < 10:
-        raise ParameterError(f"{path}: only {len(examples)} examples; need at least 10 to split 90/10")
-    # split by sentence, so that two verbs of one sentence never fall on both sides
-    sentences = list(dict.fromkeys(ex.words for ex in examples))
-    order = np.random.default_rng(task.seed).permutation(len(sentences))
-    n_test = max(1, math.ceil(task.test_fraction * len(sentences)))
-    held_out = {sentences[i] for i in order[:n_test]}
-    return ([ex for ex in examples if ex.words not in held_out],
-            [ex for ex in examples if ex.words in held_out])
-
-
-@lru_cache(maxsize=4)
-def make_data(task: SyntheticTask | CorpusTask) -> AgreementData:
-    """Examples of the source, split, vocabulary, encoded prefixes and the data statistics."""
-    train, test = _split(task)
-    size = task.vocab_size if isinstance(task, CorpusTask) else 10**9  # the grammar's lexicon is small
-    vocab = build_vocab(train, size)
-    word_tags: dict[str, Counter] = {}
-    for ex in train:
-        for w, t in zip(ex.words, ex.pos):
-            word_tags.setdefault(w, Counter())[t] += 1
-    stats = {
-        "source": source_name(task), "train_examples": len(train), "test_examples": len(test),
-        "vocabulary": len(vocab), "words": vocab.n_words,
-        "train_attractors": {str(k): v for k, v in attractor_histogram(train).items()},
-        "test_attractors": {str(k): v for k, v in attractor_histogram(test).items()},
-        "test_plural_share": float(np.mean([ex.plural for ex in test])),
-        "mean_prefix_length": float(np.mean([len(ex.prefix) for ex in train])),
-        "heuristics": heuristic_accuracy(test),
-    }
-    return AgreementData(vocab, encode_examples(train, vocab), encode_examples(test, vocab),
-                         torch.tensor([ex.n_attractors for ex in test]), stats, word_tags)
-
-
-@torch.no_grad()
-def evaluate_agreement(model: torch.nn.Module, data: AgreementData, batch_size: int = 1024) -> dict[str, Any]:
-    """Test accuracy, overall and by number of attractors (``attr_correct[a]``, ``attr_total[a]``).
-
-    In batches of ``batch_size`` sentences, keeping only the prediction at each sentence's scored position.
-    """
-    was_training = model.training
-    model.eval()
-    correct = []
-    try:
-        for i in range(0, len(data.test), batch_size):
-            inputs, targets = data.test.batch(slice(i, i + batch_size))
-            scored = targets != IGNORE  # one position per sentence
-            correct.append(model(inputs).argmax(-1)[scored] == targets[scored])
-    finally:
-        model.train(was_training)
-    hits = torch.cat(correct).double()
-    size = int(data.test_attractors.max()) + 1
-    by_count = torch.bincount(data.test_attractors, weights=hits, minlength=size)
-    return {
-        "accuracy": float(hits.mean()),
-        "attr_correct": [int(v) for v in by_count.tolist()],
-        "attr_total": [int(v) for v in torch.bincount(data.test_attractors, minlength=size).tolist()],
-    }
-
-
 def check_offline() -> None:
     """The corpora of the ``offline`` source, verified against their pinned npm packages, and spaCy."""
     from urnlib.corpora.agreement_builder import MODEL
@@ -332,8 +72,8 @@ def check_offline() -> None:
     for files in (brown_files, sotu_files):
         try:
             files()
-        except ParameterError as err:  # not installed (make data), or damaged (a DataError): the same kind
-            raise type(err)(f"data source 'offline' (built from the Brown corpus and the State of the Union "
+        except DataError as err:  # not installed (make data), or damaged
+            raise DataError(f"data source 'offline' (built from the Brown corpus and the State of the Union "
                             f"addresses): {err}") from None
     if importlib.util.find_spec("spacy") is None or importlib.util.find_spec(MODEL) is None:
         raise ParameterError(f"data source 'offline' is parsed by spaCy's {MODEL}, which is not installed: "

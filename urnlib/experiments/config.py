@@ -26,14 +26,16 @@ from typing import Any, ClassVar
 import yaml
 
 import urnlib
+from urnlib.experiments import provenance
 from urnlib.params import ParameterError, check_choice
+from urnlib.results import RunStore
+from urnlib.runner import MODES, run_plan
 
-__all__ = ["ChapterConfig", "REPO", "PARAMS_DIR", "MODES", "MEMORY_BUDGET", "scales_of", "run_config",
-           "run_chapters", "train_token_model", "kept_weights", "WEIGHTS_LIMIT"]
+__all__ = ["ChapterConfig", "REPO", "PARAMS_DIR", "MODES", "MEMORY_BUDGET", "EXECUTION", "scales_of",
+           "run_config"]
 
 REPO = Path(urnlib.__file__).resolve().parents[1]
 PARAMS_DIR = REPO / "notebooks" / "params"
-MODES = ("load", "train", "retrain")
 MEMORY_BUDGET = 24 * 2**30  #: bytes a configuration may need (this machine's memory: 24 GiB)
 #: fields that say where and how runs are obtained, not what they compute: never called overrides of a preset
 EXECUTION = frozenset({"store", "mode", "on_stale", "workers", "scheduler", "device"})
@@ -173,37 +175,10 @@ class ChapterConfig:
     def where_from(cls, scale: str = "paper", params_dir: Path = PARAMS_DIR) -> dict[str, str]:
         """Where each value of the preset ``scale`` comes from: the comment beside its key in
         ``<chapter>.<scale>.yaml`` (with the comment lines just above the key and those continuing it below),
-        ``""`` for a key without one. The files say "ours" where a value is not the papers'."""
+        ``""`` for a key without one (:func:`urnlib.experiments.provenance.where_from`). The files say "ours"
+        where a value is not the papers'."""
         check_choice("scale", scale, scales_of(cls.CHAPTER, params_dir))
-        out: dict[str, str] = {}
-        above: list[str] = []
-        last = None
-        header = True  # the file's opening comment block is about the whole preset, not its first key
-        for line in (params_dir / f"{cls.CHAPTER}.{scale}.yaml").read_text().splitlines():
-            stripped = line.strip()
-            if not stripped:
-                above, last, header = [], None, False
-                continue
-            if stripped.startswith("#"):
-                text = stripped.lstrip("#").strip()
-                if line[0].isspace() and last is not None:   # an indented comment continues the key above
-                    out[last] = f"{out[last]} {text}".strip()
-                elif not header:
-                    above.append(text)
-                continue
-            header = False
-            key, _, rest = line.partition(":")
-            if line[0].isspace() or not key.isidentifier():   # a value continued on the next line
-                if " #" in line and last is not None:          # with a comment of its own (a nested key's)
-                    before, _, note = line.partition(" #")
-                    sub = before.strip()   # "dyck:" (a nested key, its value below) names the note's subject
-                    label = sub if sub.endswith(":") and sub[:-1].isidentifier() else ""
-                    out[last] = " ".join(filter(None, [out[last], label, note.strip()]))
-                continue
-            comment = rest.partition(" #")[2].strip() if " #" in rest else ""
-            out[key] = " ".join([*above, comment]).strip()
-            above, last = [], key
-        return out
+        return provenance.where_from(params_dir / f"{cls.CHAPTER}.{scale}.yaml")
 
     @classmethod
     def load(cls, scale: str = "paper", params_dir: Path = PARAMS_DIR, **overrides):
@@ -263,114 +238,7 @@ def run_config(config: ChapterConfig, specs=None, *, store: str | Path | None = 
         store: the run store (default: ``config.store``, relative to ``notebooks/``).
         mode: ``load``, ``train`` or ``retrain`` (default: ``config.mode``).
     """
-    from urnlib.results import RunStore
-    from urnlib.runner import run_plan
-
     store = RunStore(store if store is not None else config.store_path(), rebuild=config.rebuild_command())
     return run_plan(config.plan() if specs is None else specs, store, mode=mode or config.mode,
                     on_stale=config.on_stale, workers=config.workers, scheduler=config.scheduler or None,
                     device=config.device)
-
-
-def run_chapters(chapters: list[str], scale: str, *, workers: int | str | None = None, scheduler: str = "",
-                 each: dict[str, dict] | None = None, **overrides) -> dict[str, dict | Exception]:
-    """Every run of every chapter's plan (its ``Config.load(scale, **overrides, **each[chapter])``: ``mode``
-    ``train`` trains what is missing or stale), on one Dask backend at once: a local cluster of ``workers``
-    processes, a batch-queue cluster or a running ``scheduler``, to which each chapter submits its plan from
-    a thread of its own (its module's ``run``, one progress bar per chapter). The scheduler gives every free
-    worker the next run of any chapter (of the first listed that has one waiting; a chapter submits after the
-    ones listed before it have), so no worker waits for another chapter's last runs. Without
-    ``workers`` or ``scheduler`` the chapters train here, one after another.
-
-    Every config is loaded (and so validated) before anything trains: a bad parameter stops them all.
-
-    Returns:
-        ``{chapter: what its module's run returns}`` (its runs, by name or grouped), or the exception that
-        stopped a chapter's plan (the other chapters go on, and whatever it stored stays stored).
-    """
-    import contextlib
-    import importlib
-    import threading
-    from concurrent.futures import ThreadPoolExecutor
-
-    from urnlib import cluster
-    from urnlib.cluster_runs import PRIORITY, SUBMITTED
-    from urnlib.progress import RUNS_LABEL
-
-    n_workers, where = cluster.check_workers(workers), cluster.check_scheduler(scheduler or None)
-    modules = {name: importlib.import_module(f"urnlib.experiments.{name}") for name in chapters}
-    with contextlib.ExitStack() as stack:
-        if where is not None and where[0] == "address":
-            address = where[1]
-        elif where is not None or n_workers not in (None, 1):
-            address = stack.enter_context(cluster.connect(n_workers, where)).scheduler.address
-        else:
-            address = ""
-        configs = {name: module.Config.load(scale, **{**overrides, **(each or {}).get(name, {})},
-                                            scheduler=address or None) for name, module in modules.items()}
-
-        names = list(configs)
-        submitted = {name: threading.Event() for name in names}
-
-        def one(name: str):
-            i = names.index(name)
-            if i:  # idle workers take what is submitted first: the chapters listed before this one
-                submitted[names[i - 1]].wait()
-            RUNS_LABEL.set(name)  # this thread's bars, and its runs' rank: the chapters listed first go first
-            PRIORITY.set(len(names) - i)
-            SUBMITTED.set(submitted[name])
-            try:
-                return modules[name].run(configs[name])
-            except Exception as exc:  # noqa: BLE001 - reported with the chapter's name, the others go on
-                return exc
-            finally:
-                submitted[name].set()  # also when it had nothing to train, or failed before submitting
-
-        with ThreadPoolExecutor(max(1, len(configs)) if address else 1) as pool:
-            done = dict(zip(configs, pool.map(one, configs)))
-    return done
-
-
-WEIGHTS_LIMIT = 2 * 2**20  #: bytes: a run's weights are stored up to this size (see :func:`kept_weights`)
-
-
-def kept_weights(model) -> tuple[dict, bool]:
-    """``(weights to store, whether they are stored)``: the model's ``state_dict`` up to
-    :data:`WEIGHTS_LIMIT` bytes, else nothing (a language model over an 18k-word vocabulary has 9-24 MB; a
-    chapter whose runs are that large computes every number it shows at training time instead)."""
-    weights = model.state_dict()
-    stored = sum(t.numel() * t.element_size() for t in weights.values()) <= WEIGHTS_LIMIT
-    return (weights if stored else {}), stored
-
-
-def train_token_model(spec, checkpoint, train, test, vocab_size: int, evaluate=None, callbacks=(), **context):
-    """The training function shared by the chapters whose runs are one next-symbol model each: build the run's
-    model (seeded by its training seed), :func:`urnlib.train.fit` it with the chapter's ``evaluate`` callback,
-    and keep the row of the epoch whose weights it keeps (the monitor's best with ``keep_best``, else the
-    last) with the parameter count as its final metrics (and, with a monitor, its best epoch and whether
-    patience stopped it).
-
-    Args:
-        spec: the run (its params hold ``model`` and ``train``).
-        checkpoint: where the loop checkpoints (a path or a sink, see :func:`urnlib.train.fit`).
-        train, test: :class:`~urnlib.tokens.TokenData`.
-        vocab_size: V.
-        evaluate: the per-epoch metrics of the chapter.
-        callbacks: :class:`~urnlib.callbacks.Callback` objects of the loop (e.g. a chapter's stopping rule).
-        **context: keyword arguments of the model (see :func:`urnlib.models.build_model`).
-    """
-    from urnlib.models import build_model, count_parameters
-    from urnlib.results import Trained
-    from urnlib.train import TrainConfig, fit, seed_everything
-
-    cfg = TrainConfig(**spec.params["train"])
-    seed_everything(cfg.seed)
-    model = build_model(spec.params["model"], vocab_size, **context)
-    history, _ = fit(model, train, test, cfg, evaluate=evaluate, checkpoint=checkpoint, desc=spec.name,
-                     callbacks=callbacks)
-    # the row of the weights kept: the monitor's best epoch with keep_best, else the last epoch
-    row = history.best_row if cfg.keep_best else history.rows[-1]
-    final = {**row, "n_params": count_parameters(model)}
-    if cfg.monitor:
-        final |= {"best_epoch": history.best_epoch, "stopped_early": history.stopped_early}
-    return Trained(history.rows, final, model.state_dict(), history.wall_time, history.cpu_time)

@@ -25,24 +25,24 @@ epoch, while the history holds every epoch trained.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
 from urnlib.callbacks import stopping_callbacks
-from urnlib.experiments.config import ChapterConfig, run_config, train_token_model
+from urnlib.experiments.config import ChapterConfig, run_config
+from urnlib.experiments.training import train_token_model
 from urnlib.languages import cross_serial as cs
-from urnlib.models.registry import build_trained, component_of
+from urnlib.models.registry import component_of
 from urnlib.params import ParameterError, check_bool, check_choice, check_float, check_int, check_list
 from urnlib.results import Run, RunSpec, Trained
-from urnlib.seeds import Seeds, by_label, check_seeds, seed_name
-from urnlib.tokens import TokenData
-from urnlib.train import TrainConfig, predict
+from urnlib.seeds import Seeds, by_label, check_seeds
+from urnlib.tasks.cross_serial import CrossSerialTask, evaluate_strings, make_data
+from urnlib.train import TrainConfig
 
-__all__ = ["Config", "CrossSerialTask", "CrossSerialData", "make_data", "evaluate_strings", "train_run",
+#: CrossSerialTask, make_data and evaluate_strings are urnlib.tasks.cross_serial's, named here for the tests
+__all__ = ["Config", "CrossSerialTask", "make_data", "evaluate_strings", "train_run",
            "run", "rebuild_model", "EXPERIMENT", "KINDS", "MONITORS"]
 
 EXPERIMENT = "cross_serial"
@@ -51,33 +51,6 @@ COMPONENTS = ("train.loop", "data.cross_serial", "experiment.cross_serial")
 KINDS = {"urn": "URN", "lstm": "LSTM"}
 #: epoch metrics that ``monitor`` may watch (both: lower is better)
 MONITORS = {"test_loss": "test loss", "error_rate": "full-string error rate"}
-
-
-@dataclass(frozen=True)
-class CrossSerialTask:
-    """Data settings of one run (the values come from :class:`Config`)."""
-
-    train_k: int  # training strings from C_train_k
-    test_k: int  # test strings from C_test_k; also the language predictions are scored in
-    train_size: int
-    test_size: int
-    min_block: int  # m, n >= min_block: see urnlib.languages.cross_serial on how "uniformly" is read
-    seed: int
-
-    def __post_init__(self):
-        check_int("min_block", self.min_block, minimum=0, maximum=1)
-        for name in ("train_k", "test_k"):
-            value = getattr(self, name)
-            check_int(name, value, minimum=2)
-            cs.check_language(value, self.min_block, name)
-        if self.train_k > self.test_k:
-            raise ParameterError(
-                f"train_k={self.train_k} is above test_k={self.test_k}: the test language must contain the "
-                "training language (C_k grows with k), so use train_k <= test_k"
-            )
-        check_int("train_size", self.train_size, minimum=1, maximum=10_000_000)
-        check_int("test_size", self.test_size, minimum=1, maximum=1_000_000)
-        check_int("seed", self.seed, minimum=0)
 
 
 def _epochs(n: int) -> str:
@@ -191,10 +164,11 @@ class Config(ChapterConfig):
             for n in self.units:
                 model = self.model_spec(kind, n)
                 for seed in self.seeds:
-                    specs.append(RunSpec(EXPERIMENT, seed_name(f"{KINDS[kind]} {n}", seed),
-                                         {"task": asdict(self.task(seed)), "model": model,
-                                          "train": asdict(self.train_config(seed)), "stop": self.stop()},
-                                         (*COMPONENTS, component_of(model)), f"{__name__}:train_run"))
+                    specs.append(RunSpec.of(EXPERIMENT, f"{KINDS[kind]} {n}",
+                                            {"task": asdict(self.task(seed)), "model": model,
+                                             "train": asdict(self.train_config(seed)), "stop": self.stop()},
+                                            (*COMPONENTS, component_of(model)), f"{__name__}:train_run",
+                                            seed=seed, kind=kind, units=n))
         return specs
 
     def view(self, runs: dict[str, Run]) -> dict[str, Seeds]:
@@ -218,48 +192,10 @@ class Config(ChapterConfig):
                 + f" ({len(self.plan())} runs).")
 
 
-@dataclass
-class CrossSerialData:
-    vocab: cs.CrossSerialVocab
-    train: TokenData
-    test: TokenData
-    test_pairs: list[tuple[int, int]]
-
-
-@lru_cache(maxsize=4)
-def make_data(task: CrossSerialTask) -> CrossSerialData:
-    """Seeded training strings from C_train_k and test strings from C_test_k."""
-    vocab = cs.CrossSerialVocab()
-    train = cs.generate(task.train_size, task.train_k, min_block=task.min_block,
-                        rng=np.random.default_rng([task.seed, 0]))
-    test = cs.generate(task.test_size, task.test_k, min_block=task.min_block,
-                       rng=np.random.default_rng([task.seed, 1]))
-    return CrossSerialData(vocab, TokenData(*cs.encode(train, vocab)), TokenData(*cs.encode(test, vocab)),
-                           test)
-
-
-def evaluate_strings(model: torch.nn.Module, data: CrossSerialData, task: CrossSerialTask) -> dict[str, Any]:
-    """Full-string error rate on the test set, overall and by pattern length m + n.
-
-    Returns:
-        ``error_rate`` and lists indexed by m + n: ``length_wrong``, ``length_total``.
-    """
-    predicted = predict(model, data.test.inputs).argmax(dim=-1)
-    correct = cs.score_strings(predicted, data.test_pairs, data.vocab, task.test_k, task.min_block)
-    lengths = torch.tensor([m + n for m, n in data.test_pairs])
-    total = torch.bincount(lengths, minlength=task.test_k)
-    wrong = torch.bincount(lengths, weights=(~correct).double(), minlength=task.test_k)
-    return {
-        "error_rate": float((~correct).double().mean()),
-        "length_wrong": [int(v) for v in wrong.tolist()],
-        "length_total": [int(v) for v in total.tolist()],
-    }
-
-
 def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
     """Train the model of one run of :meth:`Config.plan`. Its history holds every epoch trained; its final
     metrics (and weights) are the best epoch's by the monitor when ``keep_best`` is on, else the last epoch's
-    (:func:`~urnlib.experiments.config.train_token_model`)."""
+    (:func:`~urnlib.experiments.training.train_token_model`)."""
     task = CrossSerialTask(**spec.params["task"])
     data = make_data(task)
     callbacks = stopping_callbacks(spec.params.get("stop"))
@@ -276,4 +212,4 @@ def run(config: Config, *, store: str | Path | None = None, mode: str | None = N
 
 def rebuild_model(run: Run) -> torch.nn.Module:
     """The trained model of a stored run, in eval mode."""
-    return build_trained(run.params["model"], run.weights, len(cs.CrossSerialVocab()))
+    return run.model(len(cs.CrossSerialVocab()))

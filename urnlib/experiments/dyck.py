@@ -20,59 +20,31 @@ one run (a module-level function, so that any worker process can run it).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
-from urnlib.experiments.config import ChapterConfig, run_config, train_token_model
+from urnlib.experiments.config import ChapterConfig, run_config
+from urnlib.experiments.training import train_token_model
 from urnlib.languages import dyck
-from urnlib.models.registry import build_trained, component_of, parse_spec
+from urnlib.models.registry import component_of, parse_spec
+from urnlib.models.registry import label as model_label
 from urnlib.params import ParameterError, check_list, check_bool, check_choice, check_float, check_int
 from urnlib.results import Run, RunSpec, Trained
-from urnlib.seeds import Seeds, by_label, check_seeds, seed_name, split_setting
-from urnlib.tokens import TokenData
+from urnlib.seeds import Seeds, by_label, check_seeds, split_setting
+from urnlib.tasks.dyck import VOCAB_SIZE, DyckTask, evaluate_closing, make_data
 from urnlib.train import TrainConfig
 
-__all__ = ["Config", "Setting", "DyckTask", "DyckData", "make_data", "evaluate_closing", "train_run", "run",
+#: DyckTask, make_data and evaluate_closing are urnlib.tasks.dyck's, named here for the notebook and the tests
+__all__ = ["Config", "Setting", "DyckTask", "make_data", "evaluate_closing", "train_run", "run",
            "rebuild_model", "EXPERIMENT", "COMPARISON_KINDS"]
 
 EXPERIMENT = "dyck"
 COMPONENTS = ("train.loop", "data.dyck", "experiment.dyck")
-#: model kinds of the paper 001 comparison, and the label prefix of their runs
-COMPARISON_KINDS = {"urn": "URN", "lstm": "LSTM", "arbitrary": "Arbitrary"}
-VOCAB_SIZE = len(dyck.DyckVocab())
+#: model kinds of the paper 001 comparison, in the notebook's order (their runs' labels are the registry's)
+COMPARISON_KINDS = ("urn", "lstm", "arbitrary")
 MAX_UNITS = 4096
-
-
-@dataclass(frozen=True)
-class DyckTask:
-    """Data settings of one run (the values come from :class:`Config`).
-
-    Args:
-        n_pairs: bracket pairs per string (a string has ``2 n_pairs`` characters).
-        train_size, test_size: strings in the training and test sets.
-        train_max_depth: nesting cap of the training strings (test strings have none).
-        generator: ``"walk"`` or ``"midpoint"`` (see :mod:`urnlib.languages.dyck`).
-        seed: data seed (the training and test streams derive from it).
-    """
-
-    n_pairs: int
-    train_size: int
-    test_size: int
-    train_max_depth: int
-    generator: str
-    seed: int
-
-    def __post_init__(self):
-        check_int("n_pairs", self.n_pairs, minimum=1, maximum=500)
-        check_int("train_size", self.train_size, minimum=1, maximum=10_000_000)
-        check_int("test_size", self.test_size, minimum=1, maximum=1_000_000)
-        check_int("train_max_depth", self.train_max_depth, minimum=1, maximum=self.n_pairs)
-        check_choice("generator", self.generator, list(dyck.GENERATORS))
-        check_int("seed", self.seed, minimum=0)
 
 
 #: the model families a setting trains: every model, or paper 000's three
@@ -91,9 +63,8 @@ class Setting:
 
     def __post_init__(self):
         where = f"settings[{self.name!r}]"
-        if not self.name or not isinstance(self.name, str) or " seed " in f" {self.name} ":
-            raise ParameterError(f"settings: {self.name!r} is not a usable setting name "
-                                 "(text, without 'seed')")
+        if not self.name or not isinstance(self.name, str):
+            raise ParameterError(f"settings: {self.name!r} is not a usable setting name (a non-empty text)")
         check_float(f"{where}.lr", self.lr, minimum=0.0, strict_min=True)
         check_choice(f"{where}.generator", self.generator, list(dyck.GENERATORS))
         check_choice(f"{where}.models", self.models, list(SETTING_MODELS))
@@ -186,7 +157,7 @@ class Config(ChapterConfig):
     @property
     def turn(self) -> str:
         """The label of paper 000's truncated model, e.g. ``"3-TURN"``."""
-        return f"{self.truncation_k}-TURN"
+        return model_label({"kind": "urn", "k": self.truncation_k}, sized=False)
 
     def paper000_labels(self) -> list[str]:
         """The models of paper 000 Fig. 3."""
@@ -194,7 +165,7 @@ class Config(ChapterConfig):
 
     def comparison_labels(self) -> list[str]:
         """The models of paper 001 Fig. 3, family by family (the notebook's order: URNs, LSTMs, arbitrary)."""
-        return [f"{COMPARISON_KINDS[kind]} {n}" for kind in COMPARISON_KINDS if kind in self.models_001
+        return [model_label({"kind": kind, "n": n}) for kind in COMPARISON_KINDS if kind in self.models_001
                 for n in self.units_001]
 
     def variant_labels(self) -> list[str]:
@@ -213,7 +184,8 @@ class Config(ChapterConfig):
         for n in self.units_001:
             for kind in self.models_001:
                 text = f"lstm {n} e{self.lstm_embedding}" if kind == "lstm" else f"{kind} {n}"
-                out[f"{COMPARISON_KINDS[kind]} {n}"] = self._spec(text, f"units_001 contains {n}")
+                spec = self._spec(text, f"units_001 contains {n}")
+                out[model_label(spec)] = spec
         for label in self.variant_labels():
             out[label] = {**out[self.turn], "state_dropout": False}
         return out
@@ -228,10 +200,11 @@ class Config(ChapterConfig):
     def plan(self) -> list[RunSpec]:
         """Every run of the chapter: each setting's models, once per seed, named
         ``"<model>, <setting> seed <s>"``."""
-        return [RunSpec(EXPERIMENT, seed_name(f"{label}, {setting.name}", seed),
-                        {"task": asdict(self.task(setting, seed)), "model": model,
-                         "train": asdict(self.train_config(setting, seed))},
-                        (*COMPONENTS, component_of(model)), f"{__name__}:train_run")
+        return [RunSpec.of(EXPERIMENT, f"{label}, {setting.name}",
+                           {"task": asdict(self.task(setting, seed)), "model": model,
+                            "train": asdict(self.train_config(setting, seed))},
+                           (*COMPONENTS, component_of(model)), f"{__name__}:train_run",
+                           seed=seed, model=label, setting=setting.name)
                 for setting in self.settings_().values() for label, model in self.models(setting).items()
                 for seed in self.seeds]
 
@@ -282,59 +255,6 @@ class Config(ChapterConfig):
             "the symbols' matrices": (VOCAB_SIZE * n * n * 4.0 * 32, "units_000 or units_001"),
         }
 
-@dataclass
-class DyckData:
-    vocab: dyck.DyckVocab
-    train: TokenData
-    test: TokenData
-    test_strings: list[str]
-    test_attractors: torch.Tensor  # (N, L) attractor count at closing positions, -1 elsewhere
-
-
-@lru_cache(maxsize=4)
-def make_data(task: DyckTask) -> DyckData:
-    """Training strings (depth <= ``train_max_depth``) and unconstrained test strings, seeded."""
-    vocab = dyck.DyckVocab()
-    train = dyck.generate(task.train_size, task.n_pairs, max_depth=task.train_max_depth,
-                          method=task.generator, rng=np.random.default_rng([task.seed, 0]))
-    test = dyck.generate(task.test_size, task.n_pairs, max_depth=None, method=task.generator,
-                         rng=np.random.default_rng([task.seed, 1]))
-    attr = torch.tensor([[-1 if a is None else a for a in dyck.attractors(s)] for s in test])
-    return DyckData(vocab, TokenData(*dyck.encode(train, vocab)), TokenData(*dyck.encode(test, vocab)), test,
-                    attr)
-
-
-@torch.no_grad()
-def evaluate_closing(model: torch.nn.Module, data: DyckData, batch_size: int = 1024) -> dict[str, Any]:
-    """Closing-bracket accuracy on the test set, overall and by number of attractors, ``batch_size``
-    strings at a time (it never holds more than one batch of logits).
-
-    Returns:
-        ``closing_accuracy`` and two lists indexed by attractor count:
-        ``attr_correct[a]``, ``attr_total[a]`` (a = 0 .. the largest count in the test set).
-    """
-    was_training = model.training
-    model.eval()
-    size = int(data.test_attractors.max()) + 1
-    total = torch.zeros(size, dtype=torch.long)
-    right = torch.zeros(size, dtype=torch.long)
-    n_correct = n_scored = torch.zeros((), dtype=torch.long)
-    try:
-        for i in range(0, len(data.test), batch_size):
-            logits = model(data.test.inputs[i : i + batch_size])
-            scored, correct = dyck.score_closing(logits, data.test.targets[i : i + batch_size], data.vocab)
-            attr = data.test_attractors[i : i + batch_size][scored]
-            total += torch.bincount(attr, minlength=size)
-            right += torch.bincount(attr[correct[scored]], minlength=size)
-            n_correct, n_scored = n_correct + correct.sum(), n_scored + scored.sum()
-    finally:
-        model.train(was_training)
-    return {
-        "closing_accuracy": float(n_correct / n_scored),  # true division in the default dtype, as always
-        "attr_correct": [int(v) for v in right.tolist()],
-        "attr_total": [int(v) for v in total.tolist()],
-    }
-
 
 def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
     """Train the model of one run of :meth:`Config.plan`; final metrics are the last epoch's."""
@@ -352,4 +272,4 @@ def run(config: Config, *, store: str | Path | None = None, mode: str | None = N
 
 def rebuild_model(run: Run) -> torch.nn.Module:
     """The trained model of a stored run, in eval mode."""
-    return build_trained(run.params["model"], run.weights, VOCAB_SIZE)
+    return run.model(VOCAB_SIZE)

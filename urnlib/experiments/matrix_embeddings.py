@@ -4,7 +4,8 @@ trained on what is reachable offline (Brown and the State of the Union addresses
     runs = matrix_embeddings.run(matrix_embeddings.Config.paper())   # every stored run, by name; never trains
 
 :meth:`Config.plan`: every matrix model of ``models`` per seed (``"4.2 dense 10 seed 1"``), and the baselines
-on the same split and vocabulary (:mod:`urnlib.experiments.urn_lm`). A matrix model trains in
+on the same split and vocabulary (:mod:`urnlib.experiments.urn_lm`; the data and the analogy test:
+:mod:`urnlib.tasks.matrix_lm`). A matrix model trains in
 :mod:`urnlib.train` with the loss :func:`token_nll` (``exp(test loss)``: the per-word perplexity) until its
 held-out loss stops improving, and keeps its best epoch. Analogies (3CosAdd, the Google set) are scored in two
 representations (:data:`REPRESENTATIONS`): ``exp`` after every epoch, both at the best epoch when a run ends
@@ -16,65 +17,41 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from urnlib.corpora import text
-from urnlib.corpora.analogy import evaluate_3cosadd, google_analogy_path, read_analogies
+from urnlib.corpora.analogy import evaluate_3cosadd, google_analogy_path
 from urnlib.experiments import matrix_resources
-from urnlib.experiments.matrix_resources import PROBES, neighbours
-from urnlib.experiments.config import ChapterConfig, kept_weights, run_config
+from urnlib.experiments.config import ChapterConfig, run_config
+from urnlib.experiments.training import kept_weights
 from urnlib.models import build_model
-from urnlib.models.matrix_embedding import PAD, ProbabilisticMatrixLM, check_algebra
-from urnlib.models.registry import build_trained, component_of, parse_spec, spec_string
-from urnlib.params import ParameterError, check_bool, check_choice, check_float, check_int
+from urnlib.models.matrix_embedding import ProbabilisticMatrixLM, check_algebra
+from urnlib.models.registry import component_of, parse_spec, spec_string
+from urnlib.params import ParameterError, check_choice, check_float, check_int
 from urnlib.results import Run, RunSpec, Trained
-from urnlib.seeds import Seeds, by_label, check_seeds, seed_name
-from urnlib.tokens import IGNORE, TokenData
+from urnlib.seeds import Seeds, by_label, check_seeds
+from urnlib.tasks.matrix_lm import LMTask, analogies, analogy_numbers, make_data
+from urnlib.tokens import IGNORE
 from urnlib.train import TrainConfig, fit, seed_everything
 
-__all__ = ["Config", "LMTask", "LMData", "make_data", "token_nll", "train_run", "run", "analogies",
-           "neighbours", "embedding_vectors", "analogy_vectors", "analogy_scores", "probabilistic_properties",
-           "EXPERIMENT", "MATRIX_KINDS", "PROBES", "REPRESENTATIONS"]
+#: LMTask, make_data and analogies are urnlib.tasks.matrix_lm's, named here for the tests
+__all__ = ["Config", "LMTask", "make_data", "token_nll", "train_run", "run", "analogies", "embedding_vectors",
+           "analogy_vectors", "analogy_scores", "probabilistic_properties", "EXPERIMENT", "MATRIX_KINDS",
+           "REPRESENTATIONS"]
 
 EXPERIMENT = "matrix_embeddings"
 MATRIX_KINDS = ("4.1", "4.2", "4.3")  #: paper 003 sec. 4.1-4.3
-#: words whose nearest neighbours a run stores
 _DATA = ("data.text_corpus", "data.analogy")
 _BASELINES = "urnlib.experiments.urn_lm:train_run"  # word2vec, Kneser-Ney and the URN language model
-_MAX_SENTENCES = 10_000_000  # a bound on max_sentences (both corpora have about 120k sentences)
 #: how a word's matrix becomes the vector of the analogy test (flattened allowed entries, 3CosAdd)
 REPRESENTATIONS = {
     "log": "the logarithms of the entries: what the authors' code keeps as its parameters (log2) and writes "
            "to the model file its evaluation reads (the log's base changes no cosine)",
     "exp": "the entries themselves (probabilities for 4.2 and 4.3)",
 }
-
-
-@dataclass(frozen=True)
-class LMTask:
-    """The corpus and its preparation (the values come from :class:`Config`)."""
-
-    corpus: str  # "brown", "sotu" or "brown+sotu"
-    lower: bool  # lower-case every token
-    min_count: int  # training words seen fewer times become <unk>
-    max_length: int  # longer sentences are dropped
-    max_sentences: int  # the first this many sentences of each source (0: all)
-    test_fraction: float  # held-out sentences for the perplexity (seeded shuffle)
-    seed: int
-
-    def __post_init__(self):
-        check_choice("corpus", self.corpus, list(text.CORPORA))
-        check_bool("lower", self.lower)
-        check_int("min_count", self.min_count, minimum=1, maximum=_MAX_SENTENCES)
-        check_int("max_length", self.max_length, minimum=2, maximum=1000)
-        check_int("max_sentences", self.max_sentences, minimum=0, maximum=_MAX_SENTENCES)
-        check_float("test_fraction", self.test_fraction, minimum=0.0, maximum=0.5, strict_min=True)
-        check_int("seed", self.seed, minimum=0)
 
 
 @dataclass(kw_only=True)
@@ -170,27 +147,31 @@ class Config(ChapterConfig):
         """Each matrix model of ``models`` per seed, then word2vec per seed, Kneser-Ney once (count-based and
         deterministic: it depends on the split only) and the URN language model per seed."""
         task, me, baseline = asdict(self.task()), f"{__name__}:train_run", _BASELINES
-        specs = [RunSpec(EXPERIMENT, seed_name(spec_string(m), s),
-                         {"task": task, "model": m, "train": asdict(self.train_config(s))},
-                         ("train.loop", *_DATA, "experiment.matrix_embeddings", component_of(m)), me)
+        specs = [RunSpec.of(EXPERIMENT, spec_string(m),
+                            {"task": task, "model": m, "train": asdict(self.train_config(s))},
+                            ("train.loop", *_DATA, "experiment.matrix_embeddings", component_of(m)), me,
+                            seed=s, model=spec_string(m))
                  for m in self.model_specs() for s in self.seeds]
         if self.word2vec_size:
             model = {"kind": "word2vec", "size": self.word2vec_size, "epochs": self.word2vec_epochs}
-            specs += [RunSpec(EXPERIMENT, seed_name(f"word2vec {self.word2vec_size}", s),
-                              {"task": task, "model": model, "seed": s},
-                              (*_DATA, "experiment.matrix_embeddings", "model.word2vec"), baseline)
+            specs += [RunSpec.of(EXPERIMENT, f"word2vec {self.word2vec_size}",
+                                 {"task": task, "model": model, "seed": s},
+                                 (*_DATA, "experiment.matrix_embeddings", "model.word2vec"), baseline,
+                                 seed=s, model=f"word2vec {self.word2vec_size}")
                       for s in self.seeds]
         if self.ngram_order:  # "seed": the split's, the only one it depends on
             model = {"kind": "kneser-ney", "order": self.ngram_order}
-            specs.append(RunSpec(EXPERIMENT, f"Kneser-Ney {self.ngram_order}-gram",
-                                 {"task": task, "model": model, "seed": self.split_seed},
-                                 ("data.text_corpus", "experiment.matrix_embeddings", "model.kneser_ney"),
-                                 baseline))
+            specs.append(RunSpec.of(EXPERIMENT, f"Kneser-Ney {self.ngram_order}-gram",
+                                    {"task": task, "model": model, "seed": self.split_seed},
+                                    ("data.text_corpus", "experiment.matrix_embeddings", "model.kneser_ney"),
+                                    baseline, model=f"Kneser-Ney {self.ngram_order}-gram"))
         if self.urn_units:
             model = {"kind": "urn", "n": self.urn_units, "k": None, "dropout": self.urn_dropout}
-            specs += [RunSpec(EXPERIMENT, seed_name(f"URN {self.urn_units}", s),
-                              {"task": task, "model": model, "train": asdict(self.train_config(s, urn=True))},
-                              ("train.loop", *_DATA, "experiment.urn_lm", "model.urn"), baseline)
+            specs += [RunSpec.of(EXPERIMENT, f"URN {self.urn_units}",
+                                 {"task": task, "model": model,
+                                  "train": asdict(self.train_config(s, urn=True))},
+                                 ("train.loop", *_DATA, "experiment.urn_lm", "model.urn"), baseline,
+                                 seed=s, model=f"URN {self.urn_units}")
                       for s in self.seeds]
         return specs
 
@@ -210,46 +191,6 @@ class Config(ChapterConfig):
                 + ", ".join(labels) + f" ({len(self.plan())} runs).")
 
 
-@dataclass
-class LMData:
-    vocab: text.Vocabulary
-    train: TokenData  # (N, T) word ids padded with PAD; targets 0 at the words (scored), IGNORE at padding
-    test: TokenData
-    train_ids: list[list[int]]
-    test_ids: list[list[int]]
-    stats: dict[str, Any]
-
-
-def _encode(sentences: list[list[int]]) -> TokenData:
-    """The models score their own input words: the targets only mark them (0) and the padding (IGNORE)."""
-    T = max(len(s) for s in sentences)
-    x = torch.full((len(sentences), T), PAD, dtype=torch.long)
-    for i, s in enumerate(sentences):
-        x[i, : len(s)] = torch.tensor(s)
-    return TokenData(x, torch.where(x == PAD, IGNORE, 0))
-
-
-@lru_cache(maxsize=2)
-def make_data(task: LMTask) -> LMData:
-    """Sentences of the corpus (length 1..max_length), split, vocabulary of the training part, ids."""
-    sentences = [s for s in text.corpus(task.corpus, lower=task.lower,
-                                        max_sentences=task.max_sentences or None)
-                 if 0 < len(s) <= task.max_length]
-    if len(sentences) < 20:
-        raise ParameterError(f"only {len(sentences)} sentences of {task.corpus!r} with 1..{task.max_length} "
-                             "words: raise max_sentences or max_length")
-    fractions = (1 - task.test_fraction, 0.0, task.test_fraction)
-    split = text.split_by_fraction(sentences, fractions, seed=task.seed)
-    vocab = text.build_vocabulary(split.train, min_count=task.min_count)
-    ids = lambda part: [[vocab.index.get(w, 0) for w in s] for s in part]  # noqa: E731 - 0 is <unk>
-    train, test = ids(split.train), ids(split.test)
-    n_tokens = sum(map(len, train))
-    stats = {"corpus": task.corpus, "train_sentences": len(train), "test_sentences": len(test),
-             "train_tokens": n_tokens, "test_tokens": sum(map(len, test)), "vocabulary": len(vocab.tokens),
-             "unk_share_train": sum(w == 0 for s in train for w in s) / n_tokens}
-    return LMData(vocab, _encode(train), _encode(test), train, test, stats)
-
-
 def token_nll(model, tokens: torch.Tensor, targets: torch.Tensor) -> tuple[torch.Tensor, int]:
     """The loss of :func:`urnlib.train.fit` for the matrix models: ``-log P(w_t | context)`` of every word,
     averaged over the words (``targets != IGNORE``), and their count. 4.2 and 4.3 give the probability of each
@@ -258,12 +199,6 @@ def token_nll(model, tokens: torch.Tensor, targets: torch.Tensor) -> tuple[torch
     count = int(mask.sum())
     logp = model.token_log_probs(tokens.masked_fill(~mask, 0), mask)  # (B, T), 0 outside the mask
     return -logp.sum() / max(count, 1), count
-
-
-@lru_cache(maxsize=1)
-def analogies():
-    """The Google analogy questions (gensim's questions-words.txt), lower-cased."""
-    return read_analogies(google_analogy_path(), lower=True)
 
 
 def analogy_vectors(model, representation: str = "exp") -> np.ndarray:
@@ -291,7 +226,7 @@ def probabilistic_properties(model: ProbabilisticMatrixLM, rng: np.random.Genera
     with torch.no_grad():
         free = model.free_entries().double()  # (V, n_free)
         V, d = free.shape[0], model.d
-        one = torch.ones(d, dtype=torch.float64)
+        one = torch.ones(d, dtype=torch.float64, device=free.device)
         if model.elementwise:  # diagonal: never form the (V, d, d) tensor (1.4 GB at V = 18k, d = 100)
             matrix = lambda w: torch.diag(free[w])  # noqa: E731
             star, a, b = torch.diag(free.sum(0)), free / d, free
@@ -302,7 +237,7 @@ def probabilistic_properties(model: ProbabilisticMatrixLM, rng: np.random.Genera
         power = [float(one @ torch.linalg.matrix_power(star, n) @ one / d) for n in range(1, 6)]
         length1 = float(a.sum())  # sum over the V strings w of (1/d) 1^T M_w 1
         length2 = sum(float((a[i : i + 512] @ b.T).sum()) for i in range(0, V, 512))  # all V^2 pairs
-        eye = torch.eye(d, dtype=torch.float64)
+        eye = torch.eye(d, dtype=torch.float64, device=free.device)
         p = lambda mats: float(one @ torch.linalg.multi_dot([*mats, eye]) @ one / d)  # noqa: E731
         end, middle = [], []
         for _ in range(20):
@@ -315,15 +250,9 @@ def probabilistic_properties(model: ProbabilisticMatrixLM, rng: np.random.Genera
                 "star_at_end_change": max(end), "star_in_middle_change": float(np.median(middle))}
 
 
-def analogy_numbers(vectors: np.ndarray, d: LMData) -> dict[str, Any]:
-    """What a run stores of its vectors' analogy answers and neighbours (``sections``: a DataFrame)."""
-    result = evaluate_3cosadd(vectors, d.vocab.tokens, analogies())
-    return {"analogies_correct": result.correct, "analogies_answered": result.answered,
-            "analogies_skipped": result.skipped, "neighbours": neighbours(vectors, d.vocab.tokens),
-            "data": d.stats, "sections": result.per_section()}
-
-
-def _train_matrix(spec: RunSpec, checkpoint: Path | None) -> Trained:
+def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
+    """Train one matrix-model run of :meth:`Config.plan` (the baselines' runs are
+    :func:`urnlib.experiments.urn_lm.train_run`'s)."""
     task, cfg = LMTask(**spec.params["task"]), TrainConfig(**spec.params["train"])
     d = make_data(task)
     seed_everything(cfg.seed)
@@ -345,16 +274,6 @@ def _train_matrix(spec: RunSpec, checkpoint: Path | None) -> Trained:
                                                                    d.vocab.tokens, analogies()))
     weights, final["weights_stored"] = kept_weights(model)  # both scores are in final: weights optional
     return Trained(history.rows, final, weights, history.wall_time, history.cpu_time)
-
-
-def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
-    """Train one matrix-model run of :meth:`Config.plan` (a baseline's goes to
-    :func:`urnlib.experiments.urn_lm.train_run`)."""
-    if spec.params["model"]["kind"] in MATRIX_KINDS:
-        return _train_matrix(spec, checkpoint)
-    from urnlib.experiments import urn_lm
-
-    return urn_lm.train_run(spec, checkpoint)
 
 
 def _sections(result) -> dict[str, dict[str, int]]:
@@ -379,7 +298,7 @@ def analogy_scores(runs: dict[str, Run]) -> dict[str, dict[str, dict | None]]:
                          "log": run.final.get("analogy_log_sections")}
             continue
         d = make_data(LMTask(**run.params["task"]))
-        model = build_trained(spec, run.weights, len(d.vocab.tokens))
+        model = run.model(len(d.vocab.tokens))
         score = lambda rep: _sections(evaluate_3cosadd(  # noqa: E731
             analogy_vectors(model, rep), d.vocab.tokens, analogies()))
         out[name] = {rep: None if rep == "log" and spec["kind"] == "4.1" else score(rep)

@@ -17,13 +17,11 @@ said):
 
 from __future__ import annotations
 
-import numpy as np
-
 from urnlib.models.matrix_embedding import free_entry_count
 from urnlib.models.registry import spec_string
 from urnlib.params import ParameterError
 
-__all__ = ["PROBES", "neighbours", "MEMORY_BYTES", "URN_EVAL_BATCH", "VOCABULARY_AT", "VOCABULARY_BOUND",
+__all__ = ["MEMORY_BYTES", "URN_EVAL_BATCH", "VOCABULARY_AT", "VOCABULARY_BOUND",
            "vocabulary_bound",
            "estimates", "check_memory", "check_corpus"]
 
@@ -106,20 +104,3 @@ def check_corpus(corpus: str) -> None:
 
     for source in corpus.split("+"):
         {"brown": brown_files, "sotu": sotu_files}[source]()
-
-
-#: the words whose nearest neighbours a run stores
-PROBES = ("king", "france", "good", "war", "president", "three", "america", "money")
-
-
-def neighbours(vectors: np.ndarray, words: list[str], probes=PROBES, k: int = 5) -> dict[str, list[str]]:
-    """The ``k`` nearest words by cosine of each probe word in the vocabulary."""
-    unit = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-300)
-    index = {w: i for i, w in enumerate(words)}
-    out = {}
-    for p in probes:
-        if p in index:
-            sims = unit @ unit[index[p]]
-            sims[index[p]] = -np.inf
-            out[p] = [words[j] for j in np.argsort(-sims, kind="stable")[:k]]
-    return out

@@ -16,7 +16,7 @@ The chapter's protocol, callable without a notebook::
 before any work (the model specs through the registry's grammar, the Brown corpus's install, a memory
 estimate); :meth:`Config.plan` expands them to one :class:`~urnlib.results.RunSpec` per run, whose training
 function lives in the experiment's own module. Every trained group runs once per seed of ``seeds`` (runs named
-``"<label> seed <s>"``, :func:`urnlib.seeds.seed_name`); Kneser-Ney is deterministic and runs once.
+``"<label> seed <s>"``, derived from its coordinates); Kneser-Ney is deterministic and runs once.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import Any
 from urnlib.corpora import npm
 from urnlib.experiments import primer_anbn, primer_elman, primer_lm
 from urnlib.experiments.config import ChapterConfig, run_config
-from urnlib.models.registry import spec_string
+from urnlib.models.registry import count, spec_string
 from urnlib.params import ParameterError, check_list, check_float, check_int
 from urnlib.results import Run, RunSpec
 from urnlib.seeds import check_seeds
@@ -132,10 +132,8 @@ class Config(ChapterConfig):
         self.lm_train_config(self.seeds[0])
 
         def order(name, k):
-            if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 5:
-                raise ParameterError(f"{name}={k!r}: ngram_orders are Kneser-Ney orders, whole numbers "
-                                     "from 1 to 5 (the lecture's table: 3, 4, 5)")
-            return k
+            return check_int(name, k, minimum=1, maximum=5, message="is not a Kneser-Ney order: ngram_orders "
+                             "are whole numbers from 1 to 5 (the lecture's table: 3, 4, 5)")
 
         check_list("ngram_orders", self.ngram_orders, example="[3, 4, 5] (Kneser-Ney orders from 1 to 5)",
                    each=order)
@@ -175,24 +173,12 @@ class Config(ChapterConfig):
     # ------------------------------------------------------------------ resources
     def memory_estimate(self) -> dict[str, tuple[float, str]]:
         """Bytes of the largest things a run holds, each with the parameters that lower it."""
-        from urnlib.models.cells import gru_parameter_count, srn_parameter_count
-        from urnlib.models.nnlm import nnlm_parameter_count
-        from urnlib.models.recurrent import lstm_parameter_count
-
         tokens = self.train_tokens + self.valid_tokens + self.test_tokens if self.test_tokens else \
             primer_lm.BROWN_TOKENS
         V = min(primer_lm.BROWN_TYPES, tokens // self.min_count) + 2  # at most Brown's distinct words
         L = self.warmup + self.window
-
-        def params(spec):
-            if spec["kind"] == "nnlm":
-                return nnlm_parameter_count(V, spec["order"], spec["embedding_size"], spec["hidden"],
-                                            spec["direct"])
-            count = {"srn": srn_parameter_count, "gru": gru_parameter_count, "lstm": lstm_parameter_count}
-            return count[spec["kind"]](V, spec["n"], spec.get("embedding_size"))
-
         units = max(primer_anbn.model_spec(m)["n"] for m in self.anbn_models)
-        largest_lm = max(params(primer_lm.registry_spec(primer_lm.lm_spec(m))) for m in self.lm_models)
+        largest_lm = max(count(primer_lm.registry_spec(primer_lm.lm_spec(m)), V) for m in self.lm_models)
         test_n = self.anbn_max_test_n
         return {
             # logits, their softmax and gradients (float32)

@@ -22,7 +22,7 @@ trains one.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,47 +30,20 @@ import torch
 
 from urnlib.languages import anbn
 from urnlib.models import build_model, count_parameters
-from urnlib.models.registry import component_of, parse_spec, spec_string
-from urnlib.params import ParameterError, check_float, check_int
+from urnlib.models.registry import accepts, component_of, parse_spec, spec_string
+from urnlib.params import ParameterError
 from urnlib.results import Run, RunSpec, Trained
-from urnlib.seeds import seed_name
-from urnlib.train import TokenData, TrainConfig, fit, seed_everything
+from urnlib.tasks.anbn import VOCAB_SIZE, AnbnTask, acceptance, largest, training_data
+from urnlib.tokens import device_of
+from urnlib.train import TrainConfig, fit, seed_everything
 
+#: AnbnTask, training_data, acceptance and largest are urnlib.tasks.anbn's, named here for the tests
 __all__ = ["AnbnTask", "KINDS", "model_spec", "build", "training_data", "acceptance", "largest", "specs",
            "train_run", "rebuild_model", "EXPERIMENT"]
 
 EXPERIMENT = "primer_anbn"
 KINDS = ("srn", "gru", "lstm", "urn")
 COMPONENTS = ("train.loop", "data.anbn", "experiment.primer_anbn")
-VOCAB_SIZE = len(anbn.AnbnVocab())
-
-
-@dataclass(frozen=True)
-class AnbnTask:
-    """Training and test strings (values from the chapter's Config).
-
-    Args:
-        max_train_n: D_train = {a^n b^n : n <= N} (lecture 004: N = 20 on the slide).
-        copies: each training string this many times per epoch.
-        max_test_n: largest n tested.
-        threshold: accept when p(forced next symbol) > threshold (see :mod:`urnlib.languages.anbn`).
-        trace_n: the string a^n b^n whose states are plotted.
-    """
-
-    max_train_n: int
-    copies: int
-    max_test_n: int
-    threshold: float
-    trace_n: int
-
-    def __post_init__(self):
-        check_int("max_train_n", self.max_train_n, minimum=1)
-        check_int("copies", self.copies, minimum=1)
-        check_int("max_test_n", self.max_test_n, minimum=self.max_train_n)
-        check_float("threshold", self.threshold, minimum=0.0, maximum=1.0, strict_min=True)
-        check_int("trace_n", self.trace_n, minimum=1)
-        if self.threshold >= 1:
-            raise ParameterError(f"threshold={self.threshold}: need a probability strictly below 1")
 
 
 def model_spec(text: str) -> dict[str, Any]:
@@ -83,44 +56,19 @@ def model_spec(text: str) -> dict[str, Any]:
     return {k: v for k, v in spec.items() if v is not None}
 
 
-def label(spec: dict[str, Any], seed: int) -> str:
-    """``"lstm 10 seed 0"``."""
-    return seed_name(spec_string(spec), seed)
-
-
 def build(spec: dict[str, Any]) -> torch.nn.Module:
     """The model of a spec over the a^n b^n vocabulary (V = 5), without dropout."""
     if spec["kind"] == "lstm" and spec.get("embedding_size") is None:
         spec = {**spec, "embedding_size": VOCAB_SIZE}  # an embedding of the 5 symbols, as wide as V
-    if spec["kind"] == "urn":
+    if accepts(spec, "state_dropout"):  # the URN: none on its state either
         return build_model(spec, VOCAB_SIZE, dropout=0.0, state_dropout=False)
     return build_model(spec, VOCAB_SIZE, dropout=0.0)
-
-
-def training_data(task: AnbnTask) -> TokenData:
-    """a^n b^n for n = 1 .. N, each ``copies`` times."""
-    ns = [n for n in range(1, task.max_train_n + 1) for _ in range(task.copies)]
-    return TokenData(*anbn.encode(anbn.strings(ns), anbn.AnbnVocab()))
-
-
-def acceptance(model: torch.nn.Module, task: AnbnTask) -> list[bool]:
-    """Whether a^n b^n is accepted, for n = 1 .. max_test_n (one padded batch)."""
-    inputs, targets = anbn.encode(anbn.strings(range(1, task.max_test_n + 1)), anbn.AnbnVocab())
-    model.eval()
-    with torch.no_grad():
-        probs = torch.softmax(model(inputs).double(), dim=-1)
-    return [anbn.accepts(probs[n - 1, : 2 * n + 1], targets[n - 1, : 2 * n + 1], task.threshold)
-            for n in range(1, task.max_test_n + 1)]
-
-
-def largest(accepted: list[bool]) -> int:
-    """Largest n with every m <= n accepted (0 if a b is rejected)."""
-    return next((i for i, ok in enumerate(accepted) if not ok), len(accepted))
 
 
 def _trace(model: torch.nn.Module, spec: dict[str, Any], n: int) -> dict[str, list]:
     """The hidden states (and the LSTM's cell states) along ``<s> a^n b^n``, in eval mode."""
     inputs, _ = anbn.encode(anbn.strings([n]), anbn.AnbnVocab())
+    inputs = inputs.to(device_of(model))
     model.eval()
     with torch.no_grad():
         if spec["kind"] == "lstm":
@@ -131,12 +79,13 @@ def _trace(model: torch.nn.Module, spec: dict[str, Any], n: int) -> dict[str, li
 
 def specs(task: AnbnTask, models: list[dict[str, Any]], seeds: list[int], cfg: TrainConfig) -> list[RunSpec]:
     """One run per model of :func:`model_spec` and seed, named ``"lstm 10 seed 0"``
-    (:func:`urnlib.seeds.seed_name`). The seed of a run (``params["seed"]``) seeds its initialisation and data
-    order; ``cfg`` gives the epochs, batch size and learning rate (its own ``seed`` is stored as given, the
-    same for every run, and not used)."""
-    return [RunSpec(EXPERIMENT, label(m, seed), {"task": asdict(task), "model": m, "seed": seed,
-                                                 "train": asdict(cfg)},
-                    (*COMPONENTS, component_of(m)), f"{__name__}:train_run")
+    (coordinates ``model``, ``seed``). The seed of a run (``params["seed"]``) seeds its initialisation
+    and data order; ``cfg`` gives the epochs, batch size and learning rate (its own ``seed`` is stored as
+    given, the same for every run, and not used)."""
+    return [RunSpec.of(EXPERIMENT, spec_string(m), {"task": asdict(task), "model": m, "seed": seed,
+                                                    "train": asdict(cfg)},
+                       (*COMPONENTS, component_of(m)), f"{__name__}:train_run", seed=seed,
+                       model=spec_string(m))
             for m in models for seed in seeds]
 
 
@@ -156,6 +105,4 @@ def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
 
 def rebuild_model(run: Run) -> torch.nn.Module:
     """The trained model of a stored run (one stored with its weights), in eval mode."""
-    model = build(run.params["model"])
-    model.load_state_dict(run.weights)
-    return model.eval()
+    return run.model(build=lambda params: build(params["model"]))

@@ -30,7 +30,7 @@ from urnlib.languages import elman
 from urnlib.models import build_model, count_parameters
 from urnlib.params import ParameterError, check_int
 from urnlib.results import Run, RunSpec, Trained
-from urnlib.seeds import seed_name
+from urnlib.tokens import device_of
 from urnlib.train import TokenData, TrainConfig, fit, seed_everything
 
 __all__ = ["ElmanTask", "vocabulary", "make_data", "build", "parse_setting", "label", "specs", "train_run",
@@ -98,7 +98,7 @@ def mean_states(model: torch.nn.Module, stream: list[str]) -> dict[str, list[flo
     ids = torch.tensor([index[w] for w in stream])
     model.eval()
     with torch.no_grad():
-        h = model.states(ids[None])[0].double()  # (T, n)
+        h = model.states(ids[None].to(device_of(model)))[0].double().cpu()  # (T, n)
     sums = torch.zeros(len(words), model.n, dtype=torch.float64).index_add_(0, ids, h)
     counts = torch.bincount(ids, minlength=len(words)).double()
     means = sums / counts.clamp(min=1)[:, None]
@@ -110,7 +110,7 @@ def _next_word_accuracy(model: torch.nn.Module, data: TokenData) -> float:
     that can follow); a stand-in for Elman's "the network predicts the category, not the word"."""
     model.eval()
     with torch.no_grad():
-        pred = model(data.inputs).argmax(-1)
+        pred = model(data.inputs.to(device_of(model))).argmax(-1).cpu()
     words = vocabulary()
     allowed = _allowed_next()
     ok = [words[int(p)] in allowed[words[int(x)]] for p, x in zip(pred.flatten(), data.inputs.flatten())]
@@ -156,12 +156,12 @@ def specs(task: ElmanTask, configs: list[TrainConfig], seed: int | None = None) 
 
     Args:
         seed: ``task.seed`` (and every config's), named in the runs' names (``"SRN 150, 20 epochs, batch 32,
-            lr 0.01 seed 0"``, :func:`urnlib.seeds.seed_name`); ``None``: the runs are named by their setting.
+            lr 0.01 seed 0"``, coordinate ``seed``); ``None``: the runs are named by their setting.
     """
     if seed is not None and any(s != seed for s in (task.seed, *(cfg.seed for cfg in configs))):
         raise ValueError(f"runs named 'seed {seed}' would draw their sentences or train with another seed")
-    return [RunSpec(EXPERIMENT, label(task, cfg) if seed is None else seed_name(label(task, cfg), seed),
-                    {"task": asdict(task), "train": asdict(cfg)}, COMPONENTS, f"{__name__}:train_run")
+    return [RunSpec.of(EXPERIMENT, label(task, cfg), {"task": asdict(task), "train": asdict(cfg)}, COMPONENTS,
+                       f"{__name__}:train_run", seed=seed, setting=label(task, cfg))
             for cfg in configs]
 
 
@@ -182,9 +182,7 @@ def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
 
 def rebuild_model(run: Run) -> torch.nn.Module:
     """The trained SRN of a stored run (one stored with its weights), in eval mode."""
-    model = build(ElmanTask(**run.params["task"]))
-    model.load_state_dict(run.weights)
-    return model.eval()
+    return run.model(build=lambda params: build(ElmanTask(**params["task"])))
 
 
 def main_run(runs: dict[str, Run]) -> str:

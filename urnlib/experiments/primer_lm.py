@@ -35,9 +35,8 @@ that any worker process can run them).
 
 from __future__ import annotations
 
-import math
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -45,28 +44,26 @@ from typing import Any
 import numpy as np
 import torch
 
-from urnlib.corpora import text
 from urnlib.models import build_model, count_parameters
 from urnlib.models.ngram import KneserNey
 from urnlib.models.nnlm import best_alpha, mix
 from urnlib.models.registry import component_of, parse_spec
-from urnlib.params import ParameterError, check_int
+from urnlib.params import ParameterError
 from urnlib.progress import progress
 from urnlib.results import Run, RunSpec, Trained
 from urnlib import losses
-from urnlib.experiments import config
-from urnlib.seeds import seed_name
-from urnlib.train import IGNORE, TokenData, TrainConfig, fit, seed_everything
+from urnlib.experiments import training
+from urnlib.tasks.brown_lm import BROWN_TOKENS, BROWN_TYPES, BrownTask, make_data, perplexity, rows
+from urnlib.train import TokenData, TrainConfig, fit, seed_everything
 
-__all__ = ["BrownTask", "BrownData", "make_data", "rows", "lm_spec", "registry_spec", "label", "build",
+#: BrownTask, make_data, rows, perplexity and the BROWN_ counts are urnlib.tasks.brown_lm's, named here for
+#: the chapter's config and tests
+__all__ = ["BrownTask", "make_data", "rows", "lm_spec", "registry_spec", "label", "build",
            "specs", "kneser_ney_specs", "train_run", "train_kneser_ney", "rebuild_model", "target_log_probs",
-           "next_token_probs", "perplexity", "kneser_ney_probs", "EXPERIMENT", "KINDS", "BROWN_TOKENS",
+           "perplexity", "kneser_ney_probs", "EXPERIMENT", "KINDS", "BROWN_TOKENS",
            "BROWN_TYPES"]
 
 EXPERIMENT = "primer_lm"
-START = "<s>"  # the symbol that fills the context before the first token of the stream
-#: tokens and distinct tokens (case kept) of NLTK's Brown (as :func:`urnlib.corpora.text.corpus` reads it)
-BROWN_TOKENS, BROWN_TYPES = 1_161_192, 56_057
 #: the neural model kinds of the table (see :mod:`urnlib.models.registry` for their grammar)
 KINDS = ("nnlm", "srn", "gru", "lstm")
 MIX_ORDER = 3  # the mixture's Kneser-Ney trigram (Bengio et al. 2003: "mix" with a trigram)
@@ -74,98 +71,6 @@ SCORE_BATCH = 64  # rows scored at once: 64 x (warmup + window) x V logits
 #: a neural run's components besides its model's: the loop, the stream, the scoring, the mixture's trigram
 COMPONENTS = ("train.loop", "data.brown_stream", "experiment.primer_lm", "model.kneser_ney")
 KN_COMPONENTS = ("data.brown_stream", "experiment.primer_lm", "model.kneser_ney")
-
-
-@dataclass(frozen=True)
-class BrownTask:
-    """The corpus, its split and the rows the neural models train on (values from the chapter's Config).
-
-    Args:
-        train_tokens, valid_tokens: the first and the next tokens of the stream (Bengio et al.: 800,000 and
-            200,000).
-        test_tokens: the tokens after them (0: all that is left).
-        min_count: words seen fewer times in the corpus become ``<unk>``.
-        lower: lower-case the corpus.
-        max_sentences: read only the first this many sentences of Brown (0: all).
-        window: predicted tokens per training row.
-        warmup: context tokens before them, read without loss (>= n - 1 for every n-gram model).
-    """
-
-    train_tokens: int
-    valid_tokens: int
-    test_tokens: int
-    min_count: int
-    lower: bool
-    max_sentences: int
-    window: int
-    warmup: int
-
-    def __post_init__(self):
-        check_int("train_tokens", self.train_tokens, minimum=1, maximum=BROWN_TOKENS)
-        check_int("valid_tokens", self.valid_tokens, minimum=1, maximum=BROWN_TOKENS)
-        check_int("test_tokens", self.test_tokens, minimum=0, maximum=BROWN_TOKENS)
-        check_int("min_count", self.min_count, minimum=1)
-        check_int("max_sentences", self.max_sentences, minimum=0)
-        check_int("window", self.window, minimum=1)
-        check_int("warmup", self.warmup, minimum=0)
-
-
-@dataclass
-class BrownData:
-    vocab: text.Vocabulary  # index 0 <unk>, the last index START
-    streams: dict[str, list[int]]  # "train" / "valid" / "test": token ids in corpus order
-    words: dict[str, list[str]]  # the same streams as vocabulary words (for Kneser-Ney)
-    stats: dict[str, Any]
-
-    @property
-    def start_id(self) -> int:
-        return len(self.vocab.tokens) - 1
-
-
-@lru_cache(maxsize=2)
-def make_data(task: BrownTask) -> BrownData:
-    """Brown as token streams split by :func:`urnlib.corpora.text.split_by_tokens`, the vocabulary counted
-    over the whole corpus (as Bengio et al.'s cut-off), out-of-vocabulary words mapped to ``<unk>``."""
-    sentences = text.corpus("brown", lower=task.lower, max_sentences=task.max_sentences or None)
-    split = text.split_by_tokens(sentences, task.train_tokens, task.valid_tokens, task.test_tokens or None)
-    if not split.test:
-        raise ParameterError(f"no tokens left for the test part after train_tokens={task.train_tokens} and "
-                             f"valid_tokens={task.valid_tokens} (the corpus read has "
-                             f"{sum(map(len, sentences)):,} tokens): lower them or raise max_sentences")
-    base = text.build_vocabulary(sentences, min_count=task.min_count)
-    vocab = text.Vocabulary([*base.tokens, START])
-    streams, words = {}, {}
-    for part in ("train", "valid", "test"):
-        ids = [vocab.index.get(w, 0) for s in getattr(split, part) for w in s]  # 0 is <unk>
-        streams[part] = ids
-        words[part] = [vocab.tokens[i] for i in ids]
-    n_train = len(streams["train"])
-    stats = {"sentences": len(sentences), "tokens": sum(map(len, sentences)),
-             **{f"{p}_tokens": len(streams[p]) for p in streams}, "vocabulary": len(vocab.tokens) - 1,
-             "unk_share_train": streams["train"].count(0) / n_train}
-    return BrownData(vocab, streams, words, stats)
-
-
-def rows(stream: list[int], window: int, warmup: int, start_id: int) -> TokenData:
-    """Cut a stream into rows of ``warmup + window`` inputs: row k predicts tokens
-    ``k window .. (k+1) window - 1`` of the stream (its last ``window`` targets), reading the ``warmup``
-    tokens before them first (``start_id`` before the start of the stream); the warm-up targets are
-    :data:`~urnlib.train.IGNORE`.
-
-    Every token of the stream is the target of exactly one position, whose input is the token before it."""
-    check_int("window", window, minimum=1)
-    check_int("warmup", warmup, minimum=0)
-    # s[warmup + 1 + i] = stream[i]
-    s = torch.tensor([start_id] * (warmup + 1) + list(stream), dtype=torch.long)
-    n_rows = math.ceil(len(stream) / window)
-    L = warmup + window
-    pad = n_rows * window - len(stream)
-    s = torch.cat([s, torch.full((pad,), IGNORE, dtype=torch.long)])
-    idx = torch.arange(n_rows)[:, None] * window + torch.arange(L)[None, :]  # (R, L): input positions in s
-    inputs, targets = s[idx], s[idx + 1]
-    inputs = torch.where(inputs == IGNORE, start_id, inputs)  # padding at the very end: any valid symbol
-    targets[:, :warmup] = IGNORE
-    return TokenData(inputs, targets)
 
 
 # ------------------------------------------------------------------------------------------------ models
@@ -226,20 +131,20 @@ def specs(task: BrownTask, models: list[dict[str, Any]], cfg: TrainConfig, seed:
 
     Args:
         seed: ``cfg.seed``, named in the runs' names (``"nnlm 5 50 60 direct seed 0"``,
-            :func:`urnlib.seeds.seed_name`); ``None``: the runs are named by their model alone.
+            coordinate ``seed``); ``None``: the runs are named by their model alone.
     """
     if seed is not None and seed != cfg.seed:
         raise ValueError(f"runs named 'seed {seed}' would train with seed {cfg.seed}")
-    return [RunSpec(EXPERIMENT, label(m) if seed is None else seed_name(label(m), seed),
-                    {"task": asdict(task), "model": m, "train": asdict(cfg)}, (*COMPONENTS, component_of(m)),
-                    f"{__name__}:train_run") for m in models]
+    return [RunSpec.of(EXPERIMENT, label(m), {"task": asdict(task), "model": m, "train": asdict(cfg)},
+                       (*COMPONENTS, component_of(m)), f"{__name__}:train_run", seed=seed, model=label(m))
+            for m in models]
 
 
 def kneser_ney_specs(task: BrownTask, orders: list[int]) -> list[RunSpec]:
     """One interpolated Kneser-Ney run per order."""
-    return [RunSpec(EXPERIMENT, f"Kneser-Ney {order}-gram",
-                    {"task": asdict(task), "model": {"kind": "kneser-ney", "order": order}}, KN_COMPONENTS,
-                    f"{__name__}:train_kneser_ney") for order in orders]
+    return [RunSpec.of(EXPERIMENT, f"Kneser-Ney {order}-gram",
+                       {"task": asdict(task), "model": {"kind": "kneser-ney", "order": order}}, KN_COMPONENTS,
+                       f"{__name__}:train_kneser_ney", model=f"Kneser-Ney {order}-gram") for order in orders]
 
 
 # ------------------------------------------------------------------------------------------------ scoring
@@ -259,25 +164,6 @@ def target_log_probs(model: torch.nn.Module, data: TokenData, batch_size: int = 
     finally:
         model.train(was_training)
     return np.concatenate(out)
-
-
-def next_token_probs(model: torch.nn.Module, data: TokenData, batch_size: int = 64) -> np.ndarray:
-    """p(actual next token) at every non-ignored target, scored in float64, row by row (never all logits at
-    once: at V = 18k the logits of the whole validation part would need 15 GB)."""
-    model.eval()
-    out = []
-    with torch.no_grad():
-        for i in range(0, len(data), batch_size):
-            x, y = data.inputs[i : i + batch_size], data.targets[i : i + batch_size]
-            logp = torch.log_softmax(model(x).double(), dim=-1)
-            keep = y != IGNORE
-            out.append(logp[keep].gather(1, y[keep][:, None])[:, 0].exp().numpy())
-    return np.concatenate(out)
-
-
-def perplexity(p: np.ndarray) -> float:
-    """exp of the mean negative log-probability of ``p`` (probabilities of the actual tokens)."""
-    return float(np.exp(-np.mean(np.log(p))))
 
 
 def kneser_ney_probs(lm: KneserNey, words: list[str]) -> np.ndarray:
@@ -323,7 +209,7 @@ def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
              "best_epoch": history.best_epoch or 0, "n_params": count_parameters(model), "data": d.stats}
     # at the paper's 18k-word vocabulary a run's weights are 9-24 MB (180 MB for the chapter's runs in the
     # repository): they are not stored, and every number the chapter shows is computed here
-    weights, final["weights_stored"] = config.kept_weights(model)
+    weights, final["weights_stored"] = training.kept_weights(model)
     return Trained(history.rows, final, weights, history.wall_time, history.cpu_time)
 
 
@@ -339,12 +225,8 @@ def train_kneser_ney(spec: RunSpec, checkpoint: Path | None) -> Trained:
 
 
 def rebuild_model(run: Run) -> torch.nn.Module:
-    """The trained model of a stored neural run, in eval mode (V and the start symbol from its data stats)."""
-    if not run.weights:
-        raise ParameterError(f"stored run {run.name!r} ({run.path}) keeps no weights (a language model's are "
-                             "not stored: every number of the chapter is computed at training time); retrain "
-                             "it in a store of your own to inspect the model")
+    """The trained model of a stored neural run, in eval mode (V and the start symbol from its data stats; a
+    language model over the store's weights limit keeps no weights: every number of the chapter is computed
+    at training time)."""
     V = run.final["data"]["vocabulary"] + 1  # the words, <unk> among them, and the start symbol
-    model = build(run.params["model"], V, V - 1)
-    model.load_state_dict(run.weights)
-    return model.eval()
+    return run.model(build=lambda params: build(params["model"], V, V - 1))

@@ -18,7 +18,7 @@ The chapter's protocol, callable without a notebook::
 :class:`Config` holds the parameters of ``notebooks/params/tpru.<scale>.yaml`` and checks all of them before
 any work (:meth:`Config.validate`, with an estimate of the memory a configuration needs); :meth:`Config.plan`
 expands them to one :class:`~urnlib.results.RunSpec` per encoder and seed and per language model and seed,
-each named ``"<label> seed <s>"`` (:func:`urnlib.seeds.seed_name`).
+each named ``"<label> seed <s>"`` (coordinates ``model`` and ``seed``: :meth:`urnlib.records.RunSpec.of`).
 
 The recipe (issue 16): every run is trained until its validation measure stops improving. Entailment runs
 watch the validation accuracy (``TrainConfig(monitor="valid_acc", minimize=False, keep_best=True,
@@ -39,12 +39,12 @@ from urnlib.experiments import tpru_checks, tpru_features
 from urnlib.experiments import tpru_entailment as ent
 from urnlib.experiments import tpru_lm as lm
 from urnlib.experiments.config import ChapterConfig, run_config
-from urnlib.experiments.primer_lm import BrownTask
 from urnlib.models.tpru_counts import bias_count, table1_parameter_count
 from urnlib.models.tpru_stack import STACK_KINDS
 from urnlib.params import ParameterError, check_list, check_bool, check_choice, check_float, check_int
 from urnlib.results import Run, RunSpec
-from urnlib.seeds import Seeds, check_seeds, seed_name
+from urnlib.seeds import Seeds, check_seeds
+from urnlib.tasks.brown_lm import BrownTask
 from urnlib.train import TrainConfig
 
 __all__ = ["Config", "TpruRuns", "run"]
@@ -55,7 +55,7 @@ ROW_TOKENS = {"train": 100, "valid": 100, "easy": 100, "hard": 230, "big": 310, 
 PAIR_OBJECT_BYTES = 2048  #: a generated pair as Python objects (formulas, strings) while the splits are built
 BROWN_READ_BYTES = 160 * 2**20  #: the tagged Brown corpus read as Python lists of words and tags
 EVAL_ROWS = 1024  #: pairs per evaluation batch of the per-epoch accuracy (urnlib.models.entailment)
-LM_EVAL_ROWS = 64  #: rows per batch of the perplexity (urnlib.experiments.primer_lm.next_token_probs)
+LM_EVAL_ROWS = 64  #: rows per batch of the perplexity (urnlib.tasks.brown_lm.next_token_probs)
 
 
 def _multiple_of_4(name: str, n: int) -> None:
@@ -127,7 +127,8 @@ class Config(ChapterConfig):
     # ------------------------------------------------------------------ checks
     def validate(self) -> None:
         """Every parameter, named as the user passed it, then the memory estimate and (when runs may be
-        trained) the Brown corpus; raises :class:`~urnlib.params.ParameterError` before any work."""
+        trained) the Brown corpus; raises :class:`~urnlib.params.ParameterError` (or, for the corpus,
+        :class:`~urnlib.errors.DataError`) before any work."""
         check_int("seed", self.seed, minimum=0)
         check_seeds(self.seeds, "seeds")
         check_seeds(self.lm_seeds, "lm_seeds")
@@ -320,20 +321,22 @@ class Config(ChapterConfig):
     def entailment_plan(self) -> dict[str, list[RunSpec]]:
         """``{label: [one RunSpec per seed of seeds]}`` of the entailment runs."""
         task, arch = asdict(self.task()), asdict(self.architecture())
-        return {label: [RunSpec(ent.EXPERIMENT, seed_name(label, seed),
-                                {"task": task, "architecture": arch, "model": spec,
-                                 "train": asdict(self.train_config(seed)), "stop": self.stop()},
-                                ent.COMPONENTS, f"{ent.__name__}:train_run") for seed in self.seeds]
+        return {label: [RunSpec.of(ent.EXPERIMENT, label,
+                                   {"task": task, "architecture": arch, "model": spec,
+                                    "train": asdict(self.train_config(seed)), "stop": self.stop()},
+                                   ent.COMPONENTS, f"{ent.__name__}:train_run", seed=seed, model=label)
+                        for seed in self.seeds]
                 for label, spec in self.encoders().items()}
 
     def lm_plan(self) -> dict[str, list[RunSpec]]:
         """``{label: [one RunSpec per seed of lm_seeds]}`` of the language models of ``lm_models``."""
         task, setup = asdict(self.lm_task()), self.lm_setup()
         return {lm.lm_label(kind, setup): [
-            RunSpec(lm.EXPERIMENT, seed_name(lm.lm_label(kind, setup), seed),
-                    {"task": task, "setup": asdict(setup), "kind": kind,
-                     "train": asdict(self.lm_train_config(seed)), "pmi_min_joint": self.pmi_min_joint},
-                    lm.COMPONENTS, f"{lm.__name__}:train_run") for seed in self.lm_seeds]
+            RunSpec.of(lm.EXPERIMENT, lm.lm_label(kind, setup),
+                       {"task": task, "setup": asdict(setup), "kind": kind,
+                        "train": asdict(self.lm_train_config(seed)), "pmi_min_joint": self.pmi_min_joint},
+                       lm.COMPONENTS, f"{lm.__name__}:train_run", seed=seed, model=lm.lm_label(kind, setup))
+            for seed in self.lm_seeds]
             for kind in self.lm_models}
 
     def plan(self) -> list[RunSpec]:

@@ -183,6 +183,7 @@ def build_classifier(spec: dict[str, Any], arch: Architecture, seed: int) -> Ent
     return EntailmentModel(len(logic.VOCAB), arch.embedding_size, encoder, spec["d"], arch.hidden,
                            sep_id=logic.SEP_ID, pad_id=logic.PAD_ID,
                            variable_ids=logic.variable_ids().tolist() if arch.permute else None,
+                           permute=logic.permute_variables if arch.permute else None,
                            dropout=arch.dropout)
 
 
@@ -222,10 +223,5 @@ def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
 
 def rebuild_classifier(run: Run) -> EntailmentModel:
     """The trained classifier of a stored run (one that stored its weights), in eval mode."""
-    if not run.weights:
-        raise ParameterError(f"stored run {run.name!r} ({run.path}) has no weights (it was trained before "
-                             "runs stored them); retrain it to rebuild its model")
-    params = run.params
-    model = build_classifier(params["model"], Architecture(**params["architecture"]), params["train"]["seed"])
-    model.load_state_dict(run.weights)
-    return model.eval()
+    return run.model(build=lambda p: build_classifier(p["model"], Architecture(**p["architecture"]),
+                                                      p["train"]["seed"]))

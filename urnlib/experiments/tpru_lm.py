@@ -3,7 +3,7 @@
 
 Table 4 of paper 002 compares two-layer TPRU and LSTM language models (dim 1024, the readout tied to the
 embedding, appendix C.3) by perplexity on WikiText-103 and WikiText-2; neither is reachable offline. Here both
-train on the Brown corpus as :mod:`urnlib.experiments.primer_lm` prepares it (a stream of tokens in corpus
+train on the Brown corpus as :mod:`urnlib.tasks.brown_lm` prepares it (a stream of tokens in corpus
 order, split into contiguous train / validation / test parts, rare words ``<unk>``; rows of ``warmup`` context
 tokens and ``window`` predicted ones) in the one loop :func:`urnlib.train.fit`, whose monitor keeps the
 weights of the epoch with the lowest validation perplexity (C.3: "the best one is selected based on perplexity
@@ -35,14 +35,17 @@ import torch
 
 from urnlib.corpora import text
 from urnlib.corpora.brown import brown_sentences
-from urnlib.experiments.primer_lm import BrownTask, make_data, next_token_probs, perplexity, rows
 from urnlib.models.tpru_counts import weight_matrix_count
 from urnlib.models.tpru_stack import StackLM
 from urnlib.params import ParameterError, check_bool, check_float, check_int
 from urnlib.progress import progress
 from urnlib.results import Run, RunSpec, Trained
+from urnlib.tasks.brown_lm import (BROWN_SENTENCES, BROWN_TOKENS, BROWN_TYPES, BrownTask, make_data,
+                                   next_token_probs, perplexity, rows)
+from urnlib.tokens import device_of
 from urnlib.train import TokenData, TrainConfig, fit, seed_everything
 
+#: the BROWN_ counts are urnlib.tasks.brown_lm's, named here for the chapter's config
 __all__ = ["EXPERIMENT", "COMPONENTS", "UPOS", "BROWN_TOKENS", "BROWN_TYPES", "BROWN_SENTENCES", "LMSetup",
            "brown_to_upos", "test_tags", "reading_positions", "selected_roles", "role_tag_pmi", "lm_label",
            "build_lm", "train_run", "rebuild_lm"]
@@ -51,9 +54,6 @@ EXPERIMENT = "tpru_lm"
 #: what a run computes depends on: the stack language model (model.stack_lm; torch's GRU and LSTM layers count
 #: here) and its TPRU layers, the Brown stream, the loop and this module's scoring and PMI
 COMPONENTS = ("experiment.tpru_lm", "data.brown_stream", "model.stack_lm", "model.tpru", "train.loop")
-BROWN_TOKENS = 1_161_192  # tokens of NLTK's Brown corpus (urnlib.corpora.text)
-BROWN_SENTENCES = 57_340  # its sentences
-BROWN_TYPES = 56_057  # its distinct words, case kept (49,815 lower-cased): the largest vocabulary
 #: the 17 universal POS tags (Universal Dependencies; spaCy's ``pos_``, paper 002 sec. 6.2)
 UPOS = ("ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON", "PROPN", "PUNCT",
         "SCONJ", "SYM", "VERB", "X")
@@ -150,7 +150,7 @@ def test_tags(task: BrownTask) -> list[str]:
 
 def reading_positions(n_tokens: int, window: int,
                       warmup: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Where each token of a stream is *read* in the rows of :func:`urnlib.experiments.primer_lm.rows`.
+    """Where each token of a stream is *read* in the rows of :func:`urnlib.tasks.brown_lm.rows`.
 
     Row k's input at column j is stream token ``i = k window + j - warmup - 1`` (the token before the target
     of that column). Over the predicted columns ``j >= warmup`` every token ``0 <= i < n_tokens - 1`` is read
@@ -171,7 +171,7 @@ def selected_roles(model: StackLM, data: TokenData, window: int, warmup: int, n_
     model.eval()
     best = []
     for i in range(0, len(data), batch_size):
-        f = model.fillers(data.inputs[i : i + batch_size])  # (B, T, N) or (B, T, s, N)
+        f = model.fillers(data.inputs[i : i + batch_size].to(device_of(model))).cpu()  # (B, T, [s,] N)
         if f.dim() == 4:
             f = f.sum(dim=2)
         best.append(f.argmax(dim=-1))
@@ -234,7 +234,7 @@ def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
     """Train the language model of one planned run (``params``: ``task``, ``setup``, ``kind``, ``train``,
     ``pmi_min_joint``).
 
-    The history records the validation perplexity after every epoch (:func:`urnlib.experiments.primer_lm.
+    The history records the validation perplexity after every epoch (:func:`urnlib.tasks.brown_lm.
     next_token_probs`, 64 rows at a time); the loop's monitor (``train.monitor``) keeps the weights of the
     best epoch. The final metrics: the validation and test perplexity of those weights, ``train_ppl`` (exp of
     that epoch's mean training loss, in training mode), ``best_epoch``, parameter counts, the data statistics,
@@ -277,10 +277,5 @@ def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
 def rebuild_lm(run: Run, vocab_size: int) -> StackLM:
     """The trained language model of a stored run (one that stored its weights), in eval mode; ``vocab_size``
     is ``run.final["data"]["vocabulary"] + 1`` (the vocabulary and the start symbol)."""
-    if not run.weights:
-        raise ParameterError(f"stored run {run.name!r} ({run.path}) has no weights (it was trained before "
-                             "runs stored them); retrain it to rebuild its model")
-    params = run.params
-    model = build_lm(params["kind"], vocab_size, LMSetup(**params["setup"]), params["train"]["seed"])
-    model.load_state_dict(run.weights)
-    return model.eval()
+    return run.model(build=lambda p: build_lm(p["kind"], vocab_size, LMSetup(**p["setup"]),
+                                              p["train"]["seed"]))

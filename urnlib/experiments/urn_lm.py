@@ -1,5 +1,5 @@
 """The baselines of the matrix-embedding chapter, on its sentences and vocabulary
-(:func:`urnlib.experiments.matrix_embeddings.make_data`): a URN language model, word2vec and Kneser-Ney.
+(:func:`urnlib.tasks.matrix_lm.make_data`): a URN language model, word2vec and Kneser-Ney.
 
 Paper 003's matrices are non-negative (4.2, 4.3) or unconstrained (4.1); a URN (paper 000) embeds every word
 as an orthogonal matrix ``Q = expm(S)`` and reads a sentence by multiplying them onto a state. Trained as a
@@ -24,26 +24,15 @@ import numpy as np
 import torch
 
 from urnlib.corpora.analogy import evaluate_3cosadd
-from urnlib.experiments.matrix_embeddings import (LMData, LMTask, analogies, analogy_numbers, make_data,
-                                                  neighbours)
 from urnlib.experiments.matrix_resources import URN_EVAL_BATCH
 from urnlib.models import build_model, count_parameters
-from urnlib.models.matrix_embedding import PAD
 from urnlib.results import RunSpec, Trained
-from urnlib.tokens import IGNORE, TokenData
+from urnlib.tasks.matrix_lm import LMData, LMTask, analogies, analogy_numbers, lm_data, make_data, neighbours
 from urnlib import losses
 from urnlib.train import TrainConfig, fit, seed_everything
 
+#: lm_data is urnlib.tasks.matrix_lm's, named here for the tests
 __all__ = ["lm_data", "train_run", "word_vectors"]
-
-
-def lm_data(data: TokenData, start: int) -> TokenData:
-    """Next-word data: inputs ``<s> w_1 .. w_{n-1}``, targets ``w_1 .. w_n`` (padding ignored)."""
-    words = data.inputs  # (N, T) word ids, PAD after the sentence
-    inputs = torch.cat([torch.full((len(words), 1), start), words[:, :-1]], dim=1)
-    inputs = inputs.masked_fill(inputs == PAD, 0)
-    targets = words.masked_fill(words == PAD, IGNORE)
-    return TokenData(inputs, targets)
 
 
 def word_vectors(model) -> np.ndarray:

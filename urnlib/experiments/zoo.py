@@ -23,19 +23,17 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import torch
-
 from urnlib.experiments.config import ChapterConfig, run_config
-from urnlib.experiments.zoo_cells import CELLS, Match, Shapes, cell_label, match_size, spec_text
+from urnlib.experiments.zoo_cells import CELLS, Match, Shapes, cell_label, cell_model, match_size
 from urnlib.experiments.zoo_tasks import TASKS, TRAINING_KEYS, TaskKind
 from urnlib.models import build_model, count_parameters
-from urnlib.models.registry import component_of, parse_spec
+from urnlib.models.registry import accepts, components_of
 from urnlib.params import ParameterError, check_choice, check_float, check_int, check_list
 from urnlib.results import Run, RunSpec, Trained
-from urnlib.seeds import Seeds, by_label, check_seeds, seed_name
+from urnlib.seeds import Seeds, by_label, check_seeds
 from urnlib.train import TrainConfig, fit, seed_everything
 
-__all__ = ["Config", "Planned", "train_run", "run", "rebuild_model", "EXPERIMENT", "CELLS",
+__all__ = ["Config", "Planned", "train_run", "run", "EXPERIMENT", "CELLS",
            "TASKS", "MONITOR"]
 
 EXPERIMENT = "zoo"
@@ -68,7 +66,8 @@ class Config(ChapterConfig):
     Args:
         seeds: the seeds of every (task, budget, cell); a seed fixes a run's data (where the task draws it),
             initialisation, data order and dropout masks.
-        cells: the cells compared, keys of :data:`CELLS`.
+        cells: the cells compared, keys of :data:`CELLS` (every recurrent cell of the model registry, and
+            ``turn``, the k-TURN).
         tasks: ``{task: settings}``, a key of :data:`TASKS` each, with its data settings and its training's
             ``lr`` and ``batch_size``.
         budgets: the parameter budgets; each cell is sized to the nearest count on each task.
@@ -141,8 +140,8 @@ class Config(ChapterConfig):
     def model_spec(self, cell: str, size: int, kind: TaskKind) -> dict[str, Any]:
         """The registry spec of ``cell`` at ``size`` for ``kind``'s models, with the chapter's dropout (and,
         for a classifier task, its ``n_out``)."""
-        spec = {**parse_spec(spec_text(cell, size, self.shapes())), "dropout": self.dropout}
-        if spec["kind"] in ("urn", "arbitrary"):
+        spec = {**cell_model(cell, size, self.shapes()), "dropout": self.dropout}
+        if accepts(spec, "state_dropout"):  # no cell drops its state (the URNs: paper 000's choice)
             spec["state_dropout"] = False
         if kind.n_out is not None:
             spec["n_out"] = kind.n_out
@@ -172,15 +171,15 @@ class Config(ChapterConfig):
         specs = []
         for p in self.planned():
             kind = TASKS[p.task]
-            components = (*COMPONENTS, *kind.components, component_of(p.model),
-                          *(("model.stack_lm",) if p.model["kind"] == "tpru" else ()))
+            components = (*COMPONENTS, *kind.components, *components_of(p.model))
             for seed in self.seeds:
                 task = kind.task(self.tasks[p.task], seed)
-                specs.append(RunSpec(f"{EXPERIMENT}/{p.task}", seed_name(p.run_label, seed),
-                                     {"task_kind": p.task, "task": asdict(task), "budget": p.budget,
-                                      "cell": p.cell, "model": p.model,
-                                      "train": asdict(self.train_config(p.task, seed))},
-                                     components, f"{__name__}:train_run"))
+                specs.append(RunSpec.of(f"{EXPERIMENT}/{p.task}", p.run_label,
+                                        {"task_kind": p.task, "task": asdict(task), "budget": p.budget,
+                                         "cell": p.cell, "model": p.model,
+                                         "train": asdict(self.train_config(p.task, seed))},
+                                        components, f"{__name__}:train_run",
+                                        seed=seed, task=p.task, cell=p.cell, budget=p.budget))
         return specs
 
     def views(self, runs: dict[str, Run]) -> dict[str, dict[int, dict[str, Seeds]]]:
@@ -233,10 +232,3 @@ def run(config: Config, *, store: str | Path | None = None, mode: str | None = N
     """The stored run of every planned (task, budget, cell) and seed, by run name (group them with
     :meth:`Config.views`); ``store`` and ``mode`` default to the config's."""
     return run_config(config, store=store, mode=mode)
-
-
-def rebuild_model(run: Run) -> torch.nn.Module:
-    """The trained model of a stored run, in eval mode."""
-    model = build_model(run.params["model"], TASKS[run.params["task_kind"]].vocab_size)
-    model.load_state_dict(run.weights)
-    return model.eval()

@@ -1,7 +1,12 @@
-"""The recurrent cells of the zoo chapter, their parameter counts, and sizes matched to a parameter budget.
+"""The recurrent cells of the zoo chapter, and their sizes matched to a parameter budget.
 
-Every cell is a model kind of the registry (:mod:`urnlib.models.registry`), written in its grammar with one
-size free (units ``n``, or the TPRU's state size ``d``); everything else is fixed by the chapter's parameters:
+A cell is a recurrent cell of the model registry (:func:`urnlib.models.registry.cells`: every kind
+registered with ``cell=True``, in the order registered), or the k-TURN (``turn``: the URN truncated to the
+chapter's ``truncation_k`` rotation planes, beside the URN). Each is written in the registry's grammar with
+its size left free (units ``n``, or the TPRU's state size ``d``); the chapter's parameters fix the rest
+(:data:`FIXED`). Its label, parameter count, smallest size and size step are the registry's, so that a newly
+registered cell is in the zoo with nothing changed here. Today's cells and their counts
+(:func:`urnlib.models.registry.count`):
 
 ========== ================================ =============================================================
 cell       registry spec                    parameters (V input symbols, o outputs: V, or 2 classes)
@@ -16,28 +21,57 @@ tpru       ``tpru d N<roles>``              ``V d + 6 d^2 + d + 2 + (d + 1) o`` 
 ========== ================================ =============================================================
 
 :func:`match_size` picks, for a cell, a task's ``V`` and ``o`` and a budget, the size whose count is nearest
-the budget; the counts are these closed forms (tests check them against built modules). A budget a cell cannot
-meet within the tolerance stops with a :class:`~urnlib.params.ParameterError` that says what it can meet.
+the budget (tests check the counts against built modules). A budget a cell cannot meet within the tolerance
+stops with a :class:`~urnlib.params.ParameterError` that says what it can meet.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from urnlib.models.cells import gru_parameter_count, srn_parameter_count
-from urnlib.models.recurrent import lstm_parameter_count
-from urnlib.models.unitary import urn_parameter_count
+from urnlib.models import registry
 from urnlib.params import ParameterError, check_float, check_int
 
-__all__ = ["CELLS", "Shapes", "Match", "cell_label", "spec_text", "parameter_count", "smallest_size",
-           "match_size"]
+__all__ = ["CELLS", "VARIANTS", "FIXED", "Shapes", "Match", "cell_spec", "cell_model", "cell_label",
+           "spec_text", "parameter_count", "smallest_size", "match_size"]
 
-#: cell name -> its label in tables and figures ("{k}" is the k-TURN's truncation)
-CELLS = {"srn": "SRN", "gru": "GRU", "lstm": "LSTM", "urn": "URN", "turn": "{k}-TURN",
-         "arbitrary": "Arbitrary", "tpru": "TPRU"}
-#: cells whose size must be even (a URN's rotations act on planes)
-EVEN = ("urn", "turn")
+#: cells that are a registry kind with an option fixed by the chapter: the k-TURN, a URN (after it in CELLS)
+VARIANTS = {"turn": "urn"}
+#: the chapter's parameters (fields of :class:`Shapes`) that fix a cell's options besides its size
+FIXED = {"turn": {"k": "truncation_k"}, "lstm": {"embedding_size": "lstm_embedding"},
+         "tpru": {"n_roles": "tpru_roles"}}
+
+
+class _Cells(Mapping):
+    """cell -> its model kind: the registry's recurrent cells with :data:`VARIANTS` after their kind, read
+    afresh at each use (a kind registered later is a cell too)."""
+
+    def _now(self) -> dict[str, str]:
+        out = {}
+        for kind in registry.cells():
+            out[kind] = kind
+            out.update({cell: of for cell, of in VARIANTS.items() if of == kind})
+        return out
+
+    def __getitem__(self, cell: str) -> str:
+        return self._now()[cell]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._now())
+
+    def __len__(self) -> int:
+        return len(self._now())
+
+    def __repr__(self) -> str:
+        return repr(self._now())
+
+
+#: every cell the zoo can train, by name -> its registry kind (``srn``, ``gru``, ``lstm``, ``urn``, ``turn``,
+#: ``arbitrary``, ``tpru``, and any cell registered since)
+CELLS: Mapping[str, str] = _Cells()
 
 
 @dataclass(frozen=True)
@@ -62,48 +96,40 @@ class Shapes:
             check_int(name, getattr(self, name), minimum=low, maximum=high)
 
 
+def cell_spec(cell: str, shapes: Shapes) -> dict[str, Any]:
+    """``cell`` as a registry spec without its size, its options fixed by the chapter's parameters:
+    ``{"kind": "urn", "k": 3}`` (``turn``), ``{"kind": "lstm", "embedding_size": 12}``, ``{"kind": "srn"}``.
+    """
+    if cell not in CELLS:
+        raise ParameterError(f"cell {cell!r} is not one of {list(CELLS)}")
+    fixed = {option: getattr(shapes, name) for option, name in FIXED.get(cell, {}).items()}
+    return {"kind": CELLS[cell], **fixed}
+
+
+def cell_model(cell: str, size: int, shapes: Shapes) -> dict[str, Any]:
+    """The parsed registry spec of ``cell`` at ``size``: ``{"kind": "urn", "n": 16, "k": 3}`` ..."""
+    return registry.at_size(cell_spec(cell, shapes), size)
+
+
 def cell_label(cell: str, shapes: Shapes) -> str:
-    """``"LSTM"``, ``"3-TURN"`` ..."""
-    return CELLS[cell].format(k=shapes.truncation_k)
+    """``"LSTM"``, ``"3-TURN"`` ... (the registry's label, without the size)."""
+    return registry.label(cell_spec(cell, shapes), sized=False)
 
 
 def spec_text(cell: str, size: int, shapes: Shapes) -> str:
     """The registry spec of ``cell`` at ``size``: ``"lstm 16 e12"``, ``"urn 16 k3"``, ``"tpru 16 N8"``."""
-    return {"srn": f"srn {size}", "gru": f"gru {size}", "lstm": f"lstm {size} e{shapes.lstm_embedding}",
-            "urn": f"urn {size}", "turn": f"urn {size} k{shapes.truncation_k}",
-            "arbitrary": f"arbitrary {size}", "tpru": f"tpru {size} N{shapes.tpru_roles}"}[cell]
+    return registry.spec_string(cell_model(cell, size, shapes))
 
 
 def parameter_count(cell: str, size: int, vocab_size: int, n_out: int | None, shapes: Shapes) -> int:
     """Trainable parameters of ``cell`` at ``size`` over ``vocab_size`` input symbols with ``n_out`` outputs
     (``None``: a language model, ``vocab_size`` outputs)."""
-    V, n = vocab_size, size
-    o = V if n_out is None else n_out
-    if cell == "srn":
-        return srn_parameter_count(V, n, None, n_out)
-    if cell == "gru":
-        return gru_parameter_count(V, n, None, n_out)
-    if cell == "lstm":
-        return lstm_parameter_count(V, n, shapes.lstm_embedding, n_out)
-    if cell == "urn":
-        return urn_parameter_count(V, n, None, n_out)
-    if cell == "turn":
-        return urn_parameter_count(V, n, shapes.truncation_k, n_out)
-    if cell == "arbitrary":
-        return V * n * n + (n + 1) * o
-    if cell == "tpru":  # embedding V d, TPRU layer 6 d^2 + d + 2 (paper 002 Table 1 with d' = d), readout
-        return V * n + 6 * n * n + n + 2 + (n + 1) * o
-    raise ParameterError(f"cell {cell!r} is not one of {list(CELLS)}")
+    return registry.count(cell_model(cell, size, shapes), vocab_size, n_out)
 
 
 def smallest_size(cell: str, shapes: Shapes) -> int:
     """The smallest size ``cell`` can be built at (an even URN; a k-TURN needs k < n)."""
-    if cell == "urn":
-        return 2
-    if cell == "turn":
-        k = shapes.truncation_k
-        return k + 1 if (k + 1) % 2 == 0 else k + 2
-    return 1
+    return registry.sizes(cell_spec(cell, shapes), shapes.max_units).start
 
 
 @dataclass(frozen=True)
@@ -133,14 +159,13 @@ def match_size(cell: str, budget: int, vocab_size: int, n_out: int | None, shape
     """
     check_int("budget", budget, minimum=1)
     check_float("budget_tolerance", tolerance, minimum=0.0, maximum=1.0, strict_min=True)
-    label = cell_label(cell, shapes)
-    step = 2 if cell in EVEN else 1
-    low = smallest_size(cell, shapes)
-    if low > shapes.max_units:
-        raise ParameterError(f"max_units={shapes.max_units} is below the smallest {label} (n={low})")
+    label, base = cell_label(cell, shapes), cell_spec(cell, shapes)
+    valid = registry.sizes(base, shapes.max_units)
+    if not valid:
+        raise ParameterError(f"max_units={shapes.max_units} is below the smallest {label} (n={valid.start})")
     below = above = None
-    for size in range(low, shapes.max_units + 1, step):
-        count = parameter_count(cell, size, vocab_size, n_out, shapes)
+    for size in valid:
+        count = registry.count(registry.at_size(base, size), vocab_size, n_out)
         if count <= budget:
             below = (size, count)
         else:

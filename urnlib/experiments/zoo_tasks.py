@@ -1,7 +1,7 @@
-"""The synthetic tasks of the zoo chapter: one adapter per task, over the task modules of the other chapters.
+"""The synthetic tasks of the zoo chapter: one adapter per task, over the task modules of :mod:`urnlib.tasks`.
 
-Each adapter builds a run's data and its per-epoch evaluation from the task-level functions of its chapter
-(the task dataclass, ``make_data`` and the evaluation function; never a chapter's Config), and says what the
+Each adapter builds a run's data and its per-epoch evaluation from its task module (the task dataclass,
+``make_data``, ``validation_data`` and the evaluation function; never a chapter's Config), and says what the
 models see: ``vocab_size`` input symbols and ``n_out`` outputs (``None``: a next-symbol language model).
 
 Every run is read at its best *validation* epoch, and stopped early on it: the loss on held-out data drawn
@@ -9,14 +9,14 @@ like the training data (its own seeded stream, ``[seed, 2]``; as many strings or
 not on the test set, whose deeper or longer strings are what the task tests (on Dyck the test loss rises from
 the first epoch on, as a model learns that training strings never nest deeper than 3).
 
-* ``dyck`` (:mod:`urnlib.experiments.dyck`): train on Dyck strings nested at most ``train_max_depth`` deep,
+* ``dyck`` (:mod:`urnlib.tasks.dyck`): train on Dyck strings nested at most ``train_max_depth`` deep,
   test on strings of any depth; closing-bracket accuracy by number of attractors (depth generalisation).
-* ``cross_serial`` (:mod:`urnlib.experiments.cross_serial`): train on C_train_k, test on C_test_k; full-string
+* ``cross_serial`` (:mod:`urnlib.tasks.cross_serial`): train on C_train_k, test on C_test_k; full-string
   error by pattern length m + n (length generalisation).
-* ``anbn`` (:mod:`urnlib.experiments.primer_anbn`): train on a^n b^n, n <= ``max_train_n``; the largest n up
+* ``anbn`` (:mod:`urnlib.tasks.anbn`): train on a^n b^n, n <= ``max_train_n``; the largest n up
   to which every a^m b^m is accepted (counting). The training language is finite: its validation loss is the
   loss on the training strings, once each, in eval mode; acceptance beyond the training range is the test.
-* ``agreement`` (:mod:`urnlib.experiments.agreement_data`): the synthetic agreement grammar, a classifier of
+* ``agreement`` (:mod:`urnlib.tasks.agreement`): the synthetic agreement grammar, a classifier of
   the verb's number read at the word before it; accuracy by number of attractors. Models are built over the
   grammar's whole vocabulary (:data:`AGREEMENT_VOCAB`), so that a model's size does not depend on which words
   a seed's sentences happen to use.
@@ -25,14 +25,13 @@ the first epoch on, as a model learns that training strings never nest deeper th
 from __future__ import annotations
 
 import importlib
-from dataclasses import asdict, dataclass, replace
-from functools import lru_cache
+from dataclasses import asdict, dataclass
 from typing import Any, Callable
 
-import numpy as np
 from torch import nn
 
 from urnlib.params import ParameterError
+from urnlib.tasks.agreement import grammar_vocab_size
 from urnlib.tokens import TokenData
 
 __all__ = ["TASKS", "TaskKind", "ZooData", "TRAINING_KEYS", "AGREEMENT_VOCAB"]
@@ -123,27 +122,27 @@ class Dyck(TaskKind):
     name, title = "dyck", "Dyck (depth generalisation)"
     keys = ("n_pairs", "train_size", "test_size", "train_max_depth", "generator")
     components = ("data.dyck", "experiment.dyck")
-    task_class, vocab_class = "urnlib.experiments.dyck:DyckTask", "urnlib.languages.dyck:DyckVocab"
+    task_class, vocab_class = "urnlib.tasks.dyck:DyckTask", "urnlib.languages.dyck:DyckVocab"
 
     def data(self, task) -> ZooData:
-        from urnlib.experiments.dyck import evaluate_closing, make_data
+        from urnlib.tasks.dyck import evaluate_closing, make_data, validation_data
 
         data = make_data(task)
-        return ZooData(data.train, _dyck_valid(task), lambda model: evaluate_closing(model, data))
+        return ZooData(data.train, validation_data(task), lambda model: evaluate_closing(model, data))
 
 
 class CrossSerial(TaskKind):
     name, title = "cross_serial", "cross-serial (length generalisation)"
     keys = ("train_k", "test_k", "train_size", "test_size", "min_block")
     components = ("data.cross_serial", "experiment.cross_serial")
-    task_class = "urnlib.experiments.cross_serial:CrossSerialTask"
+    task_class = "urnlib.tasks.cross_serial:CrossSerialTask"
     vocab_class = "urnlib.languages.cross_serial:CrossSerialVocab"
 
     def data(self, task) -> ZooData:
-        from urnlib.experiments.cross_serial import evaluate_strings, make_data
+        from urnlib.tasks.cross_serial import evaluate_strings, make_data, validation_data
 
         data = make_data(task)
-        return ZooData(data.train, _cross_serial_valid(task),
+        return ZooData(data.train, validation_data(task),
                        lambda model: evaluate_strings(model, data, task))
 
 
@@ -151,30 +150,24 @@ class Anbn(TaskKind):
     name, title = "anbn", "aⁿbⁿ (counting)"
     keys = ("max_train_n", "copies", "max_test_n", "threshold")
     components = ("data.anbn", "experiment.primer_anbn")
-    task_class, vocab_class = "urnlib.experiments.primer_anbn:AnbnTask", "urnlib.languages.anbn:AnbnVocab"
+    task_class, vocab_class = "urnlib.tasks.anbn:AnbnTask", "urnlib.languages.anbn:AnbnVocab"
 
     def task_extras(self, values, seed):
         """No seed: the strings are the same under every seed (trace_n is the primer's state plot's)."""
         return {"trace_n": values["max_train_n"]}
 
     def data(self, task) -> ZooData:
-        from urnlib.experiments.primer_anbn import acceptance, largest, training_data
+        from urnlib.tasks.anbn import acceptance, largest, training_data, validation_data
 
         def evaluate(model):
             accepted = acceptance(model, task)
             return {"largest_accepted": largest(accepted), "accepted": accepted}
 
-        return ZooData(training_data(task), training_data(replace(task, copies=1)), evaluate)
-
-
-def _agreement_vocab() -> int:
-    from urnlib.languages.agreement_grammar import LEXICON, TAGS
-
-    return 1 + len(LEXICON) + len(TAGS)  # padding, every word, every tag (urnlib.experiments.agreement_data)
+        return ZooData(training_data(task), validation_data(task), evaluate)
 
 
 #: the agreement grammar's vocabulary: padding, its words and its POS tags
-AGREEMENT_VOCAB = _agreement_vocab()
+AGREEMENT_VOCAB = grammar_vocab_size()
 
 
 class Agreement(TaskKind):
@@ -182,52 +175,17 @@ class Agreement(TaskKind):
     keys = ("train_size", "test_per_count", "train_max_attractors", "max_attractors")
     components = ("data.agreement_grammar", "experiment.agreement")
     vocab_size, n_out = AGREEMENT_VOCAB, 2
-    task_class = "urnlib.experiments.agreement_data:SyntheticTask"
+    task_class = "urnlib.tasks.agreement:SyntheticTask"
 
     def data(self, task) -> ZooData:
-        from urnlib.experiments.agreement_data import evaluate_agreement, make_data
+        from urnlib.tasks.agreement import evaluate_agreement, make_data, validation_data
 
         data = make_data(task)
         if len(data.vocab) > self.vocab_size:
             raise ParameterError(f"the agreement data of {asdict(task)} has {len(data.vocab)} symbols, more "
                                  f"than the grammar's {self.vocab_size}")
-        return ZooData(data.train, _agreement_valid(task, data.vocab),
+        return ZooData(data.train, validation_data(task, data.vocab),
                        lambda model: evaluate_agreement(model, data))
-
-
-@lru_cache(maxsize=4)
-def _dyck_valid(task) -> TokenData:
-    """Validation strings of a Dyck task: drawn like its training strings, from the stream ``[seed, 2]``."""
-    from urnlib.languages import dyck
-
-    strings = dyck.generate(task.test_size, task.n_pairs, max_depth=task.train_max_depth,
-                            method=task.generator, rng=np.random.default_rng([task.seed, 2]))
-    return TokenData(*dyck.encode(strings, dyck.DyckVocab()))
-
-
-@lru_cache(maxsize=4)
-def _cross_serial_valid(task) -> TokenData:
-    """Validation strings of a cross-serial task: drawn from C_train_k like its training strings, from the
-    stream ``[seed, 2]``."""
-    from urnlib.languages import cross_serial as cs
-
-    pairs = cs.generate(task.test_size, task.train_k, min_block=task.min_block,
-                        rng=np.random.default_rng([task.seed, 2]))
-    return TokenData(*cs.encode(pairs, cs.CrossSerialVocab()))
-
-
-def _agreement_valid(task, vocab) -> TokenData:
-    """Validation sentences of the agreement grammar, drawn like the training sentences of
-    :func:`urnlib.experiments.agreement_data.make_data` (0 .. ``train_max_attractors`` attractors, the other
-    nouns' numbers drawn alike) from the stream ``[seed, 2]``, as many as the test set, encoded with the run's
-    vocabulary; the target (0 singular, 1 plural) sits at each prefix's last word."""
-    from urnlib.experiments.agreement_data import encode_examples
-    from urnlib.languages import agreement_grammar as grammar
-
-    examples = grammar.generate(task.test_per_count * (task.max_attractors + 1),
-                                attractor_counts=list(range(task.train_max_attractors + 1)), symmetric=True,
-                                rng=np.random.default_rng([task.seed, 2]))
-    return encode_examples(examples, vocab)
 
 
 #: every task of the zoo, by name

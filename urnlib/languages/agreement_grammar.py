@@ -249,11 +249,10 @@ def build_sentence(
         relative clause intervenes.
     """
     check_int("n_attractors", n_attractors, minimum=0, maximum=MAX_ATTRACTORS)
-    if isinstance(extra_nouns, bool) or not isinstance(extra_nouns, int) or not (
-            0 <= extra_nouns <= MAX_INTERVENING - n_attractors):
-        raise ParameterError(f"extra_nouns={extra_nouns!r} must be an integer in [0, "
-                             f"{MAX_INTERVENING - n_attractors}]: at most {MAX_INTERVENING} intervening "
-                             f"nouns in all keep a sentence within {MAX_LENGTH} tokens")
+    most = MAX_INTERVENING - n_attractors
+    check_int("extra_nouns", extra_nouns, minimum=0, maximum=most,
+              message=f"must be an integer in [0, {most}]: at most {MAX_INTERVENING} intervening nouns in "
+                      f"all keep a sentence within {MAX_LENGTH} tokens")
     check_bool("plural", plural)
     return _build(n_attractors, extra_nouns, plural, _preambles(preamble), _rng(rng))
 

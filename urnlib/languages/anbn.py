@@ -21,8 +21,8 @@ import torch
 from urnlib.params import ParameterError, check_choice, check_int
 from urnlib.tokens import IGNORE
 
-__all__ = ["AnbnVocab", "strings", "encode", "next_symbol_sets", "deterministic_positions", "accepts",
-           "largest_accepted"]
+__all__ = ["AnbnVocab", "VOCAB_SIZE", "strings", "encode", "next_symbol_sets", "deterministic_positions",
+           "accepts", "largest_accepted"]
 
 POSITIONS = ("forced", "all")
 
@@ -41,6 +41,10 @@ class AnbnVocab:
 
     def __len__(self) -> int:
         return len(self.symbols)
+
+
+#: input symbols of an a^n b^n model: padding, start, stop, a, b
+VOCAB_SIZE = len(AnbnVocab())
 
 
 def strings(ns) -> list[str]:

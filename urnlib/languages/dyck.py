@@ -24,6 +24,7 @@ __all__ = [
     "OPENERS",
     "CLOSERS",
     "DyckVocab",
+    "VOCAB_SIZE",
     "generate",
     "depth",
     "is_dyck",
@@ -55,6 +56,10 @@ class DyckVocab:
 
     def __len__(self) -> int:
         return len(self.symbols)
+
+
+#: input symbols of a Dyck model: 10 brackets, start, padding (paper 001 Table 2: V = 12)
+VOCAB_SIZE = len(DyckVocab())
 
 
 def _walk_skeletons(count: int, n_pairs: int, rng: np.random.Generator, max_depth: int | None) -> np.ndarray:

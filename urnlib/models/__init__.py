@@ -11,6 +11,7 @@ import importlib
 
 from torch import nn
 
+from urnlib.models import kinds  # noqa: F401  (registers every model kind in the registry)
 from urnlib.models.registry import KINDS, build_model, parse_spec
 
 __all__ = ["URN", "ArbitraryRNN", "PaperLSTM", "MODEL_KINDS", "KINDS", "build_model", "parse_spec",

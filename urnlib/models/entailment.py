@@ -7,8 +7,9 @@ time of its states gives ``u`` (premise) and ``v`` (hypothesis); the features
 trained with cross-entropy (reference-facts, TPRU: Adam lr 1e-3, batch 64, d = 64). During training
 the variables of each pair are renamed by a random permutation (Symbolic Vocabulary Permutation,
 Evans et al. 2018; paper 002 C.1), a *true* permutation as reference-facts requires (the original
-code sampled with replacement): :func:`urnlib.languages.logic.permute_variables`, the data side's one
-implementation.
+code sampled with replacement). The model knows no language: the caller passes the renaming function
+(``permute``; the TPRU chapter passes :func:`urnlib.languages.logic.permute_variables`, the data side's one
+implementation) together with the variable ids, the vocabulary size and the separator and padding ids.
 
 The rows the loop trains on (``premise <sep> hypothesis <pad>...``, the label in column 0 of the targets)
 and the predictions read back from them are in :mod:`urnlib.models.entailment_packing`; the stand-alone
@@ -23,12 +24,11 @@ output size d and hidden size h::
 from __future__ import annotations
 
 import numbers
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import torch
 from torch import nn
 
-from urnlib.languages.logic import permute_variables
 from urnlib.models.entailment_encoders import TorchRNN, torch_rnn_parameter_count
 from urnlib.models.entailment_packing import (
     N_CLASSES,
@@ -39,7 +39,7 @@ from urnlib.models.entailment_packing import (
     pack_targets,
     predict_labels,
 )
-from urnlib.params import ParameterError
+from urnlib.params import ParameterError, check_int
 
 __all__ = [
     "EntailmentModel",
@@ -80,7 +80,8 @@ class EntailmentModel(nn.Module):
     shifted to the front of its own sequence), and the max runs over real positions only, so the
     padding changes nothing as long as the encoder is causal (left to right, as the GRU, LSTM and
     TPRU are). In training mode, with ``variable_ids`` given, each row is first renamed by
-    :func:`urnlib.languages.logic.permute_variables` (torch's global generator).
+    ``permute(inputs, variable_ids)`` (e.g. :func:`urnlib.languages.logic.permute_variables`, which draws
+    from torch's global generator).
 
     Args:
         vocab_size: V (including the padding and separator ids).
@@ -91,6 +92,8 @@ class EntailmentModel(nn.Module):
         sep_id: separator id (default 1).
         pad_id: padding id (default 0).
         variable_ids: ids of the variables renamed in training (``None``: no renaming).
+        permute: the renaming, ``(inputs (B, T), variable_ids (K,)) -> (B, T)``, a random bijection on
+            ``variable_ids`` per row and the identity on every other id; required with ``variable_ids``.
         dropout: rate on the features and on the hidden layer (default 0; paper 002 tunes it).
     """
 
@@ -105,6 +108,7 @@ class EntailmentModel(nn.Module):
         sep_id: int = 1,
         pad_id: int = 0,
         variable_ids: Sequence[int] | None = None,
+        permute: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] | None = None,
         dropout: float = 0.0,
     ):
         super().__init__()
@@ -116,8 +120,8 @@ class EntailmentModel(nn.Module):
             raise ParameterError(f"encoder={encoder!r}: pass an nn.Module mapping (B, T, e) to "
                                  "(B, T, encoder_dim)")
         for name, value in (("sep_id", sep_id), ("pad_id", pad_id)):
-            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < vocab_size:
-                raise ParameterError(f"{name}={value!r}: need an id in [0, vocab_size={vocab_size})")
+            check_int(name, value, minimum=0, maximum=vocab_size - 1,
+                      message=f"must be an id in [0, vocab_size={vocab_size})")
         if sep_id == pad_id:
             raise ParameterError(f"sep_id={sep_id} equals pad_id={pad_id}: pass two different ids")
         self.vocab_size, self.embedding_size = vocab_size, embedding_size
@@ -137,7 +141,15 @@ class EntailmentModel(nn.Module):
                 raise ParameterError(
                     f"variable_ids={ids} contains sep_id={sep_id} or pad_id={pad_id}: leave them out"
                 )
+            if not callable(permute):
+                raise ParameterError(f"permute={permute!r}: with variable_ids, pass the renaming function "
+                                     "(inputs, variable_ids) -> inputs, e.g. "
+                                     "urnlib.languages.logic.permute_variables")
             variable_ids = torch.tensor([int(i) for i in ids], dtype=torch.long)
+        elif permute is not None:
+            raise ParameterError(f"permute={permute!r} without variable_ids: pass the ids it renames, or "
+                                 "permute=None")
+        self.permute = permute
         self.register_buffer("variable_ids", variable_ids, persistent=False)  # (K,) or None
         # torch's N(0, 1) initialisation (paper 002 is written in PyTorch)
         self.embedding = nn.Embedding(vocab_size, embedding_size)
@@ -232,11 +244,11 @@ class EntailmentModel(nn.Module):
 
     def rename(self, inputs: torch.Tensor) -> torch.Tensor:
         """``inputs`` with each row's variables renamed by a random permutation
-        (:func:`urnlib.languages.logic.permute_variables`, keys drawn on the device of ``variable_ids``);
-        unchanged without ``variable_ids``."""
+        (``permute``, e.g. :func:`urnlib.languages.logic.permute_variables`, keys drawn on the device of
+        ``variable_ids``); unchanged without ``variable_ids``."""
         if self.variable_ids is None:
             return inputs
-        return permute_variables(inputs, self.variable_ids)
+        return self.permute(inputs, self.variable_ids)
 
     def classify(self, inputs: torch.Tensor) -> torch.Tensor:
         """Class logits ``(B, 2)`` (1 = entailed); renames the variables first in training mode."""

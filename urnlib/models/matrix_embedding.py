@@ -29,14 +29,12 @@ import math
 import torch
 from torch import nn
 
-from urnlib.params import ParameterError
+from urnlib.params import ParameterError, check_int
 
 __all__ = [
     "ALGEBRAS", "check_algebra", "algebra_mask", "free_entry_count",
-    "NeuralMatrixLM", "ProbabilisticMatrixLM", "WFSAMatrixLM", "PAD",
+    "NeuralMatrixLM", "ProbabilisticMatrixLM", "WFSAMatrixLM",
 ]
-
-PAD = -1  #: padding id of (N, T) token tensors of sentences (no word: never a vocabulary id)
 
 #: matrix algebras a model may use (each contains the identity and is closed under product).
 ALGEBRAS = {
@@ -63,9 +61,7 @@ def check_algebra(name: str) -> str:
 
 
 def _check_positive(name: str, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ParameterError(f"{name}={value!r}: need a positive integer")
-    return value
+    return check_int(name, value, minimum=1, message="must be a positive integer")
 
 
 def algebra_mask(name: str, d: int) -> torch.Tensor:

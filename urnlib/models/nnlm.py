@@ -20,7 +20,7 @@ import torch
 from torch import nn
 import torch.nn.functional as F
 
-from urnlib.params import ParameterError
+from urnlib.params import ParameterError, check_int
 
 __all__ = ["BengioNNLM", "nnlm_parameter_count", "mix", "best_alpha", "ALPHA_GRID"]
 
@@ -31,8 +31,7 @@ ALPHA_GRID = np.round(np.linspace(0.0, 1.0, 21), 2)
 def _check_sizes(vocab_size, order, embedding_size, hidden, direct) -> None:
     for name, value, minimum in (("vocab_size", vocab_size, 1), ("order", order, 2),
                                  ("embedding_size", embedding_size, 1), ("hidden", hidden, 0)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            raise ParameterError(f"{name}={value!r}: need an integer >= {minimum}")
+        check_int(name, value, minimum=minimum, message=f"must be an integer >= {minimum}")
     if not isinstance(direct, bool):
         raise ParameterError(f"direct={direct!r}: need True or False")
     if hidden == 0 and not direct:
@@ -85,8 +84,8 @@ class BengioNNLM(nn.Module):
                  direct: bool = True, start_id: int = 0):
         super().__init__()
         _check_sizes(vocab_size, order, embedding_size, hidden, direct)
-        if isinstance(start_id, bool) or not isinstance(start_id, int) or not 0 <= start_id < vocab_size:
-            raise ParameterError(f"start_id={start_id!r}: need an integer in [0, {vocab_size})")
+        check_int("start_id", start_id, minimum=0, maximum=vocab_size - 1,
+                  message=f"must be an integer in [0, {vocab_size})")
         self.vocab_size, self.order = vocab_size, order
         self.embedding_size, self.hidden = embedding_size, hidden
         self.start_id = start_id

@@ -8,12 +8,19 @@ string is the kind, then its positional values, then optional ``<prefix><int>`` 
 is the only parser; its errors list every form. :func:`build_model` turns a spec (string or dict) into
 a module, importing the model's module only then: a run depends only on the model it uses.
 
-Each kind names its :mod:`urnlib.components` entry (``model.<kind>``), whose version a stored run records.
+Each kind names its :mod:`urnlib.components` entry (``model.<kind>``), whose version a stored run records,
+and describes itself, so that no chapter, plot or table keeps a list of kinds: its :func:`family`, the
+:func:`label` of a spec (``"3-TURN 50"``), the :func:`style` of its curves, its parameter :func:`count`, the
+option a budget sizes and its valid :func:`sizes`, and whether it is a recurrent ``cell`` the zoo trains.
+The kinds themselves are registered in :mod:`urnlib.models.kinds`, which the package :mod:`urnlib.models`
+imports (so every ``from urnlib.models.registry import ...`` finds them all). A new kind is its module, one
+:func:`register` call there and one :func:`urnlib.components.register` entry.
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,8 +30,36 @@ from torch import nn
 
 from urnlib.params import ParameterError, check_int
 
-__all__ = ["ModelKind", "KINDS", "register", "parse_spec", "build_model", "build_trained", "spec_string",
-           "component_of", "grammar_help"]
+__all__ = ["ModelKind", "Style", "KINDS", "DEFAULT_STYLE", "register", "parse_spec", "build_model",
+           "spec_string", "component_of", "components_of", "grammar_help", "family", "label",
+           "style", "count", "sizes", "at_size", "cells", "accepts"]
+
+Spec = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Style:
+    """How a kind's curves look in every figure (:mod:`urnlib.plots.curves`, :mod:`urnlib.plots.zoo`): a
+    report gives each series the style of its run's spec (:func:`style`), never one guessed from a label.
+
+    Args:
+        word: the style's name (``"turn"``, ``"urn"``, ``"lstm"`` ...).
+        colours: one shade per model of the style in a figure, in the order drawn (the last repeats).
+        marker, linestyle: matplotlib's. shade: the one shade the zoo chapter draws it in.
+        when: which of the kind's specs look so (``None``: all); a spec takes its kind's first that fits.
+    """
+
+    word: str
+    colours: tuple[str, ...]
+    marker: str
+    linestyle: Any = "-"
+    shade: int = 0
+    when: Callable[[Spec], bool] | None = None
+
+    def matplotlib(self, index: int = 0) -> dict[str, Any]:
+        """``{"color", "marker", "linestyle"}`` of the ``index``-th model of the kind in a figure."""
+        colour = self.colours[min(index, len(self.colours) - 1)]
+        return {"color": colour, "marker": self.marker, "linestyle": self.linestyle}
 
 
 @dataclass(frozen=True)
@@ -42,6 +77,15 @@ class ModelKind:
         words: a word -> ``(option, value)`` (``{"direct": ("direct", True)}``).
         defaults: options that a spec may leave out.
         check: extra validation of the parsed options (raises ParameterError).
+        family: ``"unitary"``, ``"gated"``, ``"simple"``, ``"tensor-product"``, ``"unconstrained"`` ...
+        label: its display name (``"LSTM"``) or a function of a spec (``"URN"``, ``"3-TURN"``), without size.
+        size: the option a parameter budget sizes (``"n"``, ``"d"``; ``None``: none).
+        smallest, step: the smallest valid size and the step between valid sizes (or functions of a spec).
+        count: ``count(spec, V, n_out)``: trainable parameters over V symbols with ``n_out`` outputs
+            (``None``: V); ``None`` where it has no closed form.
+        styles: the looks of its curves (none: :data:`DEFAULT_STYLE`).
+        uses: components it is built from beyond its own (the zoo's runs record them).
+        cell: a recurrent cell over symbol sequences taking ``dropout`` and ``n_out``: the zoo can train it.
     """
 
     name: str
@@ -53,6 +97,15 @@ class ModelKind:
     words: dict[str, tuple[str, Any]] = field(default_factory=dict)
     defaults: dict[str, Any] = field(default_factory=dict)
     check: Callable[[dict[str, Any]], None] | None = None
+    family: str = ""
+    label: str | Callable[[Spec], str] = ""
+    size: str | None = None
+    smallest: int | Callable[[Spec], int] = 1
+    step: int | Callable[[Spec], int] = 1
+    count: Callable[[Spec, int, int | None], int] | None = None
+    styles: tuple[Style, ...] = ()
+    uses: tuple[str, ...] = ()
+    cell: bool = False
 
     @property
     def grammar(self) -> str:
@@ -151,10 +204,7 @@ def spec_string(spec: dict[str, Any]) -> str:
 
 def component_of(spec: dict[str, Any] | str) -> str:
     """The :mod:`urnlib.components` name of a spec's kind."""
-    kind = spec["kind"] if isinstance(spec, dict) else spec.split()[0]
-    if kind not in KINDS:
-        raise _fail(kind, f"unknown kind {kind!r}")
-    return KINDS[kind].component
+    return _kind(spec).component
 
 
 def build_model(spec: dict[str, Any] | str, vocab_size: int, **context) -> nn.Module:
@@ -166,11 +216,7 @@ def build_model(spec: dict[str, Any] | str, vocab_size: int, **context) -> nn.Mo
         vocab_size: V.
         **context: keyword arguments of the chapter (``dropout``, ``n_out``, ``start_id`` ...).
     """
-    if isinstance(spec, str):
-        spec = parse_spec(spec) if len(spec.split()) > 1 else {"kind": spec}
-    if spec.get("kind") not in KINDS:
-        raise _fail(spec.get("kind"), f"unknown kind {spec.get('kind')!r}")
-    kind = KINDS[spec["kind"]]
+    spec, kind = _spec(spec), _kind(spec)
     module, _, cls = kind.target.partition(":")
     options = {**{k: v for k, v in spec.items() if k != "kind"}, **context}
     try:
@@ -179,59 +225,77 @@ def build_model(spec: dict[str, Any] | str, vocab_size: int, **context) -> nn.Mo
         raise ParameterError(f"model {kind.name!r} ('{kind.grammar}'): {err}") from None
 
 
-def build_trained(spec: dict[str, Any] | str, weights: dict, vocab_size: int, **context) -> nn.Module:
-    """The model of ``spec`` with a stored run's ``weights`` loaded, in eval mode."""
-    model = build_model(spec, vocab_size, **context)
-    model.load_state_dict(weights)
-    return model.eval()
+def _spec(spec: Spec | str) -> Spec:  # a bare kind name reads as {"kind": name}
+    return (parse_spec(spec) if len(spec.split()) > 1 else {"kind": spec}) if isinstance(spec, str) else spec
 
 
-def _even_urn(spec: dict[str, Any]) -> None:
-    if spec["n"] % 2:
-        raise ParameterError(f"model 'urn {spec['n']}': a URN needs an even number of units "
-                             "(its rotations act on planes)")
-    if spec.get("k") is not None and not 1 <= spec["k"] < spec["n"]:
-        raise ParameterError(f"model 'urn {spec['n']} k{spec['k']}': k must be between 1 and n - 1")
+def _kind(spec: Spec | str) -> ModelKind:  # by its first word, unparsed
+    name = spec.get("kind") if isinstance(spec, dict) else (spec.split() or [None])[0]
+    if name not in KINDS:
+        raise _fail(name, f"unknown kind {name!r}")
+    return KINDS[name]
 
 
-def _nnlm(spec: dict[str, Any]) -> None:
-    if spec["hidden"] == 0 and not spec["direct"]:
-        raise ParameterError("model 'nnlm ... 0 ... nodirect': with no hidden layer the direct connections "
-                             "are the whole model; write 'direct'")
+def family(spec: Spec | str) -> str:
+    """The family of a spec's kind (``"unitary"``, ``"gated"`` ...)."""
+    return _kind(spec).family
 
 
-def _tpru(spec: dict[str, Any]) -> None:
-    if spec["d"] % spec["slices"]:
-        raise ParameterError(f"model 'tpru {spec['d']} ... s{spec['slices']}': the slices must divide d "
-                             "(paper 002 appendix E splits the binding complex into equal slices)")
+def label(spec: Spec | str, sized: bool = True) -> str:
+    """The display label of a spec: ``"URN 50"``, ``"3-TURN 50"``, ``"LSTM 16"`` (``sized=False``: ``"URN"``,
+    ``"3-TURN"``, ``"LSTM"``); a kind without a label shows its name."""
+    spec, kind = _spec(spec), _kind(spec)
+    name = (kind.label(spec) if callable(kind.label) else kind.label) or kind.name
+    return f"{name} {spec[kind.size]}" if sized and kind.size and spec.get(kind.size) is not None else name
 
 
-register(ModelKind("urn", "urnlib.models.unitary:URN", "model.urn",
-                   "unitary RNN, Q = expm(S); k<k> truncates it to k rotation planes (paper 000 sec. 2)",
-                   positional=(("n", int),), prefixed={"k": "k"}, defaults={"k": None}, check=_even_urn))
-register(ModelKind("arbitrary", "urnlib.models.unitary:ArbitraryRNN", "model.arbitrary",
-                   "the URN's cell with unconstrained matrices (paper 000 sec. 5)", positional=(("n", int),)))
-register(ModelKind("lstm", "urnlib.models.recurrent:PaperLSTM", "model.lstm",
-                   "LSTM with one bias per gate and an embedding layer (paper 001 sec. 2.1)",
-                   positional=(("n", int),), prefixed={"e": "embedding_size"},
-                   defaults={"embedding_size": None}))
-register(ModelKind("srn", "urnlib.models.cells:SRN", "model.srn",
-                   "Elman's simple recurrent network (lecture 004)",
-                   positional=(("n", int),), prefixed={"e": "embedding_size"},
-                   defaults={"embedding_size": None}))
-register(ModelKind("gru", "urnlib.models.cells:GRU", "model.gru", "the lecture's GRU (lecture 004)",
-                   positional=(("n", int),), prefixed={"e": "embedding_size"},
-                   defaults={"embedding_size": None}))
-register(ModelKind("nnlm", "urnlib.models.nnlm:BengioNNLM", "model.nnlm",
-                   "Bengio et al.'s (2003) neural n-gram model: order, hidden units, embedding size",
-                   positional=(("order", int), ("hidden", int), ("embedding_size", int)),
-                   words={"direct": ("direct", True), "nodirect": ("direct", False)}, check=_nnlm))
-register(ModelKind("tpru", "urnlib.models.tpru_stack:tpru_language_model", "model.tpru",
-                   "TPRU with N role vectors and s slices (paper 002)", positional=(("d", int),),
-                   prefixed={"N": "n_roles", "s": "slices"}, defaults={"slices": 1}, check=_tpru))
-for _name, _cls, _doc in (("4.1", "NeuralMatrixLM", "neural"),
-                          ("4.2", "ProbabilisticMatrixLM", "direct probabilistic"),
-                          ("4.3", "WFSAMatrixLM", "continuous WFSA")):
-    register(ModelKind(_name, f"urnlib.models.matrix_embedding:{_cls}", "model.matrix_embedding",
-                       f"paper 003 sec. {_name} {_doc} model over an algebra of d x d matrices",
-                       positional=(("algebra", ("dense", "diagonal", "upper")), ("d", int))))
+#: the look of a kind with none of its own: the URN's (the book's first model)
+DEFAULT_STYLE = Style("urn", ("#6baed6", "#2171b5", "#08306b", "#041a3d"), "s", shade=1)
+
+
+def style(spec: Spec | str) -> Style:
+    """The look of a spec's curves: its kind's first style that fits it (none: :data:`DEFAULT_STYLE`)."""
+    spec = _spec(spec)
+    return next((s for s in _kind(spec).styles if s.when is None or s.when(spec)), DEFAULT_STYLE)
+
+
+def count(spec: Spec | str, vocab_size: int, n_out: int | None = None) -> int:
+    """Trainable parameters of ``spec`` over ``vocab_size`` symbols with ``n_out`` outputs (default: the
+    spec's ``n_out``, else V: a language model), by its kind's closed form."""
+    spec, kind = _spec(spec), _kind(spec)
+    if kind.count is None:
+        raise ParameterError(f"model kind {kind.name!r} has no parameter count formula: count a built model "
+                             "with urnlib.models.count_parameters")
+    return kind.count(spec, vocab_size, n_out if n_out is not None else spec.get("n_out"))
+
+
+def sizes(spec: Spec | str, largest: int) -> range:
+    """The valid values of a spec's size option up to ``largest``: from the smallest (an even URN: 2; a k-TURN
+    needs k < n) by its step (a URN: 2, its rotations act on planes)."""
+    spec, kind = _spec(spec), _kind(spec)
+    low, step = (value(spec) if callable(value) else value for value in (kind.smallest, kind.step))
+    return range(low, largest + 1, step)
+
+
+def at_size(spec: Spec | str, size: int) -> Spec:
+    """``spec`` at ``size``, parsed: ``at_size({"kind": "urn", "k": 3}, 16) == parse_spec("urn 16 k3")``."""
+    spec, kind = _spec(spec), _kind(spec)
+    if kind.size is None:
+        raise ParameterError(f"model kind {kind.name!r} has no size option a parameter budget could set")
+    return parse_spec(spec_string({**spec, kind.size: size}))
+
+
+def cells() -> list[str]:
+    """The kinds that are recurrent cells (``cell=True``), in the order registered."""
+    return [name for name, kind in KINDS.items() if kind.cell]
+
+
+def components_of(spec: Spec | str) -> tuple[str, ...]:
+    """Every :mod:`urnlib.components` entry a spec's model is built from: its kind's, then what it uses."""
+    return (_kind(spec).component, *_kind(spec).uses)
+
+
+def accepts(spec: Spec | str, option: str) -> bool:
+    """Whether a spec's model class names the keyword ``option`` (e.g. ``"state_dropout"``)."""
+    module, _, cls = _kind(spec).target.partition(":")
+    return option in inspect.signature(getattr(importlib.import_module(module), cls)).parameters

@@ -30,6 +30,7 @@ import torch
 
 from urnlib.models.scan_kernel import kernel
 from urnlib.models.scan_layout import POOL, Layout, Lease
+from urnlib.params import check_int
 
 __all__ = ["matrix_scan", "matrix_scan_reference", "prefix_states"]
 
@@ -224,8 +225,8 @@ def prefix_states(
     V, n, _ = M.shape
     if T == 0:
         return M.new_zeros(B, 0, n)
-    if chunk is not None and (not isinstance(chunk, int) or chunk < 1):
-        raise ValueError(f"chunk={chunk!r}: need a positive integer")
+    if chunk is not None:
+        check_int("chunk", chunk, minimum=1, message="must be a positive integer")
     L = _word_length(V, n, B, T)
     C = chunk if chunk is not None else math.ceil(math.sqrt(T))
     C = -(-C // L) * L

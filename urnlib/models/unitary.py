@@ -37,7 +37,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from urnlib.models.scan import matrix_scan, prefix_states
-from urnlib.params import ParameterError
+from urnlib.params import ParameterError, check_int
 
 __all__ = [
     "skew_size",
@@ -79,16 +79,14 @@ def skew_indices(n: int, k: int | None) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def _check_urn_shape(n: int, k: int | None) -> None:
-    if not isinstance(n, int) or n < 2 or n % 2:
-        raise ParameterError(
-            f"units n={n!r}: a URN needs an even number of units >= 2 "
-            "(paper 000 sec. 2 considers only even n: rotations act on n/2 planes)"
-        )
-    if k is not None and (not isinstance(k, int) or not 1 <= k <= n - 1):
-        raise ParameterError(
-            f"truncation k={k!r} is not allowed for n={n}: use an integer 1 <= k <= {n - 1}, "
-            "or None for the full (untruncated) URN"
-        )
+    even = ("(units): a URN needs an even number of units >= 2 (paper 000 sec. 2 considers only even n: "
+            "rotations act on n/2 planes)")
+    check_int("n", n, minimum=2, message=even)
+    if n % 2:
+        raise ParameterError(f"n={n!r} {even}")
+    if k is not None:
+        check_int("k", k, minimum=1, maximum=n - 1, message=f"(truncation) is not allowed for n={n}: use an "
+                  f"integer 1 <= k <= {n - 1}, or None for the full (untruncated) URN")
 
 
 def _dropout_mask(shape, p: float, like: torch.Tensor) -> torch.Tensor:
@@ -108,12 +106,10 @@ class _MatrixRNN(nn.Module):
     def __init__(self, vocab_size: int, n: int, *, dropout: float, state_dropout: bool,
                  n_out: int | None = None):
         super().__init__()
-        if not isinstance(vocab_size, int) or vocab_size < 1:
-            raise ParameterError(f"vocab_size={vocab_size!r}: need a positive integer")
+        check_int("vocab_size", vocab_size, minimum=1, message="must be a positive integer")
         n_out = vocab_size if n_out is None else n_out
-        if not isinstance(n_out, int) or n_out < 1:
-            raise ParameterError(
-                f"n_out={n_out!r}: need a positive number of output classes (None: vocab_size)")
+        check_int("n_out", n_out, minimum=1, message="must be a positive number of output classes "
+                  "(None: vocab_size)")
         if not 0.0 <= dropout < 1.0:
             raise ParameterError(f"dropout={dropout!r}: need 0 <= dropout < 1")
         self.vocab_size, self.n = vocab_size, n
@@ -328,8 +324,7 @@ class ArbitraryRNN(_MatrixRNN):
         init_scale: float = 0.05,
         n_out: int | None = None,
     ):
-        if not isinstance(n, int) or n < 1:
-            raise ParameterError(f"units n={n!r}: need a positive integer")
+        check_int("n", n, minimum=1, message="(units) must be a positive integer")
         super().__init__(vocab_size, n, dropout=dropout, state_dropout=state_dropout, n_out=n_out)
         with torch.no_grad():
             rows, cols = skew_indices(n, None)

@@ -1,7 +1,11 @@
-"""Line figures of the papers: one function per kind of figure. They take numbers, not models.
+"""Line figures of the papers: one function per kind of figure. They take numbers and styles, not models.
 
-Colours follow the model family (URNs blue, LSTMs red, the unconstrained baseline grey) and
-the line style the size, so that a model keeps its look across all panels of a chapter.
+Every series is drawn in the :class:`~urnlib.models.registry.Style` its caller gives it (``styles``: label ->
+Style): a report takes a model's from its run's spec (:func:`urnlib.models.registry.style`: URNs blue, the
+k-TURN purple, LSTMs red, the unconstrained matrix RNN grey ...) and gives reference lines (heuristics,
+n-gram counts) :data:`BASELINE`, grey and dotted; a figure never reads a label. Series of one style in a panel
+take its shades in turn (URN 8, URN 16, URN 32), so that a model keeps its look across all panels of a
+chapter.
 """
 
 from __future__ import annotations
@@ -14,60 +18,48 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-__all__ = ["style_for", "family_of", "accuracy_by_count_figure", "curves_panel", "panel_grid",
-           "panels_figure"]
+from urnlib.models.registry import Style
 
-_FAMILY_COLOURS = {
-    "turn": ["#6a3d9a", "#b15928", "#33a02c"],
-    "urn": ["#6baed6", "#2171b5", "#08306b", "#041a3d"],
-    "lstm": ["#fcae91", "#fb6a4a", "#cb181d", "#67000d"],
-    "arbitrary": ["#636363"],
-    "gru": ["#41ab5d", "#006d2c", "#00441b"],
-    "srn": ["#fd8d3c", "#d94801", "#7f2704"],
-    "tpru": ["#f768a1", "#dd3497", "#7a0177"],  # magentas: the k-TURN's purple is beside it in the zoo
-    "baseline": ["#969696", "#525252", "#bdbdbd"],
-}
-_MARKERS = {"turn": "o", "urn": "s", "lstm": "^", "arbitrary": "x", "gru": "v", "srn": "D", "tpru": "P",
-            "baseline": "."}
-_DASHES = {"lstm": "--", "arbitrary": ":", "gru": "-.", "srn": (0, (5, 1, 1, 1)), "tpru": (0, (1, 1)),
-           "baseline": ":"}
-#: words that mark a label as a reference line rather than a trained model (heuristics, n-gram counts)
-_BASELINE_WORDS = ("heuristic", "noun", "majority", "chance", "kneser")
+__all__ = ["BASELINE", "Styles", "series_style", "shaded", "accuracy_by_count_figure", "curves_panel",
+           "panel_grid", "panels_figure"]
+
+#: the look of reference lines: heuristics, n-gram counts, word vectors (not a model kind)
+BASELINE = Style("baseline", ("#969696", "#525252", "#bdbdbd"), ".", ":", shade=1)
+#: the look of every series of a figure, by its label
+Styles = Mapping[str, Style]
 
 
-def family_of(label: str) -> str:
-    """The cell family a label's style comes from: ``"turn"``, ``"urn"``, ``"lstm"``, ``"arbitrary"``,
-    ``"gru"``, ``"srn"``, ``"tpru"`` or ``"baseline"`` (heuristics and other reference lines)."""
-    low = label.lower()
-    if any(word in low for word in _BASELINE_WORDS):
-        return "baseline"
-    for family in ("turn", "lstm", "arbitrary", "gru", "srn", "tpru"):
-        if family in low:
-            return family
-    return "urn"
+def series_style(label: str, styles: Styles) -> Style:
+    """``styles[label]``, or an error naming the series that has none."""
+    try:
+        return styles[label]
+    except (KeyError, TypeError):
+        given = sorted(styles) if isinstance(styles, Mapping) else styles
+        raise ValueError(f"styles has no style for the series {label!r} (given: {given!r}); a report gives "
+                         "each series its model's urnlib.models.registry.style(spec) or plots.curves.BASELINE"
+                         ) from None
 
 
-def style_for(label: str, index_in_family: int = 0) -> dict:
-    """Matplotlib style of a model label such as ``"3-TURN"``, ``"URN 16"``, ``"LSTM 8"``, ``"GRU 10"``,
-    ``"TPRU 64 N=4"``, or a baseline (``"nearest-noun heuristic"``: grey, dotted)."""
-    family = family_of(label)
-    colours = _FAMILY_COLOURS[family]
-    colour = colours[min(index_in_family, len(colours) - 1)]
-    return {"color": colour, "marker": _MARKERS[family], "linestyle": _DASHES.get(family, "-")}
+def shaded(labels: Sequence[str], styles: Styles) -> dict[str, dict]:
+    """Matplotlib's ``{"color", "marker", "linestyle"}`` of each label, in the order drawn: the series of one
+    style take its shades in turn (the first URN the lightest blue, the second the next ...).
 
-
-def _styles(labels: Sequence[str]) -> dict[str, dict]:
-    seen: dict[str, int] = {}
+    Args:
+        labels: the series, in the order drawn.
+        styles: label -> :class:`~urnlib.models.registry.Style` (every label of ``labels``).
+    """
+    seen: dict[Style, int] = {}
     out = {}
     for label in labels:
-        family = family_of(label)
-        out[label] = style_for(label, seen.get(family, 0))
-        seen[family] = seen.get(family, 0) + 1
+        look = series_style(label, styles)
+        out[label] = look.matplotlib(seen.get(look, 0))
+        seen[look] = seen.get(look, 0) + 1
     return out
 
 
 def accuracy_by_count_figure(
     series: Mapping[str, Mapping[str, np.ndarray]],
+    styles: Styles,
     *,
     xlabel: str = "number of attractors",
     ylabel: str = "accuracy",
@@ -85,6 +77,7 @@ def accuracy_by_count_figure(
     Args:
         series: label -> output of :func:`urnlib.metrics.accuracy_by_count` or
             :func:`urnlib.metrics.accuracy_by_count_seeds`.
+        styles: label -> the series' :class:`~urnlib.models.registry.Style` (see :func:`shaded`).
         baseline: horizontal reference line (e.g. 0.2, the 5-way majority class).
         error: plot ``1 - accuracy`` (error rate) instead of accuracy.
         ax: draw into this axes (else a new figure).
@@ -92,7 +85,7 @@ def accuracy_by_count_figure(
     if ax is None:
         fig, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
     fig = ax.figure
-    styles = _styles(list(series))
+    looks = shaded(list(series), styles)
     offsets = np.linspace(-0.12, 0.12, max(len(series), 1))
     for off, (label, s) in zip(offsets, series.items()):
         x = np.asarray(s["count"]) + off
@@ -101,7 +94,7 @@ def accuracy_by_count_figure(
             y, lo, hi = 1 - y, 1 - hi, 1 - lo
         yerr = np.clip([y - lo, hi - y], 0, None)  # rounding: Wilson bounds can sit 1e-16 inside p at 0 or 1
         ax.errorbar(x, y, yerr=yerr, label=label, capsize=2, markersize=4, linewidth=1.2,
-                    **styles[label])
+                    **looks[label])
     if baseline is not None:
         ax.axhline(baseline, color="black", linewidth=0.8, linestyle="-.", label=baseline_label)
     ax.set_xlabel(xlabel)
@@ -116,6 +109,7 @@ def accuracy_by_count_figure(
 def curves_panel(
     ax: Axes,
     series: Mapping[str, tuple[Sequence[float], ...]],
+    styles: Styles,
     *,
     xlabel: str,
     ylabel: str,
@@ -127,11 +121,12 @@ def curves_panel(
 ) -> Axes:
     """One panel of curves, e.g. test loss per epoch (paper 001 Fig. 2a/3a), maximum error rate
     per epoch (Fig. 3c) or error rate against training loss (Fig. 2c/3d). A series is ``(x, y)`` or
-    ``(x, mean, low, high)``: the mean over seeds with a band (e.g. mean ± one standard deviation)."""
-    styles = _styles(list(series))
+    ``(x, mean, low, high)``: the mean over seeds with a band (e.g. mean ± one standard deviation); each is
+    drawn in its ``styles[label]`` (see :func:`shaded`)."""
+    looks = shaded(list(series), styles)
     for label, curve in series.items():
         x, y = curve[0], curve[1]
-        st = dict(styles[label])
+        st = dict(looks[label])
         if not markers:
             st.pop("marker")
         (line,) = ax.plot(x, y, label=label, linewidth=1.3, markersize=3, **st)
@@ -160,8 +155,8 @@ def panel_grid(rows: int = 2, cols: int = 2, width: float = 10.0,
     return fig, axes
 
 
-def panels_figure(panels: Sequence[Mapping], rows: int = 2, cols: int = 2, max_legend_cols: int = 6
-                  ) -> Figure:
+def panels_figure(panels: Sequence[Mapping], styles: Styles, rows: int = 2, cols: int = 2,
+                  max_legend_cols: int = 6) -> Figure:
     """Panels of curves labelled (a), (b), ... with one legend below them (paper 001 Fig. 3a-d).
 
     Args:
@@ -169,6 +164,7 @@ def panels_figure(panels: Sequence[Mapping], rows: int = 2, cols: int = 2, max_l
             ``xlabel``, ``ylabel``, ``title``, ``logy``, ``invert_x``, ``markers``, ``integer_x``) and
             optionally ``hline``, the height of a dash-dotted reference line (e.g. the majority-class error
             rate).
+        styles: label -> :class:`~urnlib.models.registry.Style` of every series of every panel.
         rows, cols: the grid (``rows * cols`` panels at least).
         max_legend_cols: the legend's columns at most (one entry per model of the first panel).
     """
@@ -176,7 +172,7 @@ def panels_figure(panels: Sequence[Mapping], rows: int = 2, cols: int = 2, max_l
     for ax, panel in zip(np.ravel(axes), panels):
         options = dict(panel)
         hline = options.pop("hline", None)
-        curves_panel(ax, **options)
+        curves_panel(ax, styles=styles, **options)
         if hline is not None:
             ax.axhline(hline, color="black", linewidth=0.8, linestyle="-.")
     handles, names = np.ravel(axes)[0].get_legend_handles_labels()

@@ -1,6 +1,7 @@
-"""Figures of the primer chapter (lecture 004): the language models' validation curves, Elman's tree of word
-states, and which a^n b^n strings each network accepts and its states along one of them. They take numbers
-(curves, a linkage matrix, accept/reject flags, state traces), not runs or models.
+"""Figures of the primer chapter (lecture 004): Elman's tree of word states, and which a^n b^n strings each
+network accepts and its states along one of them (the language models' validation curves are drawn by
+:mod:`urnlib.plots.curves`). They take numbers (a linkage matrix, accept/reject flags, state traces), not
+runs or models.
 """
 
 from __future__ import annotations
@@ -10,29 +11,9 @@ from collections.abc import Mapping, Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
 from scipy.cluster.hierarchy import dendrogram
 
-__all__ = ["perplexity_curves_figure", "word_tree_figure", "acceptance_figure", "state_panels_figure"]
-
-Curve = tuple[Sequence[float], Sequence[float]]
-
-
-def perplexity_curves_figure(curves: Mapping[str, Curve], *, title: str) -> Figure:
-    """Validation perplexity per epoch, one line per model.
-
-    Args:
-        curves: label -> ``(epochs, validation perplexities)``.
-        title: what the perplexity is measured on, e.g. ``"Brown, validation part"``.
-    """
-    fig, ax = plt.subplots(figsize=(6.4, 3.6), layout="constrained")
-    for label, (epochs, ppl) in curves.items():
-        ax.plot(epochs, ppl, marker="o", label=label)
-    ax.set(xlabel="epoch", ylabel="validation perplexity", title=title)
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    return fig
+__all__ = ["word_tree_figure", "acceptance_figure", "state_panels_figure"]
 
 
 def word_tree_figure(Z: np.ndarray, labels: Sequence[str], colours: Sequence[str], *, xlabel: str,

@@ -1,8 +1,9 @@
 """The zoo chapter's figures: every cell's curve on one task, one panel per parameter budget.
 
-Each cell keeps one colour, marker and line style across the chapter, its family's as in every other
-chapter (:func:`urnlib.plots.curves.style_for`: URNs blue, the k-TURN purple, LSTMs red, GRUs green, SRNs
-orange, TPRUs magenta, the unconstrained matrix RNN grey), so that seven curves stay apart in one panel.
+Each cell keeps one colour, marker and line style across the chapter, its kind's as in every other chapter
+(the :class:`~urnlib.models.registry.Style` the report gives it from the cell's spec: URNs blue, the k-TURN
+purple, LSTMs red, GRUs green, SRNs orange, TPRUs magenta, the unconstrained matrix RNN grey), in the one
+shade its style names for the zoo (``shade``), so that seven curves stay apart in one panel.
 Series are ``(x, mean, low, high)``: the mean over seeds with a band.
 """
 
@@ -14,27 +15,27 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from urnlib.plots.curves import family_of, panel_grid, style_for
+from urnlib.models.registry import Style
+from urnlib.plots.curves import Styles, panel_grid, series_style
 
-__all__ = ["SHADES", "cell_style", "cells_figure"]
-
-#: which shade of its family's colours (urnlib.plots.curves) each cell takes: one clearly visible colour each
-SHADES = {"turn": 0, "urn": 1, "arbitrary": 0, "lstm": 2, "gru": 1, "srn": 1, "tpru": 1, "baseline": 1}
+__all__ = ["cell_style", "cells_figure"]
 
 
-def cell_style(label: str) -> dict:
-    """The matplotlib style of a cell label (``"3-TURN"``, ``"LSTM"`` ...): its family's colour, marker and
-    line style, as in the other chapters' figures."""
-    return style_for(label, SHADES[family_of(label)])
+def cell_style(look: Style) -> dict:
+    """Matplotlib's ``{"color", "marker", "linestyle"}`` of a cell drawn in ``look``: the one shade the style
+    names for the zoo (``look.shade``), its marker and line style."""
+    return look.matplotlib(look.shade)
 
 
-def cells_figure(panels: Sequence[Mapping], *, height: float = 4.0, empty: str = "nothing to draw") -> Figure:
+def cells_figure(panels: Sequence[Mapping], styles: Styles, *, height: float = 4.0,
+                 empty: str = "nothing to draw") -> Figure:
     """One row of panels labelled (a), (b) ... with one legend below them.
 
     Args:
         panels: one mapping per panel: ``series`` (label -> ``(x, mean, low, high)``), ``xlabel``, ``ylabel``,
             ``title``, and optionally ``hline`` (``(y, text)``: a dash-dotted reference line), ``vline``
             (``(x, text)``: a dotted vertical line) and ``markers`` (draw the points).
+        styles: label -> :class:`~urnlib.models.registry.Style` of every cell (its spec's).
         height: the figure's height in inches.
         empty: the text of the figure drawn when there is no panel.
     """
@@ -48,7 +49,7 @@ def cells_figure(panels: Sequence[Mapping], *, height: float = 4.0, empty: str =
     axes = np.ravel(axes)
     for ax, panel in zip(axes, panels):
         for label, (x, mean, low, high) in panel["series"].items():
-            style = cell_style(label)
+            style = cell_style(series_style(label, styles))
             if not panel.get("markers", False):
                 style.pop("marker")
             (line,) = ax.plot(x, mean, label=label, linewidth=1.4, markersize=4, **style)

@@ -21,12 +21,14 @@ from urnlib import rules
 from urnlib.claims import Claim, across_settings, claim, setting_summary
 from urnlib.metrics import accuracy_by_count_seeds
 from urnlib.plots.agreement import attractor_panels_figure
+from urnlib.plots.curves import BASELINE
 from urnlib.reports.agreement_tables import (PAPER_TABLE1, PAPER_TABLE2, PAPER_TABLE2_WORDS,  # noqa: F401
                                              PAPER_THRESHOLD, RELEVANT_TAGS, analysis_claims, embeddings,
                                              frequent_noun_pairs, main_tags, number_groups, paper_table2,
                                              phrase_section, phrase_table, table1, table1_section, table2,
                                              table2_section)
 from urnlib.reports.agreement_tables import PAPER_SENTENCES, differences, implementation_notes  # noqa: F401
+from urnlib.reports.common import looks
 from urnlib.reports.common import provenance as _provenance
 from urnlib.reports.common import provenance_table
 from urnlib.results import Run
@@ -109,7 +111,10 @@ def figure2(runs_by_source: dict[str, dict[str, Seeds]], min_total: int = 5):
     seed are not drawn)."""
     panels = {source: (series(runs, min_total), _majority(next(iter(runs.values()))).mean)
               for source, runs in runs_by_source.items()}
-    return attractor_panels_figure(panels, min_total)
+    styles = {label: BASELINE for label in HEURISTICS.values()}  # the heuristics: reference lines
+    for runs in runs_by_source.values():
+        styles |= looks(runs)  # each model its spec's
+    return attractor_panels_figure(panels, styles, min_total)
 
 
 def attractor_tables(runs_by_source: dict[str, dict[str, Seeds]], min_total: int = 5

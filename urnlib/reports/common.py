@@ -1,13 +1,47 @@
-"""Curve comparisons shared by the chapters' claims."""
+"""What the chapters' reports share: the look of a run's curves, curve comparisons for the claims, the
+provenance of the runs and the settings section."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 import numpy as np
 
+from urnlib.models import registry
+from urnlib.params import ParameterError
+from urnlib.plots.curves import BASELINE
 from urnlib.results import Run
 
-__all__ = ["largest_rise", "share_lower_at_matched_x", "provenance_table", "provenance", "whose",
-           "settings_section"]
+__all__ = ["model_spec", "look", "looks", "largest_rise", "share_lower_at_matched_x", "provenance_table",
+           "provenance", "whose", "settings_section"]
+
+
+def model_spec(run: Run) -> dict[str, Any]:
+    """The model spec a run stored: ``params["model"]``, or for a run that keeps its kind beside its setup
+    (the TPRU chapter's language models: ``params["kind"]``, ``params["setup"]``) the two together."""
+    params = run.params
+    if isinstance(params.get("model"), dict) and "kind" in params["model"]:
+        return params["model"]
+    if "kind" in params:
+        return {**params.get("setup", {}), "kind": params["kind"]}
+    raise ParameterError(f"run {run.name!r} stores no model spec (params['model'] with a 'kind', or "
+                         f"params['kind']): its params have {sorted(params)}")
+
+
+def look(runs: Run | Sequence[Run]) -> registry.Style:
+    """The :class:`~urnlib.models.registry.Style` of a run's curves (or of a label's runs, its
+    :class:`~urnlib.seeds.Seeds`: their first run's), from its model spec, never its label: a registered
+    model kind's (:func:`urnlib.models.registry.style`: the spec ``urn 50 k3`` draws as the k-TURN), and
+    :data:`urnlib.plots.curves.BASELINE` for a reference its spec names that is no model kind (Kneser-Ney
+    counts, word2vec vectors)."""
+    spec = model_spec(runs if isinstance(runs, Run) else runs[0])
+    return registry.style(spec) if spec["kind"] in registry.KINDS else BASELINE
+
+
+def looks(groups: Mapping[str, Run | Sequence[Run]]) -> dict[str, registry.Style]:
+    """``{label: look(runs)}`` of a figure's series, ``{label: Seeds}`` (or ``{label: Run}``)."""
+    return {label: look(runs) for label, runs in groups.items()}
 
 
 def largest_rise(values) -> float:

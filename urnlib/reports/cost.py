@@ -13,20 +13,17 @@ from pathlib import Path
 
 import numpy as np
 
+from urnlib.experiments.chapters import chapter_of_store, store_chapters
 from urnlib.results import Run, RunStore
 
 __all__ = ["CHAPTER_OF", "cost_table", "cost_markdown", "frame_markdown"]
 
-#: the store's experiment folders -> the chapter that shows them
-CHAPTER_OF = {"primer_lm": "primer", "primer_elman": "primer", "primer_anbn": "primer",
-              "agreement": "agreement", "dyck": "dyck", "cross_serial": "cross_serial",
-              "tpru_entailment": "tpru", "tpru_lm": "tpru",
-              "matrix_embeddings": "matrix_embeddings", "zoo": "zoo"}
+#: the store's experiment folders -> the chapter that shows them (the chapter registry's ``stores``)
+CHAPTER_OF = store_chapters()
 
 
 def _chapter(run: Run) -> str:
-    top = run.record["experiment"].split("/")[0]
-    return CHAPTER_OF.get(top, top)
+    return chapter_of_store(run.record["experiment"].split("/")[0])
 
 
 def cost_table(store: str | Path, staleness: bool = True):

@@ -20,6 +20,7 @@ import pandas as pd
 from urnlib.languages import cross_serial as cs
 from urnlib.models import build_model, count_parameters
 from urnlib.plots.curves import curves_panel, panel_grid
+from urnlib.reports.common import looks
 from urnlib.results import Run
 from urnlib.seeds import Seeds, Stat, band, by_label
 
@@ -149,18 +150,19 @@ def figure_paper001(seeds: Grouped, units: list[int], train_k: int):
     error rates)."""
     seeds = _grouped(seeds)
     labels = labels_of(seeds, units)
+    styles = looks({lab: seeds[lab] for lab in labels})  # each model's from its spec
     fig, axes = panel_grid(2, 2)
     a, b, c, d = axes.ravel()
-    curves_panel(a, {lab: band(seeds[lab], "test_loss") for lab in labels}, integer_x=True,
+    curves_panel(a, {lab: band(seeds[lab], "test_loss") for lab in labels}, styles, integer_x=True,
                  xlabel="epoch", ylabel="test cross-entropy (nats/symbol)", title="test loss per epoch")
-    curves_panel(b, {lab: _rate(band(seeds[lab], "error_rate")) for lab in labels}, integer_x=True,
+    curves_panel(b, {lab: _rate(band(seeds[lab], "error_rate")) for lab in labels}, styles, integer_x=True,
                  xlabel="epoch", ylabel="full-string error rate", title="error rate per epoch")
-    curves_panel(c, {lab: _rate(error_against_train_loss(seeds[lab])) for lab in labels},
+    curves_panel(c, {lab: _rate(error_against_train_loss(seeds[lab])) for lab in labels}, styles,
                  xlabel="training loss (nats/symbol)", ylabel="full-string error rate",
                  title="error rate against training loss", invert_x=True)
     by_length = {lab: error_by_length_stats(seeds[lab]) for lab in labels}
     curves_panel(d, {lab: _rate((s.index, s["mean"], s["low"], s["high"])) for lab, s in by_length.items()},
-                 xlabel="pattern length m + n", ylabel="full-string error rate",
+                 styles, xlabel="pattern length m + n", ylabel="full-string error rate",
                  title="error rate by length (best epoch)", markers=True)
     d.set_ylim(top=max(d.get_ylim()[1], 1.15))  # room above an error rate of 1 for the label
     d.axvspan(train_k - 0.5, d.get_xlim()[1], color="0.9", zorder=0)

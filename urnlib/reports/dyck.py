@@ -6,7 +6,7 @@ Table 4 (effects and signatures). Paper 001: Fig. 3a-d and Table 2. Functions ta
 the mean over seeds with ± one standard deviation, at each run's best validation epoch. The claims are in
 :mod:`urnlib.reports.dyck_claims`. The paper's numbers are
 constants here, each with its source; ours always come from the runs (models are rebuilt from a run's
-stored spec and weights through :func:`urnlib.models.build_model`). All drawing is in :mod:`urnlib.plots`.
+stored spec and weights by :meth:`urnlib.results.Run.model`). All drawing is in :mod:`urnlib.plots`.
 """
 
 from __future__ import annotations
@@ -16,12 +16,13 @@ import pandas as pd
 import torch
 
 from urnlib import analysis
-from urnlib.languages.dyck import PAIRS, DyckVocab, depth
+from urnlib.languages.dyck import PAIRS, VOCAB_SIZE, DyckVocab, depth
 from urnlib.metrics import accuracy_by_count, accuracy_by_count_seeds, max_error_rate
 from urnlib.models import build_model, count_parameters
-from urnlib.models.registry import build_trained
+from urnlib.models.registry import label as model_label
 from urnlib.plots.curves import accuracy_by_count_figure, panel_grid, panels_figure
 from urnlib.plots.dials import signature_table_figure
+from urnlib.reports.common import looks
 from urnlib.results import Run
 from urnlib.seeds import Seeds, Stat, band, stack_curves
 
@@ -39,14 +40,6 @@ PAPER_TABLE3 = np.array([[0.33, 0.35, 1.35], [0.46, 1.73, 0.20], [1.09, 0.20, 0.
 PAPER_TABLE2 = {("LSTM", 32): 6300, ("LSTM", 16): 2204, ("LSTM", 8): 924,
                 ("URN", 32): 6348, ("URN", 16): 1644, ("URN", 8): 444}
 MAJORITY_ACCURACY = 0.2  # five closing brackets
-VOCAB_SIZE = len(DyckVocab())  # 10 brackets, start, padding
-
-
-def rebuild_model(run: Run) -> torch.nn.Module:
-    """The trained model of a stored run (its spec and weights), in eval mode. A stale run found under older
-    component versions comes without its weights: they are read from its folder."""
-    weights = run.weights if run.weights is not None else torch.load(run.path / "weights.pt")  # weights only
-    return build_trained(run.params["model"], weights, VOCAB_SIZE)
 
 
 def data_summary(data) -> pd.DataFrame:
@@ -106,7 +99,8 @@ def figure_accuracy_by_attractors(views: dict[str, dict[str, Seeds]], labels: li
     fig, axes = panel_grid(1, len(views), width=4.2 * len(views) + 1, height=4.2)
     for ax, (setting, view) in zip(np.ravel(axes), views.items()):
         series = {label: attractor_accuracy(view[label], min_total) for label in labels if label in view}
-        accuracy_by_count_figure(series, baseline=MAJORITY_ACCURACY, baseline_label="majority class (20%)",
+        accuracy_by_count_figure(series, looks({label: view[label] for label in series}),
+                                 baseline=MAJORITY_ACCURACY, baseline_label="majority class (20%)",
                                  title=_title(setting), ax=ax)
     return fig
 
@@ -141,7 +135,8 @@ def figure_ablations(views: dict[str, dict[str, Seeds]], turn: str, variants: li
     for ax, (setting, view) in zip(np.ravel(axes), views.items()):
         series = {label: attractor_accuracy(view[label], min_total) for label in [turn, *variants]}
         title = _title(setting) + ("" if variants else " (variants not trained: variants=False)")
-        accuracy_by_count_figure(series, baseline=MAJORITY_ACCURACY, baseline_label="majority class (20%)",
+        accuracy_by_count_figure(series, looks({label: view[label] for label in series}),
+                                 baseline=MAJORITY_ACCURACY, baseline_label="majority class (20%)",
                                  title=title, ax=ax)
     return fig
 
@@ -188,7 +183,7 @@ def validation_loss_table(views: dict[str, dict[str, Seeds]], labels: list[str])
 
 def embeddings(run: Run) -> dict[str, np.ndarray]:
     """Each bracket's transition matrix of a trained model (no dropout), float64."""
-    model = rebuild_model(run)
+    model = run.model(VOCAB_SIZE)
     with torch.no_grad():
         M = model.matrices().double().numpy()
     vocab = DyckVocab()
@@ -238,8 +233,10 @@ def table3(run: Run, a: str = "(", b: str = "[") -> pd.DataFrame:
 
 
 def comparison_labels(view: dict[str, Seeds], units: list[int]) -> list[str]:
-    """Labels of the paper 001 comparison present in ``view``, family by family (URN, LSTM, Arbitrary)."""
-    return [f"{fam} {n}" for fam in ("URN", "LSTM", "Arbitrary") for n in units if f"{fam} {n}" in view]
+    """Labels of the paper 001 comparison present in ``view``, kind by kind (URN, LSTM, Arbitrary; the
+    registry's labels)."""
+    labels = [model_label({"kind": kind, "n": n}) for kind in ("urn", "lstm", "arbitrary") for n in units]
+    return [lab for lab in labels if lab in view]
 
 
 def figure_paper001(view: dict[str, Seeds], units: list[int], min_total: int = 1):
@@ -265,7 +262,7 @@ def figure_paper001(view: dict[str, Seeds], units: list[int], min_total: int = 1
          "title": "maximum error rate per epoch"},
         {"series": by_loss, "xlabel": "training loss (nats/symbol)", "ylabel": "maximum error rate",
          "title": "maximum error rate against training loss", "invert_x": True},
-    ])
+    ], looks({lab: view[lab] for lab in labels}))  # each model in its spec's style
 
 
 def table2(lstm_embedding: int) -> pd.DataFrame:

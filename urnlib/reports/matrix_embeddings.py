@@ -16,6 +16,7 @@ import pandas as pd
 from urnlib import rules
 from urnlib.claims import Claim, claim
 from urnlib.plots.curves import curves_panel, panel_grid
+from urnlib.reports.common import looks
 from urnlib.seeds import Seeds, Stat, band
 
 CHAPTER = "matrix_embeddings"
@@ -38,11 +39,6 @@ def _kind(seeds: Seeds) -> str:
 def matrix_view(view: View) -> View:
     """The matrix models (paper 003 sec. 4.1-4.3)."""
     return {k: s for k, s in view.items() if _kind(s) in MATRIX_KINDS}
-
-
-def baseline_view(view: View) -> View:
-    """The baselines: word2vec, Kneser-Ney, the URN language model."""
-    return {k: s for k, s in view.items() if _kind(s) not in MATRIX_KINDS}
 
 
 def _stats(view: View) -> dict:
@@ -177,11 +173,12 @@ def curves(view: View):
     """Held-out perplexity (a) and analogy questions correct with the entries (b) after every epoch, per
     matrix model: mean over seeds with a ± sd band (seeds that stopped early leave the band)."""
     models = matrix_view(view)
+    styles = looks(models)  # each model's from its spec
     fig, (a, b) = panel_grid(1, 2, width=10.4, height=3.8)
-    curves_panel(a, {k: band(s, lambda r: np.exp(r.column("test_loss"))) for k, s in models.items()},
+    curves_panel(a, {k: band(s, lambda r: np.exp(r.column("test_loss"))) for k, s in models.items()}, styles,
                  xlabel="epoch", ylabel="held-out perplexity (per word)", title="perplexity", logy=True,
                  markers=True)
-    curves_panel(b, {k: band(s, "analogies_correct") for k, s in models.items()},
+    curves_panel(b, {k: band(s, "analogies_correct") for k, s in models.items()}, styles,
                  xlabel="epoch", ylabel="analogy questions correct (entries)",
                  title="Google analogies, 3CosAdd on the entries", markers=True)
     for ax in (a, b):

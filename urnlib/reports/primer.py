@@ -18,6 +18,7 @@ from scipy.cluster.hierarchy import fcluster, linkage
 from urnlib.languages.elman import generate, word_classes
 from urnlib.plots.curves import panels_figure
 from urnlib.plots.primer import acceptance_figure, state_panels_figure, word_tree_figure
+from urnlib.reports.common import looks
 from urnlib.results import Run
 from urnlib.seeds import Seeds, Stat, by_label, stack_curves
 
@@ -155,7 +156,8 @@ def brown_curves(runs: dict[str, Run]):
     (a) the perplexity, (b) its excess over the run's own best (0 at the best epoch). Mean over the seeds
     that reached each epoch, ± one sd."""
     absolute, relative = {}, {}
-    for label, seeds in by_label(runs).items():
+    groups = by_label(runs)
+    for label, seeds in groups.items():
         curves = seeds.each(lambda run: np.asarray(run.column("valid_ppl"), dtype=float))
         for out, cs in ((absolute, curves), (relative, [c / c.min() - 1 for c in curves])):
             mean, low, high = stack_curves(cs)
@@ -164,7 +166,8 @@ def brown_curves(runs: dict[str, Run]):
         {"series": absolute, "xlabel": "epoch", "ylabel": "validation perplexity", "logy": True,
          "markers": True, "title": "Brown, validation part"},
         {"series": relative, "xlabel": "epoch", "ylabel": "perplexity / the run's best - 1", "markers": True,
-         "hline": 0.0, "title": "above each run's best epoch (0 = best)"}], rows=1, cols=2, max_legend_cols=3)
+         "hline": 0.0, "title": "above each run's best epoch (0 = best)"}], looks(groups), rows=1, cols=2,
+        max_legend_cols=3)
     fig.set_size_inches(10.0, 4.6)
     return fig
 

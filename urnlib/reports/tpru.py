@@ -15,6 +15,7 @@ import pandas as pd
 
 from urnlib import rules
 from urnlib.plots.curves import panels_figure
+from urnlib.reports.common import look, looks
 from urnlib.results import Run
 from urnlib.seeds import Seeds, Stat, band
 
@@ -262,9 +263,9 @@ def _percent(key: str):
     return lambda run: 100 * np.asarray(run.column(key), dtype=float)
 
 
-def _two_panels(panels: list[dict]):
-    """Two panels side by side, with whole-number epoch ticks."""
-    fig = panels_figure([{**panel, "integer_x": True} for panel in panels], rows=1, cols=2)
+def _two_panels(panels: list[dict], styles: dict):
+    """Two panels side by side, with whole-number epoch ticks; ``styles``: each series' (its model's)."""
+    fig = panels_figure([{**panel, "integer_x": True} for panel in panels], styles, rows=1, cols=2)
     fig.set_size_inches(10.4, 4.4)
     return fig
 
@@ -286,19 +287,21 @@ def fig1(ent_runs: dict[str, Seeds]):
     labels.update({k: k for kind in ("gru", "lstm") for k in runs_of_kind(ent_runs, kind)})
     loss = {name: band(ent_runs[k], "train_loss") for name, k in labels.items()}
     acc = {name: band(ent_runs[k], _percent("valid_acc")) for name, k in labels.items()}
-    return _two_panels([_loss_panel(loss), _accuracy_panel(acc, "validation accuracy")])
+    styles = {name: look(ent_runs[k]) for name, k in labels.items()}
+    return _two_panels([_loss_panel(loss), _accuracy_panel(acc, "validation accuracy")], styles)
 
 
 def fig2(ent_runs: dict[str, Seeds]):
     """Fig. 2: one slice ("N") against several ("N M"): training loss and accuracy (%) on the fixed training
     pairs per epoch, mean ± sd over seeds."""
-    loss, acc = {}, {}
+    loss, acc, styles = {}, {}, {}
     for n, (single, multi) in slice_pairs(ent_runs).items():
         s = model_spec(ent_runs[multi])["slices"]
         for name, label in ((f"{n}", single), (f"{n} M ({s} slices)", multi)):
             loss[name] = band(ent_runs[label], "train_loss")
             acc[name] = band(ent_runs[label], _percent(TRAIN_PROBE))
-    return _two_panels([_loss_panel(loss), _accuracy_panel(acc, "accuracy on training pairs")])
+            styles[name] = look(ent_runs[label])
+    return _two_panels([_loss_panel(loss), _accuracy_panel(acc, "accuracy on training pairs")], styles)
 
 
 # ---- language modelling ------------------------------------------------------------------------------------
@@ -338,7 +341,8 @@ def lm_curves(lm_runs: dict[str, Seeds]):
         {"series": {k: band(v, "train_loss") for k, v in lm_runs.items()}, "xlabel": "epoch",
          "ylabel": "training NLL (nats per token)", "title": "training loss", "markers": True},
         {"series": {k: band(v, "valid_ppl") for k, v in lm_runs.items()}, "xlabel": "epoch",
-         "ylabel": "validation perplexity", "title": "validation perplexity", "markers": True}])
+         "ylabel": "validation perplexity", "title": "validation perplexity", "markers": True}],
+        looks(lm_runs))
 
 
 def tpru_lm_runs(lm_runs: dict[str, Seeds]) -> Seeds | None:

@@ -20,6 +20,7 @@ import pandas as pd
 from urnlib import rules
 from urnlib.metrics import accuracy_by_count_seeds
 from urnlib.plots.zoo import cells_figure
+from urnlib.reports.common import looks
 from urnlib.results import Run
 from urnlib.seeds import Seeds, Stat, band
 
@@ -171,8 +172,9 @@ def figure_task(task: str, by_budget: dict[int, dict[str, Seeds]], min_total: in
     """Every cell's curve on ``task``, one panel per budget: accuracy by attractors (Dyck, agreement), error
     rate by length m + n (cross-serial), the largest n accepted per epoch (aⁿbⁿ); means over seeds with
     ± one standard deviation, at each run's best epoch (aⁿbⁿ: every epoch)."""
-    panels = []
+    panels, styles = [], {}
     for budget, cells in by_budget.items():
+        styles |= looks(cells)  # each cell's from its spec
         title = f"{budget:,} parameters"
         any_run = next(iter(cells.values()))[0]
         if task in ("dyck", "agreement"):
@@ -190,7 +192,7 @@ def figure_task(task: str, by_budget: dict[int, dict[str, Seeds]], min_total: in
             series = {label: band(seeds, "largest_accepted") for label, seeds in cells.items()}
             panels.append({"series": series, "xlabel": "epoch", "ylabel": "largest n accepted",
                            "title": title, "hline": (n, "largest n trained on")})
-    return cells_figure(panels, empty=f"{task}: not in this configuration's tasks")
+    return cells_figure(panels, styles, empty=f"{task}: not in this configuration's tasks")
 
 
 # ---------------------------------------------------------------------------------------------- reading
