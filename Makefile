@@ -88,7 +88,7 @@ retrain: $(STAMP) $(MATHJAX_JS) $(DATA_STAMP)
 
 # the speed benchmarks (benchmarks/README.md), each writing its table under book/performance/; run them on an
 # otherwise idle machine: they time training steps
-BENCHMARKS := urn_speed recurrent_speed tpru_speed lm_speed allocator_speed sweep_speed
+BENCHMARKS := urn_speed recurrent_speed tpru_speed lm_speed allocator_speed sweep_speed gpu_speed
 benchmarks: $(STAMP) $(DATA_STAMP)
 	for b in $(BENCHMARKS); do echo "== $$b"; $(PY) benchmarks/$$b.py $(if $(QUICK),--quick) || exit 1; done
 

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from urnlib.tokens import IGNORE
+from urnlib.tokens import IGNORE, device_of
 
 __all__ = ["cross_entropy", "lm_loss", "scored_logits", "target_log_probs"]
 
@@ -69,7 +69,9 @@ def lm_loss(model: torch.nn.Module, inputs: torch.Tensor, targets: torch.Tensor)
 
 @torch.no_grad()
 def target_log_probs(model: torch.nn.Module, inputs: torch.Tensor, targets: torch.Tensor) -> np.ndarray:
-    """``log p(target)`` at every scored position of one batch, row by row (float64 numpy)."""
-    logits, kept = scored_logits(model, inputs, targets)
+    """``log p(target)`` at every scored position of one batch, row by row (float64 numpy), computed on the
+    model's device."""
+    device = device_of(model)
+    logits, kept = scored_logits(model, inputs.to(device), targets.to(device))
     logp = logits.gather(1, kept[:, None]).squeeze(1) - torch.logsumexp(logits, dim=1)
     return logp.double().cpu().numpy()

@@ -35,7 +35,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from urnlib.params import ParameterError
+from urnlib.models.recurrent import one_chunk
+from urnlib.params import ParameterError, check_int
 
 __all__ = ["SRN", "GRU", "GRUScan", "srn_parameter_count", "gru_parameter_count"]
 
@@ -62,9 +63,7 @@ def gru_parameter_count(vocab_size: int, n: int, embedding_size: int | None = No
 
 
 def _positive_int(name: str, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ParameterError(f"{name}={value!r}: need a positive integer")
-    return value
+    return check_int(name, value, minimum=1, message="must be a positive integer")
 
 
 class _RecurrentLM(nn.Module):
@@ -87,9 +86,8 @@ class _RecurrentLM(nn.Module):
         if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0.0 <= dropout < 1.0:
             raise ParameterError(f"dropout={dropout!r}: need 0 <= dropout < 1")
         n_out = vocab_size if n_out is None else n_out
-        if isinstance(n_out, bool) or not isinstance(n_out, int) or n_out < 1:
-            raise ParameterError(f"n_out={n_out!r}: need a positive number of output classes "
-                                 "(None: vocab_size)")
+        check_int("n_out", n_out, minimum=1, message="must be a positive number of output classes "
+                  "(None: vocab_size)")
         self.vocab_size, self.n, self.embedding_size = vocab_size, n, embedding_size
         self.dropout, self.n_out = float(dropout), n_out
         self.localist = embedding_size is None
@@ -203,7 +201,7 @@ class SRN(_RecurrentLM):
             x = W.T.index_select(0, tokens.reshape(-1)).reshape(*tokens.shape, self.n)
             W_x = torch.eye(self.n, dtype=W.dtype, device=W.device)
         h0 = W.new_zeros(1, tokens.shape[0], self.n)
-        weights = [W_x, self.recurrent.weight, b, torch.zeros_like(b)]
+        weights = one_chunk([W_x, self.recurrent.weight, b, torch.zeros_like(b)])  # cuDNN's layout
         return torch.rnn_tanh(x, h0, weights, True, 1, 0.0, self.training, False, True)[0]
 
 

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from urnlib.params import ParameterError
+from urnlib.params import ParameterError, check_int
 from urnlib.tokens import IGNORE, predict
 
 __all__ = ["N_CLASSES", "entailment_accuracy", "pack_pairs", "pack_targets", "predict_labels"]
@@ -32,9 +32,7 @@ N_CLASSES = 2  #: not entailed (0) / entailed (1)
 
 
 def _positive_int(name: str, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ParameterError(f"{name}={value!r}: need a positive integer")
-    return value
+    return check_int(name, value, minimum=1, message="must be a positive integer")
 
 
 
@@ -127,4 +125,4 @@ def entailment_accuracy(model: nn.Module, inputs: torch.Tensor, labels: torch.Te
         raise ParameterError(
             f"labels {tuple(labels.shape)} do not match inputs {tuple(inputs.shape)}: pass (N,) labels"
         )
-    return float((predict_labels(model, inputs, batch_size) == labels.to(inputs.device)).float().mean())
+    return float((predict_labels(model, inputs, batch_size) == labels.cpu()).float().mean())  # predict: CPU

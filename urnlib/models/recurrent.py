@@ -18,9 +18,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from urnlib.params import ParameterError, check_choice
+from urnlib.params import ParameterError, check_choice, check_int
 
-__all__ = ["PaperLSTM", "lstm_parameter_count"]
+__all__ = ["PaperLSTM", "lstm_parameter_count", "one_chunk"]
 
 # o-gate pre-activation offset of a dropped unit: sigmoid(v - _CLOSED) is exactly 0 in float32 and
 # float64 for any v < _CLOSED - 745 (a pre-activation of thousands never occurs)
@@ -32,6 +32,21 @@ def lstm_parameter_count(vocab_size: int, n: int, embedding_size: int, n_out: in
     when it has ``n_out`` classes."""
     n_, e, V = n, embedding_size, vocab_size
     return 4 * (n_ * (n_ + e) + n_) + V * e + (n_ + 1) * (V if n_out is None else n_out)
+
+
+def one_chunk(weights: list[torch.Tensor]) -> list[torch.Tensor]:
+    """``weights`` as consecutive contiguous views of one new buffer, in their order (for torch's fused RNN
+    calls: ``[w_ih, w_hh, b_ih, b_hh]``, the layout ``nn.LSTM.flatten_parameters`` gives its own). cuDNN reads
+    the weights of ``torch.lstm`` / ``torch.rnn_tanh`` as one flat buffer: a weight that is not contiguous
+    (a column slice such as ``W[:, :n]``) stops it ("view size is not compatible"), and weights in separate
+    blocks are copied with a warning on every call. The same values; the gradient flows back through the
+    copy."""
+    flat = torch.cat([w.reshape(-1) for w in weights])
+    out, at = [], 0
+    for w in weights:
+        out.append(flat[at : at + w.numel()].view(w.shape))
+        at += w.numel()
+    return out
 
 
 def _torch_gate_order(t: torch.Tensor, n: int) -> torch.Tensor:
@@ -75,15 +90,13 @@ class PaperLSTM(nn.Module):
     ):
         super().__init__()
         for name, value in (("vocab_size", vocab_size), ("n", n), ("embedding_size", embedding_size)):
-            if not isinstance(value, int) or value < 1:
-                raise ParameterError(f"{name}={value!r}: need a positive integer")
+            check_int(name, value, minimum=1, message="must be a positive integer")
         if not 0.0 <= dropout < 1.0:
             raise ParameterError(f"dropout={dropout!r}: need 0 <= dropout < 1")
         check_choice("candidate", candidate, ["tanh", "sigmoid"])
         n_out = vocab_size if n_out is None else n_out
-        if not isinstance(n_out, int) or n_out < 1:
-            raise ParameterError(f"n_out={n_out!r}: need a positive number of output classes "
-                                 "(None: vocab_size)")
+        check_int("n_out", n_out, minimum=1, message="must be a positive number of output classes "
+                  "(None: vocab_size)")
         self.vocab_size, self.n, self.embedding_size = vocab_size, n, embedding_size
         self.dropout, self.candidate = float(dropout), candidate
         self.embedding = nn.Embedding(vocab_size, embedding_size)
@@ -128,7 +141,7 @@ class PaperLSTM(nn.Module):
             x = torch.cat([x, (1 - kept).to(x.dtype).expand(T, B, n)], 2)
             W_h = W_h * scale
         h0 = x.new_zeros(1, B, n)
-        weights = [W_x, W_h, bias, torch.zeros_like(bias)]
+        weights = one_chunk([W_x, W_h, bias, torch.zeros_like(bias)])
         h = torch.lstm(x, (h0, h0), weights, True, 1, 0.0, self.training, False, False)[0]
         return h.transpose(0, 1), scale, x_in
 
