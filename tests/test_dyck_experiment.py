@@ -12,6 +12,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 
 import matplotlib
+import numpy as np
 import pytest
 import torch
 from torch import nn
@@ -379,25 +380,104 @@ def test_report_on_tiny_runs(tiny):
     assert summary.loc["training strings"][4:].sum() == 0  # depth <= 3
 
 
-def test_attractor_accuracy_is_read_at_the_best_epoch():
+class FakeRun:
+    """A stored-run stand-in: its history rows and ``column``."""
+
+    def __init__(self, rows):
+        self.history = rows
+
+    def column(self, key):
+        return [r[key] for r in self.history]
+
+
+def test_attractor_accuracy_is_read_at_the_final_epoch_or_the_selected_one():
     from urnlib.seeds import Seeds
-
-    class R:
-        def __init__(self, rows):
-            self.history = rows
-
-        def column(self, key):
-            return [r[key] for r in self.history]
 
     def rows(good):
         return [
             {"test_loss": 2.0, "attr_correct": [1, 0], "attr_total": [2, 2]},
             {"test_loss": 1.0, "attr_correct": [2, good], "attr_total": [2, 2]},
-            {"test_loss": 1.5, "attr_correct": [0, 0], "attr_total": [2, 2]},
+            {"test_loss": 1.5, "attr_correct": [0, 1], "attr_total": [2, 2]},
         ]
-    s = report.attractor_accuracy(Seeds("m", [R(rows(2)), R(rows(0))], [0, 1]))
-    assert list(s["accuracy"]) == [1.0, 0.5]  # epoch 2 of each seed (lowest test loss), not the last epoch
+    seeds = Seeds("m", [FakeRun(rows(2)), FakeRun(rows(0))], [0, 1])
+    assert list(report.attractor_accuracy(seeds)["accuracy"]) == [0.0, 0.5]  # the last epoch (a short run)
+    s = report.attractor_accuracy(seeds, read=report.best_row)  # epoch 2 (lowest test loss)
+    assert list(s["accuracy"]) == [1.0, 0.5]
     assert s["high"][1] - 0.5 == pytest.approx(2**0.5 / 2)  # sd of (1.0, 0.0)
+
+
+def _dyck_rows(test_loss, acc, train_loss):
+    """100 history rows: per epoch a test loss, accuracies by attractor count 0..9 (100 predictions each)."""
+    return [{"test_loss": test_loss[e], "train_loss": train_loss[e], "closing_accuracy": float(np.mean(acc)),
+             "attr_correct": [round(100 * a) for a in acc], "attr_total": [100] * len(acc)}
+            for e in range(100)]
+
+
+def _paper001_view(seeds=3):
+    """URN 8 / URN 32 / LSTM 8 / LSTM 32 as the paper describes them: URNs weakest at 0-1 attractors (less so
+    with more units) with a monotonous test loss; LSTMs worst at 3 attractors, their test loss lowest at epoch
+    10, then rising (at epoch 100 above the URN's)."""
+    from urnlib.seeds import Seeds
+
+    epochs = np.arange(100)
+    view = {}
+    for n, few in ((8, 0.85), (32, 0.9)):
+        urn = [FakeRun(_dyck_rows(2.0 - 0.4 * epochs / 99 + 0.001 * i, [few, few] + [1.0] * 8,
+                                  2.0 - 0.5 * epochs / 99)) for i in range(seeds)]
+        lstm_loss = np.where(epochs < 10, 2.0 - 0.05 * epochs, 1.55 + 0.2 * (epochs - 9) / 90)
+        lstm = [FakeRun(_dyck_rows(lstm_loss + 0.001 * i, [0.95] * 3 + [0.6] + [0.9] * 6,
+                                   2.0 - 0.8 * epochs / 99)) for i in range(seeds)]
+        view[f"URN {n}"], view[f"LSTM {n}"] = Seeds(f"URN {n}", urn, list(range(seeds))), Seeds(
+            f"LSTM {n}", lstm, list(range(seeds)))
+    return view
+
+
+def test_paper001_claims_read_epoch_100_in_the_papers_words():
+    from urnlib.reports import dyck_claims, dyck_claims_001
+
+    view = _paper001_view()
+
+    def decide(read):
+        out = dyck_claims_001.ClaimList(view, "s", read)
+        dyck_claims_001.paper001(out, [8, 32], 30)
+        return list(out)
+
+    claims = dyck_claims.both_readings(decide(report.final_row), decide(report.best_row))
+    by = {c.statement.split("] ", 1)[1]: c for c in claims}
+    assert all(c.quote and c.epoch and c.direction and c.seeds == 3 for c in claims)
+    loss = by["LSTMs reach a lower test loss than URNs of the same size"]  # epoch 100: the LSTM has overfit
+    assert loss.verdict == "not reproduced" and "CPU hours" in loss.settle
+    assert loss.ours.endswith(", reproduced") and "(selected on test data)" in loss.ours  # at its lowest
+    monotonous = by["the URN's test loss falls monotonously; the LSTM's can get worse for a few epochs"]
+    assert monotonous.verdict == "reproduced"
+    overfit = by["the 8-unit LSTM overfits: its test loss rises slowly after epoch 30"]
+    assert overfit.verdict == "partly reproduced"  # it overfits, but from epoch 10, not 30
+    assert "epoch of its lowest test loss 10" in overfit.ours
+    for statement in ("URN 8: weakest at few attractors, better at many",
+                      "the URN's confusion at few attractors decreases as the number of units grows",
+                      "LSTMs do worst at 3 to 4 attractors",
+                      "a URN has a lower maximum error rate than the LSTM of the same size throughout "
+                      "training",
+                      "URNs beat the majority baseline (80% error) within the first epoch",
+                      "at equal training loss, URNs have a lower maximum error rate than LSTMs"):
+        assert by[statement].verdict == "reproduced", by[statement]
+    # the test loss rises less for the URN; the max error rate rises for neither: not decided
+    assert by["URNs are less prone to overfitting than LSTMs"].verdict == "inconclusive"
+
+
+def test_a_model_short_of_100_epochs_or_at_chance_is_no_evidence():
+    from urnlib.reports import dyck_claims_001
+
+    view = _paper001_view()
+    for run in view["LSTM 8"]:
+        run.history = run.history[:50]
+    out = dyck_claims_001.ClaimList(view, "s", report.final_row)
+    dyck_claims_001.paper001(out, [8, 32], 30)
+    on_lstm8 = [c for c in out if "LSTM" in c.statement or "8-unit" in c.statement]
+    assert on_lstm8 and all((c.verdict, c.cause) == ("inconclusive", "untrained") for c in on_lstm8)
+    assert all(c.ours.startswith("did not train (LSTM 8)") for c in on_lstm8)
+    weakest = [c for c in out if "URN 32: weakest" in c.statement][0]
+    assert weakest.verdict == "reproduced"  # rests on the URN 32 alone
 
 
 def test_table2_matches_the_paper():

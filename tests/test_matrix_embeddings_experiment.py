@@ -229,6 +229,9 @@ def test_a_second_call_loads_and_the_report_reads_the_runs(tiny, monkeypatch):
     assert {c.statement for c in claims} >= {"P sums to 1 over all strings of each length",
                                              "(1/d) 1^T M_*^n 1 = 1"}
     assert all(c.seeds == 2 for c in claims)
+    assert all(c.quote and "lowest held-out loss" in c.epoch for c in claims)  # the paper's words, the epoch
+    assert all(c.settle for c in claims if c.cause == "open")  # with its CPU cost from the runs' cpu_time_s
+    assert all("CPU hours" in c.settle for c in claims if c.cause == "open")
     assert rep.curves(view) is not None and "4.3 dense 3" in rep.peaks(view)
     assert "times larger" in rep.data_line(view) and "random guess" in rep.analogy_line(view)
     with pytest.raises(AssertionError, match="trained again"):  # another parameter is another run

@@ -7,7 +7,8 @@ import pytest
 
 from urnlib.claims import claim
 from urnlib.params import ParameterError
-from urnlib.rules import at_least, at_most, beats, combine, off_chance, on_every_seed, positive
+from urnlib.rules import (at_least, at_most, beats, combine, compare, off_chance, on_every_seed, positive,
+                          threshold)
 from urnlib.seeds import (Seeds, Stat, by_label, check_seeds, split_setting,
                           stack_curves)
 
@@ -45,11 +46,32 @@ def test_beats_decides_only_beyond_the_seed_spread():
     clear_b = Stat.of([0.80, 0.81, 0.82])
     assert beats(clear_a, clear_b) is True
     assert beats(clear_b, clear_a) is False
-    # the same means, but seeds that scatter: the difference (0.1) is smaller than sd_a + sd_b (0.2)
+    # the same means, but seeds that scatter: Welch's t = 0.1 / sqrt(2 * 0.01 / 3) = 1.22 < t(4) = 2.78
     noisy_a = Stat.of([0.81, 0.91, 1.01])
     noisy_b = Stat.of([0.71, 0.81, 0.91])
     assert noisy_a.mean - noisy_b.mean == pytest.approx(0.1)
     assert beats(noisy_a, noisy_b) is None and beats(noisy_b, noisy_a) is None
+
+
+def test_an_undecided_difference_says_its_direction_size_and_the_seeds_that_would_decide_it():
+    noisy_a, noisy_b = Stat.of([0.81, 0.91, 1.01]), Stat.of([0.71, 0.81, 0.91])
+    d = compare(noisy_a, noisy_b, names=("URN", "LSTM"))
+    assert d.holds is None and d.direction == "URN above LSTM by 0.1" and d.size == pytest.approx(0.1)
+    # by hand: n seeds a side decide it when 0.1 > t(2n - 2) * sqrt(2 * 0.01 / n): n = 9 gives
+    # 2.120 * 0.04714 = 0.09993 (decides), n = 8 gives 2.145 * 0.05 = 0.107 (does not)
+    n = d.seeds_needed
+    assert n is not None and "seeds per side" in d.undecided
+    more = compare(Stat.of(_spread(0.91, 0.1, n)), Stat.of(_spread(0.81, 0.1, n)))
+    fewer = compare(Stat.of(_spread(0.91, 0.1, n - 1)), Stat.of(_spread(0.81, 0.1, n - 1)))
+    assert more.holds is True and fewer.holds is None
+    assert n == 9
+
+
+def _spread(mean, sd, n):
+    """n values with exactly this mean and sample standard deviation."""
+    base = np.linspace(-1, 1, n)
+    base = base / np.std(base, ddof=1)
+    return list(mean + sd * base)
 
 
 def test_beats_for_losses_and_with_a_margin():
@@ -58,15 +80,20 @@ def test_beats_for_losses_and_with_a_margin():
     assert beats(high, low, higher=False) is False
     assert beats(low, high, higher=False, margin=0.6) is None  # the paper's claim needs more than 0.5
     assert beats(Stat.of([]), high) is None
+    # one seed each (a deterministic measure): the sign decides
+    assert compare(Stat.of([0.5]), Stat.of([0.4])).holds is True
 
 
 def test_thresholds():
-    assert at_least(Stat.of([0.96, 0.97, 0.98]), 0.95) is True
+    assert at_least(Stat.of([0.96, 0.97, 0.98]), 0.94) is True  # t = 0.03 / 0.00577 = 5.2 > t(2) = 4.30
+    assert at_least(Stat.of([0.96, 0.97, 0.98]), 0.95) is None  # t = 3.46 < 4.30: three seeds do not decide
     assert at_least(Stat.of([0.90, 0.91, 0.92]), 0.95) is False
-    assert at_least(Stat.of([0.93, 0.96, 0.99]), 0.95) is None  # band 0.93-0.99 straddles 0.95
+    assert at_least(Stat.of([0.93, 0.96, 0.99]), 0.95) is None
     assert at_most(Stat.of([0.01, 0.02, 0.03]), 0.1) is True
     assert at_most(Stat.of([7.0, 8.0, 9.0]), 0.1) is False
     assert at_most(Stat.of([0.0, 0.1, 0.2]), 0.1) is None
+    d = threshold(Stat.of([0.96, 0.97, 0.98]), 0.95, name="accuracy")
+    assert d.direction == "accuracy 0.97, above 0.95" and d.seeds_needed == 4
 
 
 def test_on_every_seed_and_combine():
@@ -147,7 +174,8 @@ def test_claim_records_seeds_and_the_cause_of_a_miss():
     assert kept.seeds == 3 and kept.cause is None  # a reproduced claim has no cause
     missed = claim("c", "s", "st", 1, 2, "r", False, seeds=3, cause="setting")
     assert missed.cause == "setting"
-    assert claim("c", "s", "st", 1, 2, "r", None, seeds=3).cause == "open"
+    assert claim("c", "s", "st", 1, 2, "r", None, seeds=3).cause == "noise"  # undecided: the seeds' spread
+    assert claim("c", "s", "st", 1, 2, "r", False, seeds=3).cause == "open"
     with pytest.raises(ValueError, match="cause"):
         claim("c", "s", "st", 1, 2, "r", False, cause="bad luck")
 
@@ -167,3 +195,19 @@ def test_positive_paired_difference():
     assert positive(Stat.of([0.05, 0.06, 0.07])) is True
     assert positive(Stat.of([-0.05, -0.06, -0.07])) is False
     assert positive(Stat.of([-0.05, 0.02, 0.09])) is None  # noise: the band crosses 0
+
+
+def test_within_a_tolerance_the_paper_gives():
+    from urnlib.rules import matches, within
+
+    tpru, lstm = Stat.of([0.80, 0.81, 0.82]), Stat.of([0.82, 0.83, 0.84])
+    # 2 points behind: no worse than the LSTM by 5 points (decided); by 0.5 points the three seeds do not
+    # decide it, and 10 points behind is decided against
+    assert within(tpru, lstm, 0.05, names=("TPRU", "LSTM")).holds is True
+    assert within(tpru, lstm, 0.005).holds is None and within(tpru, lstm, 0.005).seeds_needed == 5
+    assert within(tpru, Stat.of([0.90, 0.91, 0.92]), 0.005).holds is False
+    d = matches(lstm, tpru, 0.05, names=("LSTM", "TPRU"))  # whichever side is behind
+    assert d.holds is True and d.direction == "LSTM above TPRU by 0.02"
+    # relative: perplexities (lower is better) within 10% of each other
+    assert within(Stat.of([104.0, 105.0, 106.0]), Stat.of([100.0, 101.0, 99.0]), 0.10, relative=True,
+                  higher=False).holds is True

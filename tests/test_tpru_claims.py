@@ -1,6 +1,7 @@
 """The TPRU chapter's claims (urnlib.reports.tpru_claims) and report (urnlib.reports.tpru) on hand-made runs
-with several seeds: each rule gives the verdict it states and the cause of a miss, the chance guard needs both
-sides of a comparison off chance, a difference within the seeds' spread is not testable, the tables hold
+with several seeds: each rule gives the verdict it states and the cause of a miss, a model at chance is no
+evidence (inconclusive, cause untrained, named in ours), a difference within the seeds' spread is
+inconclusive, tolerances come from the paper's own numbers, every claim quotes the paper, the tables hold
 numbers over seeds at the best validation epoch, and the figures draw bands."""
 
 from pathlib import Path
@@ -9,12 +10,14 @@ import matplotlib
 import matplotlib.pyplot as plt
 import pytest
 
+from urnlib.claims import MISSES
 from urnlib.experiments import tpru_checks
 from urnlib.reports import tpru as report
 from urnlib.reports import tpru_checks as checks_report
+from urnlib.reports import tpru_claim_rules as claim_rules
 from urnlib.reports import tpru_claims
 from urnlib.results import Run
-from urnlib.seeds import Seeds
+from urnlib.seeds import Seeds, Stat
 
 matplotlib.use("Agg")
 
@@ -67,13 +70,13 @@ def verdicts(claims):
 #: a chapter where every model left chance; the TPRU with the most roles (then slices) is N=64 s=8
 GOOD = [
     ("gru", None, None, {"acc": {"hard": 0.70, "big": 0.62}, "vacc": (0.6, 0.65, 0.70)}),
-    ("lstm", None, None, {"acc": dict.fromkeys(report.TEST_SPLITS, 0.70), "vacc": (0.6, 0.7, 0.75),
+    ("lstm", None, None, {"acc": dict.fromkeys(report.TEST_SPLITS, 0.69), "vacc": (0.6, 0.7, 0.75),
                           "jitter": (0.003, 0.0, -0.003)}),
     ("tpru", 4, 1, {"loss": (0.69, 0.68, 0.67), "tacc": (0.55, 0.6, 0.65), "vacc": (0.6, 0.62, 0.64)}),
     ("tpru", 8, 1, {"loss": (0.69, 0.67, 0.65), "tacc": (0.55, 0.6, 0.66), "vacc": (0.6, 0.66, 0.69)}),
     ("tpru", 64, 1, {"acc": {"hard": 0.72, "big": 0.60}, "loss": (0.69, 0.66, 0.62),
                      "tacc": (0.55, 0.6, 0.62), "vacc": (0.6, 0.7, 0.72)}),
-    ("tpru", 4, 8, {"loss": (0.68, 0.66, 0.64), "tacc": (0.55, 0.6, 0.75)}),
+    ("tpru", 4, 8, {"loss": (0.68, 0.66, 0.64), "tacc": (0.55, 0.6, 0.75), "vacc": (0.6, 0.6, 0.62)}),
     ("tpru", 64, 8, {"acc": {"easy": 0.7, "hard": 0.72, "big": 0.60, "massive": 0.7, "exam": 0.7},
                      "loss": (0.69, 0.66, 0.62), "tacc": (0.55, 0.6, 0.63), "vacc": (0.6, 0.6, 0.6)}),
 ]
@@ -92,32 +95,43 @@ def test_entailment_claims_follow_their_rules():
                                         64: ("TPRU 64 N=64", "TPRU 64 N=64 s=8")}
     v = verdicts(tpru_claims.claims(runs, {}, [], []))
     assert v[GRU_BEATEN] == ("partly reproduced", "open", 3)  # hard 0.72 vs 0.70; big 0.60 vs 0.62
-    assert v["the TPRU is comparable to the LSTM"] == ("reproduced", None, 3)  # |68.4 - 70.0|: 0.016 ± 0.006
+    # 68.4 vs 69.0: behind by 0.6 points, well within the 2.1 Table 2 calls comparable
+    assert v["the TPRU is comparable to the LSTM"] == ("reproduced", None, 3)
     assert v[ROLES_BETTER] == ("reproduced", None, 3)  # 0.64, 0.69, 0.72 at the best epochs
     assert v[ROLES_FASTER] == ("reproduced", None, 3)
-    assert v["a TPRU with only 8 roles matches the GRU"] == ("reproduced", None, 3)  # 0.69 vs 0.70
+    assert v["a TPRU with only 8 roles matches the GRU"] == ("reproduced", None, 3)  # 0.69 vs 0.70: 1 point
     assert v[SLICES] == ("reproduced", None, 3)
     assert v["the gain from slices shrinks as roles grow"] == ("reproduced", None, 3)  # +0.10 at N=4, +0.01
-    assert v["the accuracies themselves (e.g. LSTM valid 88.6%)"] == ("not testable here", "scale", 3)
-    assert v["the TPRU outperforms the LSTM on MNLI and QNLI"] == ("not testable here", "data", None)
+    assert v["the accuracies themselves (e.g. LSTM valid 88.6%)"] == ("not run here", "scale", 3)
+    assert v["the TPRU outperforms the LSTM on MNLI and QNLI"] == ("not run here", "data", None)
 
 
-def test_a_side_at_chance_blocks_a_comparison():
-    """The GRU left chance, the TPRUs did not: the old guard (one side off chance suffices) called the TPRU
-    worse; now no comparison with a side at chance is decided."""
+def test_a_model_at_chance_is_no_evidence_and_a_trained_model_near_chance_on_a_test_split_is():
+    """The GRU and the N=8 TPRU trained (validation accuracy off chance), the N=4 TPRU did not: claims resting
+    on N=4 are inconclusive with cause untrained, naming it and its seeds; the TPRU at 50% on hard and big
+    after training is a result against the paper (the old guard called it "not testable")."""
     runs = ent_runs_of(("gru", None, None, {"acc": {"hard": 0.8, "big": 0.8}, "vacc": (0.6, 0.7, 0.8)}),
                        ("tpru", 4, 1, {"vacc": (0.5, 0.5, 0.51), "tacc": (0.5, 0.5, 0.51)}),
                        ("tpru", 8, 1, {"vacc": (0.5, 0.5, 0.7), "loss": (0.69, 0.6, 0.5),
                                        "tacc": (0.5, 0.6, 0.8)}))
-    v = verdicts(tpru_claims.claims(runs, {}, [], []))
-    assert v[GRU_BEATEN] == ("not testable here", "open", 3)
-    assert v[ROLES_BETTER] == ("not testable here", "open", 3)  # N=8 is off chance, N=4 is not
-    assert v[ROLES_FASTER] == ("not testable here", "open", 3)
+    claims = {c.statement: c for c in tpru_claims.claims(runs, {}, [], [])}
+    v = verdicts(claims.values())
+    assert v[GRU_BEATEN] == ("not reproduced", "open", 3)  # 50% vs 80% on both splits, both trained
+    assert "100,000 training pairs" in claims[GRU_BEATEN].settle and "CPU hours" in claims[GRU_BEATEN].settle
+    assert claims[GRU_BEATEN].direction == "hard: TPRU below GRU by 0.3; big: TPRU below GRU by 0.3"
+    for s in (ROLES_BETTER, ROLES_FASTER):
+        assert v[s] == ("inconclusive", "untrained", 3)
+        assert "did not train: TPRU 64 N=4 (3 of 3 seeds at chance: seeds 0, 1, 2" in claims[s].ours
+        assert "TPRU 64 N=8" not in claims[s].ours.split("did not train")[1]
+        assert "scalar biases b_b, b_x" in claims[s].settle and "CPU hours" in claims[s].settle
+    assert claims[ROLES_BETTER].direction == "N=8 above N=4 by 0.19"  # the measure is still shown
     assert v["a TPRU with only 8 roles matches the GRU"] == ("not reproduced", "open", 3)  # 0.70 vs 0.80
+    assert tpru_claims.untrained(runs, ["GRU 64", "TPRU 64 N=8"]) == []
     both = ent_runs_of(("gru", None, None, {}), ("tpru", 4, 1, {}), ("tpru", 16, 1, {}))  # all at chance
-    v = verdicts(tpru_claims.claims(both, {}, [], []))
-    assert v[GRU_BEATEN] == ("not testable here", "open", 3)
-    assert "the TPRU is comparable to the LSTM" not in v  # no LSTM trained
+    claims = {c.statement: c for c in tpru_claims.claims(both, {}, [], [])}
+    assert verdicts(claims.values())[GRU_BEATEN] == ("inconclusive", "untrained", 3)
+    assert "GRU 64 (3 of 3" in claims[GRU_BEATEN].ours and "TPRU 64 N=16 (3 of 3" in claims[GRU_BEATEN].ours
+    assert "the TPRU is comparable to the LSTM" not in claims  # no LSTM trained
 
 
 def test_the_chance_bar_is_the_best_surface_baseline_where_that_is_higher():
@@ -136,11 +150,12 @@ def test_the_chance_bar_is_the_best_surface_baseline_where_that_is_higher():
     assert "surface baseline (%)" in report.data_table({label: seeds}).columns
 
 
-def test_noise_makes_a_claim_not_testable_and_clear_failures_fail():
-    noisy = ent_runs_of(("gru", None, None, {"acc": {"hard": 0.70, "big": 0.70}, "jitter": NOISY}),
-                        ("tpru", 64, 1, {"acc": {"hard": 0.72, "big": 0.73}, "jitter": NOISY}))
-    v = verdicts(tpru_claims.claims(noisy, {}, [], []))
-    assert v[GRU_BEATEN] == ("not testable here", "noise", 3)  # +2 and +3 points, sd 4 points each side
+def test_noise_makes_a_claim_inconclusive_and_clear_failures_fail():
+    trained = {"vacc": (0.6, 0.7, 0.8), "jitter": NOISY}
+    noisy = ent_runs_of(("gru", None, None, {"acc": {"hard": 0.70, "big": 0.70}, **trained}),
+                        ("tpru", 64, 1, {"acc": {"hard": 0.72, "big": 0.73}, **trained}))
+    claims = {c.statement: c for c in tpru_claims.claims(noisy, {}, [], [])}
+    assert verdicts(claims.values())[GRU_BEATEN] == ("inconclusive", "noise", 3)  # +2, +3 points, sd 4 each
     worse = ent_runs_of(("gru", None, None, {"acc": {"hard": 0.8, "big": 0.8}, "vacc": (0.6, 0.7, 0.8)}),
                         ("tpru", 4, 1, {"loss": (0.69, 0.6, 0.5), "tacc": (0.5, 0.7, 0.8),
                                         "vacc": (0.6, 0.7, 0.8)}),
@@ -160,12 +175,12 @@ def test_a_trend_with_a_reversal_is_partly_reproduced():
     assert verdicts(tpru_claims.claims(runs, {}, [], []))[ROLES_BETTER][0] == "partly reproduced"
 
 
-def lm_seeds(label, losses, valid, test_ppl, pmi=None, pmi0=None, jitter=(0.0, 1.0, 2.0)):
+def lm_seeds(label, losses, valid, test_ppl, pmi=None, pmi0=None, jitter=(0.0, 1.0, 2.0), vocabulary=5000):
     runs = []
     for seed, j in enumerate(jitter):
         final = {"valid_ppl": min(valid) + j, "test_ppl": test_ppl + j, "best_epoch": len(valid),
                  "n_params": 10, "recurrent_params": 5,
-                 "data": {"train_tokens": 1, "valid_tokens": 1, "test_tokens": 1, "vocabulary": 1,
+                 "data": {"train_tokens": 1, "valid_tokens": 1, "test_tokens": 1, "vocabulary": vocabulary,
                           "unk_share_train": 0.1}}
         if pmi is not None:
             final["pmi"], final["pmi_untrained"] = pmi, pmi0
@@ -186,6 +201,7 @@ def pmi_of(gaps, mi):
     return {"tokens": 1000, "roles_used": 3, "mutual_information": mi, "tags": tags}
 
 
+SIMILAR = "the TPRU's perplexity is similar to the LSTM's"
 DEDICATED = "some POS tags have a role dedicated to them: the top two PMI values differ by at least 0.5"
 
 
@@ -194,18 +210,25 @@ def test_language_model_claims():
                                    pmi_of([0.6] * 7 + [0.1], 0.5), pmi_of([0.1], 0.2)),
             "LSTM LM 8": lm_seeds("LSTM LM 8", [5.5, 4.1], [320, 240], 250.0)}
     v = verdicts(tpru_claims.claims({}, runs, [], []))
-    assert v["the TPRU's perplexity is similar to the LSTM's"] == ("reproduced", None, 3)  # 260 vs 250: 4%
+    # 261 vs 251 (+4%, every seed): beyond the 2.2% Table 4 calls similar (the old 10% tolerance passed it)
+    assert v[SIMILAR] == ("not reproduced", "open", 3)
     assert v["the TPRU converges faster on the training set than the LSTM"] == ("reproduced", None, 3)
     assert v[DEDICATED] == ("reproduced", None, 3)  # 7 of 8 ranked tags on every seed
     assert v["the roles the TPRU learns are informative about POS tags"] == ("reproduced", None, 3)
-    assert v["the perplexities themselves"] == ("not testable here", "data", 3)
+    assert v["the perplexities themselves"] == ("not run here", "data", 3)
+    near = {**runs, "TPRU LM 8 N=4": lm_seeds("TPRU LM 8 N=4", [5.0, 4.0], [300, 250], 252.5)}
+    assert verdicts(tpru_claims.claims({}, near, [], []))[SIMILAR] == ("reproduced", None, 3)  # +1%
+    idle = {**runs, "LSTM LM 8": lm_seeds("LSTM LM 8", [5.5, 4.1], [320, 240], 250.0, vocabulary=200)}
+    claims = {c.statement: c for c in tpru_claims.claims({}, idle, [], [])}
+    assert verdicts(claims.values())[SIMILAR] == ("inconclusive", "untrained", 3)  # 251 > a uniform guess
+    assert "did not train: LSTM LM 8 (test perplexity 251.0" in claims[SIMILAR].ours
     t5 = report.table5(runs)
     assert len(t5) == 9 and (t5["gap >= 0.5"] == "yes").sum() == 7 and (t5["gap >= 0.5"] == "no").sum() == 1
     assert t5.iloc[0]["gap"] == "0.60" and t5.iloc[0]["tokens"] == "100"
     runs["TPRU LM 8 N=4"] = lm_seeds("TPRU LM 8 N=4", [6.0, 5.0], [400, 400], 400.0, pmi_of([0.1], 0.1),
                                   pmi_of([0.1], 0.2))
     v = verdicts(tpru_claims.claims({}, runs, [], []))
-    assert v["the TPRU's perplexity is similar to the LSTM's"] == ("not reproduced", "open", 3)
+    assert v[SIMILAR] == ("not reproduced", "open", 3)
     assert v["the TPRU converges faster on the training set than the LSTM"] == ("not reproduced", "open", 3)
     assert v[DEDICATED] == ("not reproduced", "open", 3)
     assert v["the roles the TPRU learns are informative about POS tags"] == ("not reproduced", "open", 3)
@@ -214,7 +237,7 @@ def test_language_model_claims():
                                   pmi_of([0.1], 0.2), jitter=(0.0, 20.0, 40.0))
     v = verdicts(tpru_claims.claims({}, runs, [], []))
     faster = v["the TPRU converges faster on the training set than the LSTM"]
-    assert faster == ("not testable here", "noise", 3)
+    assert faster == ("inconclusive", "noise", 3)
 
 
 def test_report_tables_and_figures_over_seeds():
@@ -292,3 +315,46 @@ def test_check_claims():
     assert len(checks_report.gradient_table(grad)) == 3 and len(checks_report.table1_table(t1)) == len(t1)
     row = checks_report.gradient_table(grad).iloc[0]
     assert "e-" in row["eq. 8 corrected: max |diff|"] and len(row["J_t (from f_t): max eig / max f"]) == 5
+
+
+def test_the_tolerances_are_the_papers_own_gaps():
+    """'comparable' (Table 2): the LSTM 2.1 points ahead of the TPRU - 512 on the mean of the five test
+    splits; 'similar perplexity' (Table 4): 42.3 / 41.4 - 1 = 2.2%, the larger of its two gaps."""
+    assert claim_rules.COMPARABLE == pytest.approx(0.021)
+    assert claim_rules.SIMILAR == pytest.approx(42.3 / 41.4 - 1)
+
+
+def test_within_a_tolerance_is_decided_by_the_seeds():
+    a, b = Stat.of([0.680, 0.683, 0.686]), Stat.of([0.690, 0.693, 0.696])  # A 1 point behind B
+    assert claim_rules.within(a, b, 0.021).holds is True
+    assert claim_rules.within(a, b, 0.021, names=("A", "B")).direction == "A below B by 0.01"
+    assert claim_rules.within(a, b, 0.002).holds is False  # 1 point behind, clearly more than 0.2
+    noisy = Stat.of([0.64, 0.68, 0.72])
+    d = claim_rules.within(noisy, b, 0.021)
+    assert d.holds is None and d.seeds_needed > 3  # 1.3 points behind, sd 4 points
+    # lower is better and relative: 253.5 against 251 * 1.022 = 256.5
+    ppl, base = Stat.of([253.4, 253.5, 253.6]), Stat.of([250.9, 251.0, 251.1])
+    assert claim_rules.within(ppl, base, 0.022, relative=True, higher=False).holds is True
+    assert claim_rules.within(ppl, base, 0.001, relative=True, higher=False).holds is False
+    # matches: from the side that is behind, either way
+    assert claim_rules.matches(b, a, 0.021).holds is True and claim_rules.matches(b, a, 0.002).holds is False
+
+
+def test_every_claim_quotes_the_paper_and_names_its_epoch_and_every_open_miss_its_settle():
+    runs = ent_runs_of(*GOOD)
+    lm = {"TPRU LM 8 N=4": lm_seeds("TPRU LM 8 N=4", [6.0, 5.0], [400, 400], 400.0, pmi_of([0.1], 0.1),
+                                    pmi_of([0.1], 0.2)),
+          "LSTM LM 8": lm_seeds("LSTM LM 8", [5.5, 4.1], [320, 240], 250.0)}
+    claims = tpru_claims.claims(runs, lm, tpru_checks.gradient_checks(trials=2), tpru_checks.table1_check())
+    assert len(claims) == 22
+    for c in claims:
+        assert c.quote and c.epoch, c.statement
+        if c.verdict in MISSES and c.cause in ("open", "untrained", "data", "scale"):
+            assert c.settle, c.statement
+    paper = sorted(Path("/work/shared/papers").glob("002_*.txt"))
+    if not paper:
+        pytest.skip("the paper's text is not on this machine")
+    text = " ".join(paper[0].read_text().replace("**", "").split())
+    for c in claims:
+        for part in c.quote.split(" / "):
+            assert " ".join(part.split()) in text, c.statement

@@ -1,10 +1,25 @@
-"""Claims: the paper's number or statement, ours, the rule that decides agreement, and the verdict.
+"""Claims: the paper's sentence and number, ours, the rule that decides agreement, and the verdict.
 
-A chapter builds a list of :class:`Claim` with :func:`claim` (the verdict is computed from a
-boolean the chapter measured, never typed in), shows it with :func:`claims_table`, and saves it
-with :func:`save_claims` so that the summary page can list every claim of the book. Numbers for the
-paper and ours columns read best through :func:`format_value` (``claim`` applies it to numbers given
-in place of text): integers without decimals, other values to 4 significant digits.
+A chapter builds a list of :class:`Claim` with :func:`claim` (the verdict is computed from what the chapter
+measured - a :class:`~urnlib.rules.Decision` or a boolean - never typed in), shows it with
+:func:`claims_table`, and saves it with :func:`save_claims` so that the summary page can list every claim of
+the book. Numbers for the paper and ours columns read best through :func:`format_value` (``claim`` applies it
+to numbers given in place of text): integers without decimals, other values to 4 significant digits.
+
+**The protocol** every chapter follows: selection (early stopping, kept weights, any "best epoch") uses a
+validation set drawn like the training data, or the paper's own validation split; test data are read for
+reporting only. Each claim quotes the paper's sentence it decides (``quote``), says which epoch it reads
+(``epoch``: the paper's final epoch, or the one selected on validation data) and what was measured
+(``direction``), and gets one of five verdicts (:data:`VERDICTS`):
+
+* reproduced / partly reproduced / not reproduced: the rule (:mod:`urnlib.rules`) decided it;
+* inconclusive: the seeds do not decide it (a difference within their spread: its direction, its size and
+  the seeds that would decide it are given), or a model it rests on did not train (cause ``untrained``);
+* not run here: the data or the compute it needs is not here (cause ``data`` or ``scale``: the claim says
+  what it would take).
+
+A miss names its cause from evidence (:data:`CAUSES`). Claims the papers never made (the zoo's) are
+extensions (``extension=True``), counted apart from the papers'.
 """
 
 from __future__ import annotations
@@ -19,19 +34,24 @@ __all__ = ["Claim", "claim", "claims_frame", "claims_table", "verdict_summary", 
            "format_value", "VERDICTS", "CAUSES", "MISSES", "misses_by_cause", "seed_summary",
            "verdict_counts", "across_settings", "setting_summary"]
 
-VERDICTS = ("reproduced", "partly reproduced", "not reproduced", "not testable here")
-MISSES = ("partly reproduced", "not reproduced", "not testable here")
-#: why a claim is missed: every claim that is not reproduced carries one (``open`` when nobody knows yet)
+VERDICTS = ("reproduced", "partly reproduced", "not reproduced", "inconclusive", "not run here")
+MISSES = VERDICTS[1:]
+UNDECIDED = ("inconclusive", "not run here")  #: what ``holds=None`` gives, by cause
+#: why a claim is missed: every claim that is not reproduced carries one (``open`` when nobody knows yet: the
+#: claim then names the experiment that would settle it)
 CAUSES = {
     "paper": "the paper's own numbers or formulas disagree",
     "data": "the paper's data is not reachable here (the stand-in is named)",
     "scale": "the compute here is below the paper's",
     "setting": "a stated setting that the authors' code did not use",
-    "noise": "the difference is within the spread of the seeds",
-    "open": "not known yet",
+    "noise": "the difference is within the spread of the seeds (its direction, size and the seeds that would "
+             "decide it are given)",
+    "untrained": "a model it rests on did not train as the paper did (it stayed at chance, or stopped "
+                 "before the paper's number of epochs): no evidence either way",
+    "open": "not known yet (the claim names the experiment that would settle it)",
 }
 _COLOURS = {"reproduced": "#d9f2d9", "partly reproduced": "#fff2cc", "not reproduced": "#f8d7da",
-            "not testable here": "#e9ecef"}
+            "inconclusive": "#e9ecef", "not run here": "#dee2e6"}
 # Relative column widths of the claims table (its layout is fixed: it fits the width it is given, wrapping
 # long cells, rather than growing wider than the page).
 _WIDTHS = {"chapter": 12, "source": 10, "statement": 22, "paper": 14, "ours": 19, "rule": 21, "verdict": 14}
@@ -83,44 +103,68 @@ class Claim:
     paper: str  # the paper's number or qualitative result
     ours: str  # what this run measured
     rule: str  # the test or tolerance that decides agreement
-    verdict: str
+    verdict: str  # one of VERDICTS
     seeds: int | None = None  # how many seeds the claim rests on (None: it rests on no trained run)
     cause: str | None = None  # a miss's cause, one of CAUSES (None for a reproduced claim)
+    quote: str = ""  # the paper's sentence the claim decides, word for word
+    epoch: str = ""  # which epoch it reads: "final (epoch 100)", "selected on validation data", "-" ...
+    direction: str = ""  # what was measured: "URN below LSTM by 0.03", "0.91, above 0.9"
+    seeds_needed: int | None = None  # inconclusive: seeds per side that would decide it at this spread
+    extension: bool = False  # a claim the papers never made (the zoo's), counted apart
+    settle: str = ""  # a miss with cause open, scale or data: the experiment that would settle it, its cost
 
 
 def claim(chapter: str, source: str, statement: str, paper: str | float, ours: str | float, rule: str,
-          holds: bool | None, partly: bool = False, *, seeds: int | None = None, cause: str | None = None
-          ) -> Claim:
-    """Make a claim whose verdict follows from ``holds`` (``None``: not testable at this scale/data).
+          holds, partly: bool = False, *, seeds: int | None = None, cause: str | None = None,
+          quote: str = "", epoch: str = "", direction: str = "", seeds_needed: int | None = None,
+          extension: bool = False, settle: str = "") -> Claim:
+    """Make a claim whose verdict follows from ``holds``.
 
-    ``partly=True`` with ``holds=False`` gives "partly reproduced" (e.g. the trend holds but not
-    the magnitude); the chapter says which part. ``paper`` and ``ours`` may be numbers: they are
-    written with :func:`format_value`. ``seeds``: how many seeds the measurement rests on. ``cause``: why the
-    claim would be missed (one of :data:`CAUSES`); it is kept only when the verdict is a miss, and a miss
-    without one gets ``open``.
+    Args:
+        holds: ``True``, ``False``, ``None`` (undecided: "inconclusive", or "not run here" when ``cause`` is
+            ``data`` or ``scale``), or a :class:`~urnlib.rules.Decision`, whose ``direction`` and
+            ``seeds_needed`` are then taken unless given.
+        partly: with ``holds=False``, "partly reproduced" (e.g. the trend holds but not the magnitude); the
+            chapter says which part.
+        paper, ours: numbers or text (numbers are written with :func:`format_value`).
+        seeds: how many seeds the measurement rests on.
+        cause: why the claim would be missed (one of :data:`CAUSES`); kept only for a miss; an inconclusive
+            claim without one gets ``noise``, another miss ``open``.
+        quote, epoch, direction, seeds_needed, extension, settle: see :class:`Claim`.
     """
+    if hasattr(holds, "holds"):  # a rules.Decision
+        direction = direction or holds.direction
+        seeds_needed = seeds_needed if seeds_needed is not None else holds.seeds_needed
+        holds = holds.holds
+    if cause is not None and cause not in CAUSES:
+        raise ValueError(f"cause={cause!r} is not one of {list(CAUSES)}")
     if holds is None:
-        verdict = "not testable here"
+        verdict = "not run here" if cause in ("data", "scale") else "inconclusive"
+        cause = cause or "noise"
     elif holds:
         verdict = "reproduced"
     else:
         verdict = "partly reproduced" if partly else "not reproduced"
-    if cause is not None and cause not in CAUSES:
-        raise ValueError(f"cause={cause!r} is not one of {list(CAUSES)}")
     cause = (cause or "open") if verdict in MISSES else None
+    if not direction:  # a yes/no check (a formula, a count): what was found, against the statement
+        direction = {"reproduced": "as the paper states", "not run here": "not measured here",
+                     "inconclusive": "the seeds disagree"}.get(verdict, "not as the paper states")
     return Claim(chapter, source, statement, format_value(paper), format_value(ours), rule, verdict,
-                 None if seeds is None else int(seeds), cause)
+                 None if seeds is None else int(seeds), cause, quote, epoch, direction,
+                 seeds_needed if verdict == "inconclusive" else None, extension, settle)
 
 
 def across_settings(by_setting: dict[str, list[Claim]]) -> list[Claim]:
     """The claims decided under each training setting (``{setting: claims}``, each statement starting with
-    ``"[setting] "``), in that order; a claim missed under one setting (not for noise) and reproduced under
-    another gets the cause ``setting``: the setting, not the paper, is why it is missed."""
+    ``"[setting] "``), in that order; a claim missed under one setting for a cause nobody knows yet (``open``)
+    and reproduced under another gets the cause ``setting``: the setting, not the paper, is why it is missed.
+    Another setting's result replaces only ``open``: a cause found from evidence (``data``, ``scale``,
+    ``paper``, ``noise``, ``untrained``, ...) stays as it is."""
     def statement(c: Claim) -> str:  # the claim without its setting
         return c.statement.split("] ", 1)[-1] if c.statement.startswith("[") else c.statement
 
     held = {statement(c) for cs in by_setting.values() for c in cs if c.verdict == "reproduced"}
-    return [replace(c, cause="setting") if c.verdict in MISSES and c.cause != "noise" and statement(c) in held
+    return [replace(c, cause="setting") if c.verdict in MISSES and c.cause == "open" and statement(c) in held
             else c for cs in by_setting.values() for c in cs]
 
 
@@ -154,7 +198,7 @@ def claims_frame(claims: list[Claim]):
     import pandas as pd
 
     cols = ["source", "statement", "paper", "ours", "rule", "verdict"]
-    rows = [{k: format_value(v) for k, v in asdict(c).items() if k not in ("seeds", "cause")} for c in claims]
+    rows = [{k: format_value(v) for k, v in asdict(c).items() if k in ("chapter", *cols)} for c in claims]
     return pd.DataFrame(rows, columns=["chapter", *cols])
 
 
@@ -212,14 +256,19 @@ def misses_by_cause(claims: list[Claim]):
 
 def verdict_counts(claims: list[Claim]):
     """Per chapter (in the order of ``claims``), the number of claims and of each verdict (:data:`VERDICTS`,
-    in that order), with a last row ``all``: a DataFrame."""
+    in that order), with a row ``the papers' claims`` (every chapter's, the extensions left out) and, where
+    there are any, a row ``extensions`` (claims the papers never made, e.g. the zoo's): a DataFrame."""
     import pandas as pd
 
-    rows = []
-    for chapter in [*dict.fromkeys(c.chapter for c in claims), None]:
-        mine = [c for c in claims if chapter is None or c.chapter == chapter]
-        rows.append({"chapter": "all" if chapter is None else chapter, "claims": len(mine),
-                     **{v: sum(c.verdict == v for c in mine) for v in VERDICTS}})
+    def row(name, mine):
+        counts = {v: sum(c.verdict == v for c in mine) for v in VERDICTS}
+        return {"chapter": name, "claims": len(mine), **counts}
+
+    rows = [row(chapter, [c for c in claims if c.chapter == chapter])
+            for chapter in dict.fromkeys(c.chapter for c in claims)]
+    rows.append(row("the papers' claims", [c for c in claims if not c.extension]))
+    if any(c.extension for c in claims):
+        rows.append(row("extensions", [c for c in claims if c.extension]))
     return pd.DataFrame(rows)
 
 
@@ -244,7 +293,21 @@ def _escape(text: str) -> str:
 
 
 def save_claims(claims: list[Claim], directory: str | Path, chapter: str) -> Path:
-    """Write ``<directory>/<chapter>.json`` (read back by :func:`load_claims`)."""
+    """Write ``<directory>/<chapter>.json`` (read back by :func:`load_claims`).
+
+    Raises:
+        ValueError: a claim lacks its ``quote``, ``epoch`` or ``direction``, its verdict is not one of
+            :data:`VERDICTS`, or its cause is ``open`` without ``settle`` (the message names it): every saved
+            claim says which sentence it decides and which epoch it reads, and an open miss how to settle it.
+    """
+    bad = [f"{c.statement!r} ({', '.join(k for k in ('quote', 'epoch', 'direction') if not getattr(c, k))})"
+           for c in claims if not (c.quote and c.epoch and c.direction)]
+    bad += [f"{c.statement!r} (verdict {c.verdict!r})" for c in claims if c.verdict not in VERDICTS]
+    bad += [f"{c.statement!r} (cause open without the experiment that would settle it)" for c in claims
+            if c.cause == "open" and not c.settle]
+    if bad:
+        raise ValueError(f"{chapter}: claims without a quote, epoch or direction, or with an unknown "
+                         "verdict: " + "; ".join(bad))
     path = Path(directory) / f"{chapter}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps([asdict(c) for c in claims], indent=1))

@@ -1,103 +1,220 @@
-"""Decision rules on measures across seeds: when a claim holds, fails, or cannot be decided here.
+"""Decision rules on measures across seeds: when a claim holds, fails, or is not decided by the seeds run.
 
-Every rule takes :class:`~urnlib.seeds.Stat` values (one value per seed) and returns ``True`` (holds),
-``False`` (fails) or ``None`` (not decidable: the difference is within the seed spread, or a side is at
-chance). The rule of each is written once, here, as the text a claims table shows (``*_RULE``).
+One rule per kind of claim, shared by every chapter and the zoo. Each takes :class:`~urnlib.seeds.Stat`
+values (one value per seed) and returns a :class:`Decision`: ``holds`` (``True``, ``False``, or ``None``
+when the seeds do not decide it), the ``direction`` and ``size`` of what was measured, and, for an
+undecided difference, ``seeds_needed``: how many seeds per side would decide it if the observed means and
+spreads stayed as they are. The tolerance of every rule comes from the seed spread, never from a number
+of ours: a difference is decided when a t-test at the 5% level (two-sided) decides it.
 
-* :func:`beats` - A is better than B only when the means differ by more than the two standard deviations
-  together (the ±1 sd bands do not overlap); B better by that much fails; anything closer is noise.
-* :func:`at_least` / :func:`at_most` - a threshold from the paper: the whole ±1 sd band on the right side
-  holds, the whole band on the wrong side fails, a band across the threshold is not decidable.
-* :func:`positive` - a paired difference (the same seed's data on both sides, e.g. B - A per seed): holds
-  when its whole ±1 sd band is above 0, fails when the whole band is below 0.
-* :func:`on_every_seed` - a yes/no property measured per seed: all seeds yes, all seeds no, or mixed.
-* :func:`combine` - one claim over several sizes or models: every part holds / some part fails (partly
-  when others hold) / otherwise undecided.
-* :func:`off_chance` - the guard of a comparison: both sides must be clearly off chance.
+* :func:`compare` - A better than B (Welch's t-test on the two sides' seeds); ``margin``: a difference
+  the paper's own words require on top of it (e.g. "at least 10 points better").
+* :func:`threshold` - a measure on one side of a number the paper states (one-sample t-test).
+* :func:`paired` - a per-seed difference (the same seed's data on both sides) above 0 (paired t-test).
+* :func:`within` / :func:`matches` - A no worse than B by a tolerance the paper's own numbers give
+  ("comparable", "similar"): :func:`compare` against B moved by the tolerance; :func:`matches` for whichever
+  side is behind.
+* :func:`every_seed` - a yes/no property measured per seed: all seeds yes, all no, or mixed (undecided).
+* :func:`combine` - one claim over several sizes or models.
+* :func:`off_chance` - the training guard: a model whose measure is not clearly off chance did not train,
+  and a claim resting on it is no evidence.
+
+A side measured once, or with no spread (a deterministic measure, every seed equal), is decided by the sign
+of the difference. ``beats``, ``at_least``, ``at_most``, ``positive`` and ``on_every_seed`` return only
+``holds``, for rules that combine several parts.
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from typing import Iterable
+
+from scipy import stats as _stats
 
 from urnlib.seeds import Stat
 
-__all__ = ["beats", "at_least", "at_most", "positive", "on_every_seed", "combine", "off_chance", "BEATS_RULE",
-           "THRESHOLD_RULE", "PAIRED_RULE", "EVERY_SEED_RULE", "CHANCE_RULE"]
+__all__ = ["Decision", "compare", "within", "matches", "threshold", "paired", "every_seed", "beats",
+           "at_least", "at_most", "positive", "on_every_seed", "combine", "off_chance", "seeds_to_decide",
+           "LEVEL", "BEATS_RULE", "THRESHOLD_RULE", "PAIRED_RULE", "EVERY_SEED_RULE", "CHANCE_RULE",
+           "MAX_SEEDS"]
 
-BEATS_RULE = "means differ by more than the two seed standard deviations together; closer is not decided"
-THRESHOLD_RULE = "the whole mean ± 1 sd band across seeds on the stated side; a band across it is not decided"
+LEVEL = 0.05  #: two-sided significance level of every t-test here
+MAX_SEEDS = 1000  #: past this many seeds per side a difference is called "not decidable by seeds"
+BEATS_RULE = "Welch's t-test at 5% on the seeds' values; undecided: the seeds that would decide it"
+THRESHOLD_RULE = "one-sample t-test at 5% against the stated value; undecided: the seeds that would decide it"
 EVERY_SEED_RULE = "on every seed (mixed seeds: not decided)"
-PAIRED_RULE = "the per-seed difference's mean ± 1 sd band above 0; a band across 0 is not decided"
-CHANCE_RULE = "both sides off chance (mean - 1 sd above it)"
+PAIRED_RULE = "paired t-test at 5% on the per-seed differences; undecided: the seeds that would decide it"
+CHANCE_RULE = "both sides off chance (mean - 1 sd above it); a side at chance did not train"
 
 
-def beats(a: Stat, b: Stat, *, higher: bool = True, margin: float = 0.0) -> bool | None:
-    """Whether A is better than B across seeds.
+@dataclass(frozen=True)
+class Decision:
+    """What a rule decided.
+
+    Args:
+        holds: ``True`` (the claim holds), ``False`` (it fails), ``None`` (the seeds do not decide it).
+        direction: what was measured, in words (``"A above B by 0.031"``, ``"0.912, above 0.9"``).
+        size: the signed difference (A - B, the measure - the threshold, the mean paired difference), in
+            the measure's units, positive in the claim's favour.
+        seeds_needed: for an undecided difference, the seeds per side that would decide it at the observed
+            spread (``None``: decided, or more than :data:`MAX_SEEDS`, or no spread to go on).
+    """
+
+    holds: bool | None
+    direction: str
+    size: float
+    seeds_needed: int | None = None
+
+    @property
+    def undecided(self) -> str:
+        """How an undecided claim could be decided, in words ("" when decided)."""
+        if self.holds is not None:
+            return ""
+        if self.seeds_needed is None:
+            return "no number of seeds would decide it at this spread" if self.size == 0 or math.isnan(
+                self.size) else f"more than {MAX_SEEDS:,} seeds per side would be needed"
+        return f"about {self.seeds_needed} seeds per side would decide it at this spread"
+
+
+def _t(df: float) -> float:
+    return float(_stats.t.ppf(1 - LEVEL / 2, df)) if df > 0 else math.inf
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.3g}"
+
+
+def seeds_to_decide(size: float, variance: float, sides: int = 2) -> int | None:
+    """The fewest seeds n per side at which ``|size|`` passes the t-test, the spread staying as observed:
+    ``|size| > t(df) * sqrt(sides * variance / n)`` (``variance``: the mean of the sides' variances; df
+    ``sides * (n - 1)``). ``None`` past :data:`MAX_SEEDS` or when there is nothing to decide."""
+    if size == 0 or math.isnan(size) or variance <= 0:
+        return None
+    for n in range(2, MAX_SEEDS + 1):
+        if abs(size) > _t(sides * (n - 1)) * math.sqrt(sides * variance / n):
+            return n
+    return None
+
+
+def compare(a: Stat, b: Stat, *, higher: bool = True, margin: float = 0.0, names: tuple[str, str] = ("A", "B")
+            ) -> Decision:
+    """Whether A is better than B across seeds (Welch's t-test at :data:`LEVEL`).
 
     Args:
         a, b: the measure of each side.
         higher: a higher value is better (accuracy); ``False`` for losses and error rates.
         margin: a difference the paper's claim needs on top of the noise (in the measure's units).
+        names: the two sides, for :attr:`Decision.direction`.
 
     Returns:
-        ``True`` when A's mean is better than B's by more than ``a.sd + b.sd + margin``, ``False`` when B's is
-        better by more than ``a.sd + b.sd``, else ``None``; ``None`` when a side has no value.
+        holds ``True`` when A is better than B by more than ``margin`` significantly, ``False`` when B is
+        significantly better, else ``None`` (with the seeds that would decide it).
     """
     if not a.n or not b.n:
-        return None
+        return Decision(None, "a side has no value", math.nan)
     diff = (a.mean - b.mean) if higher else (b.mean - a.mean)
-    noise = a.sd + b.sd
-    if diff > noise + margin:
-        return True
-    if -diff > noise:
-        return False
-    return None
+    raw = a.mean - b.mean
+    word = "above" if raw > 0 else "below" if raw < 0 else "equal to"
+    direction = f"{names[0]} {word} {names[1]}" + (f" by {_fmt(abs(raw))}" if raw else "")
+    va, vb = a.sd ** 2, b.sd ** 2
+    se2 = va / a.n + vb / b.n
+    if se2 == 0:  # one seed each, or no spread: the sign decides
+        holds = True if diff > margin else False if diff < 0 else None
+        return Decision(holds, direction, diff)
+    df = se2 ** 2 / sum((v / n) ** 2 / (n - 1) for v, n in ((va, a.n), (vb, b.n)) if n > 1 and v > 0)
+    crit = _t(df) * math.sqrt(se2)
+    if diff - margin > crit:
+        return Decision(True, direction, diff)
+    if -diff > crit:
+        return Decision(False, direction, diff)
+    toward = diff - margin if diff > margin else diff  # what more seeds would have to show
+    return Decision(None, direction, diff, seeds_to_decide(toward, (va + vb) / 2))
 
 
-def at_least(s: Stat, threshold: float) -> bool | None:
-    """``s >= threshold``: ``True`` when mean - sd >= threshold, ``False`` when mean + sd < threshold."""
+def threshold(s: Stat, value: float, *, above: bool = True, name: str = "the measure") -> Decision:
+    """Whether ``s`` lies above (``above=True``) or below ``value`` across seeds (one-sample t-test)."""
     if not s.n:
-        return None
-    if s.low >= threshold:
-        return True
-    if s.high < threshold:
-        return False
-    return None
+        return Decision(None, f"{name}: no value", math.nan)
+    size = (s.mean - value) if above else (value - s.mean)
+    side = "above" if s.mean > value else "below" if s.mean < value else "at"
+    direction = f"{name} {_fmt(s.mean)}, {side} {_fmt(value)}"
+    return _one_sample(size, s, direction)
 
 
-def at_most(s: Stat, threshold: float) -> bool | None:
-    """``s <= threshold``: ``True`` when mean + sd <= threshold, ``False`` when mean - sd > threshold."""
-    if not s.n:
-        return None
-    if s.high <= threshold:
-        return True
-    if s.low > threshold:
-        return False
-    return None
+def paired(difference: Stat, *, name: str = "the per-seed difference") -> Decision:
+    """Whether a paired difference (e.g. B - A, seed by seed) is above 0 (paired t-test)."""
+    if not difference.n:
+        return Decision(None, f"{name}: no value", math.nan)
+    return _one_sample(difference.mean, difference, f"{name} {_fmt(difference.mean)} on average")
+
+
+def _one_sample(size: float, s: Stat, direction: str) -> Decision:
+    if s.n < 2 or s.sd == 0:
+        return Decision(True if size > 0 else False if size < 0 else None, direction, size)
+    crit = _t(s.n - 1) * s.sd / math.sqrt(s.n)
+    if size > crit:
+        return Decision(True, direction, size)
+    if -size > crit:
+        return Decision(False, direction, size)
+    return Decision(None, direction, size, seeds_to_decide(size, s.sd ** 2, sides=1))
+
+
+def within(a: Stat, b: Stat, tolerance: float, *, relative: bool = False, higher: bool = True,
+           names: tuple[str, str] = ("A", "B")) -> Decision:
+    """A is no worse than B by more than ``tolerance`` (absolute, or a fraction of B with ``relative``):
+    :func:`urnlib.compare` of A against B moved by the tolerance; the direction is A's against B's."""
+    sign = 1 if higher else -1
+    moved = Stat.of(v * (1 - sign * tolerance) if relative else v - sign * tolerance for v in b.values)
+    d = compare(a, moved, higher=higher)
+    return Decision(d.holds, compare(a, b, names=names).direction, d.size, d.seeds_needed)
+
+
+def matches(a: Stat, b: Stat, tolerance: float, *, relative: bool = False, higher: bool = True,
+            names: tuple[str, str] = ("A", "B")) -> Decision:
+    """A and B within ``tolerance`` of each other: :func:`within` for the side that is behind."""
+    if (a.mean < b.mean) == higher:
+        return within(a, b, tolerance, relative=relative, higher=higher, names=names)
+    d = within(b, a, tolerance, relative=relative, higher=higher)
+    return Decision(d.holds, compare(a, b, names=names).direction, d.size, d.seeds_needed)
+
+
+def every_seed(flags: Iterable[bool], *, what: str = "the property") -> Decision:
+    """``True`` when the property holds on every seed, ``False`` when on none, ``None`` when mixed."""
+    flags = [bool(f) for f in flags]
+    direction = f"{what} on {sum(flags)} of {len(flags)} seeds"
+    if not flags:
+        return Decision(None, direction, math.nan)
+    if all(flags):
+        return Decision(True, direction, 1.0)
+    if not any(flags):
+        return Decision(False, direction, -1.0)
+    return Decision(None, direction, sum(flags) / len(flags) - 0.5)
+
+
+def beats(a: Stat, b: Stat, *, higher: bool = True, margin: float = 0.0) -> bool | None:
+    """:func:`compare`'s ``holds``."""
+    return compare(a, b, higher=higher, margin=margin).holds
+
+
+def at_least(s: Stat, value: float) -> bool | None:
+    """``s >= value``: :func:`threshold`'s ``holds``."""
+    return threshold(s, value, above=True).holds
+
+
+def at_most(s: Stat, value: float) -> bool | None:
+    """``s <= value``: :func:`threshold`'s ``holds``."""
+    return threshold(s, value, above=False).holds
 
 
 def positive(difference: Stat) -> bool | None:
-    """A paired difference is above 0: ``True`` when mean - sd > 0, ``False`` when mean + sd < 0."""
-    if not difference.n:
-        return None
-    if difference.low > 0:
-        return True
-    if difference.high < 0:
-        return False
-    return None
+    """:func:`paired`'s ``holds``."""
+    return paired(difference).holds
 
 
 def on_every_seed(flags: Iterable[bool]) -> bool | None:
-    """``True`` when the property holds on every seed, ``False`` when on none, ``None`` when mixed."""
-    flags = [bool(f) for f in flags]
-    if not flags:
-        return None
-    if all(flags):
-        return True
-    if not any(flags):
-        return False
-    return None
+    """:func:`every_seed`'s ``holds``."""
+    return every_seed(flags).holds
 
 
 def combine(parts: Iterable[bool | None]) -> tuple[bool | None, bool]:

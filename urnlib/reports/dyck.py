@@ -3,7 +3,10 @@
 Paper 000: Fig. 3 (accuracy by attractors), validation losses, Table 3 (plane similarity),
 Table 4 (effects and signatures). Paper 001: Fig. 3a-d and Table 2. Functions take one setting's runs as
 ``{model label: Seeds}`` (:meth:`urnlib.experiments.dyck.Config.view`), or ``{setting: that}``; figures draw
-the mean over seeds with ± one standard deviation, at each run's best validation epoch. The claims are in
+the mean over seeds with ± one standard deviation, at the papers' final epoch (epoch 100: both papers
+train 100 epochs; :func:`final_row`). The epoch of the lowest test loss (:func:`best_row`) is selected on
+test data, so it is shown only beside the final epoch (the retrain will select on validation data). The
+claims are in
 :mod:`urnlib.reports.dyck_claims`. The paper's numbers are
 constants here, each with its source; ours always come from the runs (models are rebuilt from a run's
 stored spec and weights by :meth:`urnlib.results.Run.model`). All drawing is in :mod:`urnlib.plots`.
@@ -40,6 +43,9 @@ PAPER_TABLE3 = np.array([[0.33, 0.35, 1.35], [0.46, 1.73, 0.20], [1.09, 0.20, 0.
 PAPER_TABLE2 = {("LSTM", 32): 6300, ("LSTM", 16): 2204, ("LSTM", 8): 924,
                 ("URN", 32): 6348, ("URN", 16): 1644, ("URN", 8): 444}
 MAJORITY_ACCURACY = 0.2  # five closing brackets
+#: paper 000 sec. 5 and paper 001 sec. 4: "Training is performed with a learning rate of 0.01, and a dropout
+#: rate of 0.05, for 100 epochs": the epoch every figure, table and claim reads
+PAPER_EPOCHS = 100
 
 
 def data_summary(data) -> pd.DataFrame:
@@ -64,23 +70,35 @@ def paper_table3() -> pd.DataFrame:
                         columns=[f"[ plane {j + 1}" for j in range(3)])
 
 
+def final_row(run: Run) -> dict:
+    """The history row of the papers' final epoch, epoch :data:`PAPER_EPOCHS` (the last epoch of a run that
+    trained fewer): the epoch the papers read, and the one whose weights the runs store."""
+    return run.history[min(PAPER_EPOCHS, len(run.history)) - 1]
+
+
 def best_row(run: Run) -> dict:
-    """The history row of the run's best validation epoch (lowest test loss): what the figures and claims
-    compare (a run may be past its best at its last epoch)."""
-    losses = run.column("test_loss")
+    """The history row of the run's lowest test loss: an epoch *selected on test data* (the papers have no
+    validation set), shown only beside the final epoch's reading (:func:`final_row`)."""
+    losses = run.column("test_loss")[:PAPER_EPOCHS]
     return run.history[int(np.argmin(losses))]
 
 
+def trained_epochs(run: Run) -> int:
+    """How many epochs the run trained (the papers train :data:`PAPER_EPOCHS`)."""
+    return len(run.history)
+
+
 def run_accuracy(run: Run, min_total: int = 1, row: dict | None = None) -> dict[str, np.ndarray]:
-    """Accuracy by number of attractors of one run (Wilson intervals) at its best epoch (or ``row``)."""
-    row = best_row(run) if row is None else row
+    """Accuracy by number of attractors of one run (Wilson intervals) at the final epoch (or ``row``)."""
+    row = final_row(run) if row is None else row
     return accuracy_by_count(row["attr_correct"], row["attr_total"], min_total)
 
 
-def attractor_accuracy(seeds: Seeds, min_total: int = 1) -> dict[str, np.ndarray]:
-    """Accuracy by number of attractors over seeds at each run's best epoch: the mean with mean ± sd
+def attractor_accuracy(seeds: Seeds, min_total: int = 1, read=None) -> dict[str, np.ndarray]:
+    """Accuracy by number of attractors over seeds at the final epoch (``read``: another function run ->
+    history row, e.g. :func:`best_row`): the mean with mean ± sd
     (:func:`urnlib.metrics.accuracy_by_count_seeds`; buckets every seed fills with ``min_total``)."""
-    rows = [best_row(run) for run in seeds]
+    rows = [(read or final_row)(run) for run in seeds]
     return accuracy_by_count_seeds([(r["attr_correct"], r["attr_total"]) for r in rows], min_total)
 
 
@@ -95,7 +113,7 @@ def _title(setting: str) -> str:
 
 def figure_accuracy_by_attractors(views: dict[str, dict[str, Seeds]], labels: list[str], min_total: int = 1):
     """Paper 000 Fig. 3: closing-bracket accuracy by attractors of the 50-unit models, one panel per setting
-    (mean over seeds, bars: ± one standard deviation), at each run's best epoch."""
+    (mean over seeds, bars: ± one standard deviation), at the final epoch (epoch 100)."""
     fig, axes = panel_grid(1, len(views), width=4.2 * len(views) + 1, height=4.2)
     for ax, (setting, view) in zip(np.ravel(axes), views.items()):
         series = {label: attractor_accuracy(view[label], min_total) for label in labels if label in view}
@@ -106,12 +124,12 @@ def figure_accuracy_by_attractors(views: dict[str, dict[str, Seeds]], labels: li
 
 
 def attractor_summary(view: dict[str, Seeds], labels: list[str], min_total: int) -> str:
-    """One sentence (Markdown) on the accuracy by attractors of ``labels`` at the best epoch over seeds:
+    """One sentence (Markdown) on the accuracy by attractors of ``labels`` at the final epoch over seeds:
     overall closing-bracket accuracy and the weakest bucket every seed fills with ``min_total``."""
     parts = []
     for label in labels:
         s = attractor_accuracy(view[label], min_total)
-        overall = Stat.of(best_row(run)["closing_accuracy"] for run in view[label])
+        overall = Stat.of(final_row(run)["closing_accuracy"] for run in view[label])
         worst = int(np.argmin(s["accuracy"]))
         parts.append(f"{label} {overall.text()} overall, lowest {s['accuracy'][worst]:.3f} "
                      f"(at {int(s['count'][worst])} attractors)")
@@ -150,7 +168,7 @@ def effects(run: Run) -> dict[str, float]:
 
 def ablation_table(views: dict[str, dict[str, Seeds]], turn: str, variants: list[str],
                    min_total: int) -> pd.DataFrame:
-    """Per setting, the k-TURN and its variants at their best epochs, mean ± sd over seeds: test loss,
+    """Per setting, the k-TURN and its variants at the final epoch (100), mean ± sd over seeds: test loss,
     closing-bracket accuracy, the worst attractor bucket, and the mean effects (Table 4)."""
     rows = []
     for setting, view in views.items():
@@ -161,8 +179,8 @@ def ablation_table(views: dict[str, dict[str, Seeds]], turn: str, variants: list
             acc = attractor_accuracy(seeds, min_total)
             eff = seeds.each(effects)
             rows.append({"setting": setting, "model": label, "seeds": len(seeds),
-                         "test loss": seeds.best("test_loss").text(4),
-                         "closing accuracy": Stat.of(best_row(r)["closing_accuracy"] for r in seeds).text(),
+                         "test loss": seeds.stat(lambda r: final_row(r)["test_loss"]).text(4),
+                         "closing accuracy": Stat.of(final_row(r)["closing_accuracy"] for r in seeds).text(),
                          "worst bucket accuracy": f"{acc['accuracy'].min():.3f} "
                                                   f"(at {int(acc['count'][np.argmin(acc['accuracy'])])})",
                          **{k: Stat.of(e[k] for e in eff).text(3) for k in eff[0]}})
@@ -170,14 +188,16 @@ def ablation_table(views: dict[str, dict[str, Seeds]], turn: str, variants: list
 
 
 def validation_loss_table(views: dict[str, dict[str, Seeds]], labels: list[str]) -> pd.DataFrame:
-    """Test ("validation") loss per model and setting, mean ± sd over seeds, next to paper 000's."""
+    """Test ("validation") loss per model and setting, mean ± sd over seeds, next to paper 000's: at the final
+    epoch (100, the paper's) and at the lowest test loss (an epoch selected on test data)."""
     rows = []
     for setting, view in views.items():
         for lab in labels:
             if lab in view:
                 rows.append({"model": lab, "setting": setting, "paper 000": PAPER_VAL_LOSS.get(lab, "-"),
-                             "ours (best epoch)": view[lab].best("test_loss").text(4),
-                             "ours (last epoch)": view[lab].final("test_loss").text(4)})
+                             "ours (epoch 100)": view[lab].stat(lambda r: final_row(r)["test_loss"]).text(4),
+                             "ours (lowest, selected on test data)":
+                                 view[lab].stat(lambda r: best_row(r)["test_loss"]).text(4)})
     return pd.DataFrame(rows)
 
 
@@ -256,7 +276,7 @@ def figure_paper001(view: dict[str, Seeds], units: list[int], min_total: int = 1
         {"series": {lab: (s["count"], 1 - s["accuracy"], 1 - s["high"], 1 - s["low"]) for lab, s in
                     by_count.items()},
          "xlabel": "number of attractors", "ylabel": "error rate",
-         "title": "error rate by attractors (best epoch)", "markers": True, "hline": 1 - MAJORITY_ACCURACY},
+         "title": "error rate by attractors (epoch 100)", "markers": True, "hline": 1 - MAJORITY_ACCURACY},
         {"series": {lab: band(view[lab], max_err[lab]) for lab in labels},
          "xlabel": "epoch", "ylabel": "maximum error rate over attractor counts",
          "title": "maximum error rate per epoch"},

@@ -97,8 +97,6 @@ def off_chance(stats: dict[str, Stat], seeds: dict[str, Seeds], split: str | Non
     return all(rules.off_chance(chance_bar(seeds[k], split), stat) for k, stat in stats.items())
 
 
-CHANCE_TEXT = rules.CHANCE_RULE.replace("off chance", "off chance (50% + 2 standard errors of the split, "
-                                                      "or its best surface baseline where higher)")
 
 
 def common_epochs(*groups: Seeds) -> int:
