@@ -102,3 +102,14 @@ def test_a_preset_with_its_own_comments_shows_them():
     row = next(line for line in tiny.splitlines() if line.startswith("| `urn_epochs`"))
     assert row.startswith("| `urn_epochs` | 1 | 5 | `tiny` preset | (the paper preset's: ours, for time: "
                           "the cap")
+
+
+def test_a_token_in_angle_brackets_is_shown_not_taken_for_a_tag():
+    """``<unk>`` in a comment would be swallowed by the browser as an unknown HTML tag; in code it stays."""
+    from urnlib.experiments import matrix_embeddings
+
+    paper = settings_section(matrix_embeddings.Config.paper())
+    row = next(line for line in paper.splitlines() if line.startswith("| `min_count`"))
+    assert r"rarer words -> \<unk> (paper 003" in row
+    from urnlib.reports.common import _escaped
+    assert _escaped("a <b> and `<c>` < d") == r"a \<b> and `<c>` \< d"

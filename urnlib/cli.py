@@ -13,8 +13,9 @@ fails and reports all failures together at the end. ``book`` builds the executed
 static HTML with Jupyter Book 1.x, warnings as errors; the book never executes a notebook itself.
 
 Besides the parameters file, every notebook receives (so its parameters cell must declare them):
-``scale`` (the scale name), ``claims_dir`` (absolute path of ``<out>/_claims``, where chapters
-write their claims and the ``claims`` chapter reads them), and ``mode`` with ``--train`` (train the
+``scale`` (the scale name), ``claims_dir`` (``_claims``: papermill runs the notebooks in ``<out>``, so
+that the page's parameter cell shows no path of this machine; there chapters write their claims and the
+``claims`` chapter reads them), and ``mode`` with ``--train`` (train the
 missing or stale runs) or ``--retrain`` (every run). Without either, the stored runs are loaded and a
 missing one stops its chapter with the command that builds it: the book never trains. ``train`` trains
 the runs of every chapter's plan at once on one Dask backend (each chapter submits its plan from a thread
@@ -155,7 +156,7 @@ def run_notebooks(args: argparse.Namespace) -> int:
     for name, notebook, _params_file in runs:
         # the notebook reads its own preset (params_file) through its chapter's Config: only what the runner
         # decides is injected, so the page's parameter cell shows exactly what differs from the preset
-        parameters = {"scale": args.scale, "claims_dir": str(claims_dir)}
+        parameters = {"scale": args.scale, "claims_dir": os.path.relpath(claims_dir, out)}
         if registry.get(name).trains:
             if args.retrain or args.train:
                 parameters["mode"] = "retrain" if args.retrain else "train"
@@ -166,7 +167,7 @@ def run_notebooks(args: argparse.Namespace) -> int:
         print(f"== {name} (scale {args.scale}{how}) -> {output}", flush=True)
         start = time.perf_counter()
         try:
-            execute(notebook, output, parameters, notebooks_dir)
+            execute(notebook, output, parameters, out)
         except Exception as exc:  # noqa: BLE001 - collect every failure, report them together
             ename = getattr(exc, "ename", type(exc).__name__)
             evalue = getattr(exc, "evalue", str(exc))

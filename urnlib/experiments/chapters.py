@@ -114,7 +114,8 @@ CHAPTERS: tuple[Chapter, ...] = (
 )
 
 ROOT = "intro"  #: the book's first page (book/intro.md), before the chapters
-PAGES_AFTER = ("performance",)  #: pages after the chapters (book/performance.md: speed and the cost table)
+#: pages after the chapters (book/performance.md: speed and the cost table; book/bibliography.md: references)
+PAGES_AFTER = ("performance", "bibliography")
 
 
 def names(trains: bool | None = None) -> list[str]:

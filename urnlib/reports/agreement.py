@@ -159,7 +159,7 @@ def provenance(runs) -> list:
     listed = runs.listed()
     table = provenance_table([run for _, run in listed])
     table.insert(0, "source", [source for source, _ in listed])
-    return _provenance([run for _, run in listed])[:-1] + [table.style.hide(axis="index")]
+    return _provenance([run for _, run in listed], table)
 
 
 def data_section(runs) -> list:

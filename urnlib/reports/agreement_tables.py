@@ -367,4 +367,4 @@ def implementation_notes(runs, turn: str | None) -> str:
         f"epochs{stop}**; figures and tables read each run at its best epoch (lowest test loss: selected on "
         "test data; the paper's 10% held-out set serves for validation and testing), the claims at epoch 10, "
         f"the paper's final. Paper 000 sec. 4: learning rate 0.01, 10 epochs; "
-        f"reference-facts: batch 512.{also}"])
+        f"the authors' code: batch 512.{also}"])

@@ -3,6 +3,7 @@ provenance of the runs and the settings section."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -80,7 +81,7 @@ def provenance_table(runs: list[Run]):
     rows = []
     for run in runs:
         git = run.record.get("git", {}) or {}
-        commit = (git.get("commit") or "unknown")[:10] + (" (dirty)" if git.get("dirty") else "")
+        commit = (git.get("commit") or "unknown")[:10] + (EDITED if git.get("dirty") else "")
         cpu = run.record.get("cpu_time_s")
         reasons = run.stale_reasons()
         rows.append({
@@ -96,14 +97,15 @@ def provenance_table(runs: list[Run]):
     return pd.DataFrame(rows)
 
 
-def provenance(runs) -> list:
+def provenance(runs, table=None) -> list:
     """What a chapter shows under "Runs and where they come from": a warning naming the stale runs and why
-    (when there are any), then the table of :func:`urnlib.results.provenance_table`. ``runs``: a dict or list
-    of :class:`~urnlib.results.Run`. Use as ``display(*provenance(runs))``."""
+    (when there are any), what a commit marked *+ edits* means (when one is), then the table of
+    :func:`urnlib.results.provenance_table` (or ``table``: that table with columns a chapter adds).
+    ``runs``: a dict or list of :class:`~urnlib.results.Run`. Use as ``display(*provenance(runs))``."""
     from IPython.display import Markdown
 
     runs = list(runs.values()) if isinstance(runs, dict) else list(runs)
-    table = provenance_table(runs)
+    table = provenance_table(runs) if table is None else table
     out = []
     stale = table[table["status"] != "current"]
     if len(stale):
@@ -111,8 +113,16 @@ def provenance(runs) -> list:
         out.append(Markdown(f"**Warning: {len(stale)} of {len(table)} runs are stale** ({names}): the code "
                             "or libraries that would train them today differ from those that did (the status "
                             "column says how). Run `make reproduce` to retrain them."))
-    out.append(table.style.hide(axis="index"))
+    if table["commit"].str.endswith(EDITED).any():
+        out.append(Markdown(f"A run whose commit is marked *{EDITED.strip()}* was trained from that commit "
+                            "with changes not yet committed to it; the store keeps those changes beside the "
+                            "runs."))
+    out.append(table.style.hide(axis="index"))  # last: a chapter may take it
     return out
+
+
+#: after a commit in the provenance table: the run was trained from that commit with uncommitted changes
+EDITED = " + edits"
 
 
 def whose(comment: str) -> str:
@@ -139,6 +149,13 @@ def _value(value) -> str:
     if isinstance(value, dict):
         return "; ".join(f"{k}: {_value(v)}" for k, v in value.items())
     return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+
+
+def _escaped(text: str) -> str:
+    """``text`` for Markdown with every ``<`` outside code spans escaped, so that a token such as ``<unk>`` is
+    shown rather than taken for an HTML tag and swallowed."""
+    parts = re.split(r"(`+[^`]*`+)", text)
+    return "".join(part if part.startswith("`") else part.replace("<", r"\<") for part in parts)
 
 
 def settings_section(config) -> str:
@@ -186,6 +203,6 @@ def settings_section(config) -> str:
             shown += f" (preset: {_value(config.overrides[name][0])})"
         cells = [f"`{name}`", shown, *([_value(paper.get(name))] if paper is not None else []), who,
                  comment or "-"]
-        lines.append("| " + " | ".join(c.replace("|", r"\|") for c in cells) + " |")
+        lines.append("| " + " | ".join(_escaped(c).replace("|", r"\|") for c in cells) + " |")
     return (summary + "\n\n```{dropdown} Every value of the preset and where it comes from\n"
             + "\n".join(lines) + "\n```\n")
