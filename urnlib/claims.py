@@ -32,7 +32,7 @@ from pathlib import Path
 
 __all__ = ["Claim", "claim", "claims_frame", "claims_table", "verdict_summary", "save_claims", "load_claims",
            "format_value", "VERDICTS", "CAUSES", "MISSES", "misses_by_cause", "seed_summary",
-           "verdict_counts", "across_settings", "setting_summary"]
+           "verdict_counts", "across_settings", "setting_summary", "both_readings"]
 
 VERDICTS = ("reproduced", "partly reproduced", "not reproduced", "inconclusive", "not run here")
 MISSES = VERDICTS[1:]
@@ -152,6 +152,15 @@ def claim(chapter: str, source: str, statement: str, paper: str | float, ours: s
     return Claim(chapter, source, statement, format_value(paper), format_value(ours), rule, verdict,
                  None if seeds is None else int(seeds), cause, quote, epoch, direction,
                  seeds_needed if verdict == "inconclusive" else None, extension, settle)
+
+
+def both_readings(final: list[Claim], other: list[Claim],
+                  reading: str = "at the lowest test loss (selected on test data)") -> list[Claim]:
+    """The claims read at the epoch the paper's protocol implies (``final``), each with the other reading of
+    the same claim (``other``, e.g. at an epoch selected on test data) added to its ``ours`` where that
+    reading's verdict differs: both lists decide the same claims, in the same order."""
+    return [f if f.verdict == o.verdict else replace(f, ours=f"{f.ours} || {reading}: {o.ours}, {o.verdict}")
+            for f, o in zip(final, other, strict=True)]
 
 
 def across_settings(by_setting: dict[str, list[Claim]]) -> list[Claim]:

@@ -206,3 +206,10 @@ def settings_section(config) -> str:
         lines.append("| " + " | ".join(_escaped(c).replace("|", r"\|") for c in cells) + " |")
     return (summary + "\n\n```{dropdown} Every value of the preset and where it comes from\n"
             + "\n".join(lines) + "\n```\n")
+
+
+def overfit_rise(curve) -> float:
+    """How far a curve (a loss or an error rate over epochs) ends above its lowest value: paper 001's
+    overfitting, read the same way in the Dyck and cross-serial chapters."""
+    curve = np.asarray(curve, dtype=float)
+    return float(curve[-1] - curve.min())

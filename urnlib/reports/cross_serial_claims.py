@@ -17,8 +17,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from urnlib.claims import Claim, claim
-from urnlib.reports.common import share_lower_at_matched_x
+from urnlib.claims import Claim, both_readings, claim
+from urnlib.reports.common import overfit_rise, share_lower_at_matched_x
 from urnlib.reports.cross_serial import (
     CHAPTER,
     PAPER_EPOCHS,
@@ -54,26 +54,13 @@ def _curve(run: Run, key: str) -> np.ndarray:
     return np.asarray(run.column(key)[:PAPER_EPOCHS], dtype=float)
 
 
-def overfit_rise(curve) -> float:
-    """How far a curve ends above its lowest value (the Dyck chapter's measure too)."""
-    curve = np.asarray(curve, dtype=float)
-    return float(curve[-1] - curve.min())
-
-
 def claims(seeds: Grouped, *, units: list[int], train_k: int, lstm_embedding: int = 20) -> list[Claim]:
     """Every claim of paper 001 sec. 3 (and sec. 5's on overfitting) with its verdict, read at epoch 100 or
     epochs 1-100; where the reading at the lowest test loss (selected on test data) gives another verdict, the
     claim's ``ours`` says so."""
     final = _claims(seeds, units=units, train_k=train_k, lstm_embedding=lstm_embedding, read=final_row)
     selected = _claims(seeds, units=units, train_k=train_k, lstm_embedding=lstm_embedding, read=best_row)
-    return [
-        f
-        if f.verdict == s.verdict
-        else replace(
-            f, ours=f"{f.ours} || at the lowest test loss (selected on test data): {s.ours}, {s.verdict}"
-        )
-        for f, s in zip(final, selected, strict=True)
-    ]
+    return both_readings(final, selected)
 
 
 def _claims(seeds: Grouped, *, units, train_k, lstm_embedding, read) -> list[Claim]:

@@ -13,12 +13,11 @@ setting; a claim missed under one setting and reproduced under another is missed
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 import numpy as np
 
 from urnlib import rules
-from urnlib.claims import Claim, across_settings
+from urnlib.claims import Claim, across_settings, both_readings
 from urnlib.reports.dyck import MAJORITY_ACCURACY, PAPER_TABLE4, best_row, final_row, table3, table4
 from urnlib.reports.dyck_claims_001 import (CURVE, FINAL, SELECTED, WEIGHTS, RETRAIN, ClaimList, buckets, fmt,
                                             paper001, table2_claim)
@@ -200,20 +199,6 @@ def _plane_gap(run) -> float:
         return float("nan")
     diag = np.array([t3[i, i] for i in range(n)])
     return float(diag.mean() - t3[~np.eye(*t3.shape, dtype=bool)].mean())
-
-
-def both_readings(final: list[Claim], selected: list[Claim]) -> list[Claim]:
-    """The claims read at the final epoch, each with the reading at the lowest test loss (selected on test
-    data) added to its ``ours`` where that reading's verdict differs (both lists decide the same claims, in
-    order)."""
-    out = []
-    for f, s in zip(final, selected, strict=True):
-        if f.verdict != s.verdict:
-            f = replace(
-                f, ours=f"{f.ours} || at the lowest test loss (selected on test data): {s.ours}, {s.verdict}"
-            )
-        out.append(f)
-    return out
 
 
 def chapter_claims(views: dict[str, dict[str, Seeds]], **kwargs) -> list[Claim]:

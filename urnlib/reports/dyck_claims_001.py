@@ -11,7 +11,7 @@ import numpy as np
 
 from urnlib import rules
 from urnlib.claims import Claim, claim
-from urnlib.reports.common import largest_rise, share_lower_at_matched_x
+from urnlib.reports.common import largest_rise, overfit_rise, share_lower_at_matched_x
 from urnlib.reports.dyck import MAJORITY_ACCURACY, PAPER_EPOCHS, max_error_per_epoch, run_accuracy, table2
 from urnlib.seeds import Seeds, Stat
 
@@ -113,12 +113,6 @@ def table2_claim(lstm_embedding: int) -> Claim:
 
 def _curve(run, key: str) -> np.ndarray:
     return np.asarray(run.column(key)[:PAPER_EPOCHS], dtype=float)
-
-
-def overfit_rise(curve) -> float:
-    """How far a curve ends above its lowest value (the same measure in the cross-serial chapter)."""
-    curve = np.asarray(curve, dtype=float)
-    return float(curve[-1] - curve.min())
 
 
 def paper001(out: ClaimList, units, min_total) -> None:
