@@ -17,7 +17,10 @@ import warnings
 import pytest
 import torch
 
+from tests.helpers import two_call_gradients
+from urnlib.errors import DataError, ParameterError
 from urnlib.experiments import chapters
+from urnlib.models import graphs, scan
 from urnlib.models.registry import KINDS, build_model
 from urnlib.testing import SAMPLE_SPECS
 
@@ -38,17 +41,28 @@ def test_every_kind_has_a_spec_here():
 def _objective(model, tokens, targets):
     from urnlib.losses import lm_loss
 
-    if hasattr(model, "nll"):
-        lengths = torch.arange(tokens.shape[1] - 4, tokens.shape[1] + 1, device=tokens.device)
+    if hasattr(model, "nll"):  # one length per sequence, from T - 4 to T
+        B, T = tokens.shape
+        lengths = torch.arange(B, device=tokens.device) % 5 + T - 4
         return model.nll(tokens, lengths).sum(), None
     out = model(tokens)
     return lm_loss(model, tokens, targets)[0] + out.double().square().mean(), out
 
 
+def _without_dropout(spec: str):
+    """The model of ``spec`` with ``dropout=0`` where its kind takes a rate."""
+    try:
+        return build_model(spec, V, dropout=0.0)
+    except ParameterError:  # a kind without dropout
+        return build_model(spec, V)
+
+
 @pytest.mark.parametrize("spec", [s for specs in SPECS.values() for s in specs])
 def test_cuda_equals_the_cpu_in_float64(spec):
     torch.manual_seed(0)
-    cpu = build_model(spec, V).double().eval()
+    # training mode (cuDNN's RNN has no backward pass in evaluation mode, nor has torch's nn.LSTM on a GPU),
+    # no dropout: the same function on both devices
+    cpu = _without_dropout(spec).double().train()
     gpu = copy.deepcopy(cpu).cuda()
     g = torch.Generator().manual_seed(0)
     tokens = torch.randint(0, V, (6, 11), generator=g)
@@ -58,7 +72,7 @@ def test_cuda_equals_the_cpu_in_float64(spec):
     loss.backward()
     with warnings.catch_warnings():
         # cuDNN warns when the weights are "not part of single contiguous chunk of memory"
-        warnings.simplefilter("error", UserWarning)
+        warnings.filterwarnings("error", message=".*contiguous chunk.*", category=UserWarning)
         loss_g, out_g = _objective(gpu, tokens.cuda(), targets.cuda())
         loss_g.backward()
     torch.testing.assert_close(loss_g.cpu(), loss, rtol=1e-10, atol=1e-12)
@@ -69,6 +83,62 @@ def test_cuda_equals_the_cpu_in_float64(spec):
         if p.grad is not None:
             assert p_g.grad.is_cuda, name
             torch.testing.assert_close(p_g.grad.cpu(), p.grad, rtol=1e-9, atol=1e-12, msg=name)
+
+
+#: the kinds whose recurrence is replayed from CUDA graphs in training (urnlib.models.graphs), at small sizes
+GRAPHED = ["urn 4", "urn 6 k2", "urn 12 k2", "urn 50", "arbitrary 4", "gru 4", "gru 4 e3", "tpru 8 N4",
+           "tpru 8 N4 s2"]
+
+
+def _training_step(model, tokens, targets):
+    """Loss and the parameters' gradients of one step (no optimiser)."""
+    model.zero_grad(set_to_none=True)
+    loss, _ = _objective(model, tokens, targets)
+    loss.backward()
+    return loss.detach().clone(), [None if p.grad is None else p.grad.clone() for p in model.parameters()]
+
+
+@pytest.mark.parametrize("spec", GRAPHED)
+def test_graph_replays_equal_the_eager_step_in_float64(spec):
+    """Training mode without dropout: the step replayed from CUDA graphs (captured on the first call, replayed
+    on the next two, with new inputs each time) gives the eager step's loss and gradients."""
+    torch.manual_seed(0)
+    model = build_model(spec, V, dropout=0.0).double().cuda().train()
+    graphs.clear()
+    before = graphs.captures()
+    for i in range(3):
+        g = torch.Generator().manual_seed(i)
+        tokens = torch.randint(0, V, (6, 11), generator=g).cuda()
+        targets = torch.randint(0, V, (6, 11), generator=g).cuda()
+        with graphs.enabled(False):
+            loss, grads = _training_step(model, tokens, targets)
+        loss_g, grads_g = _training_step(model, tokens, targets)
+        torch.testing.assert_close(loss_g, loss, rtol=1e-12, atol=1e-12)
+        for a, b in zip(grads_g, grads):
+            assert (a is None) == (b is None)
+            if a is not None:
+                torch.testing.assert_close(a, b, rtol=1e-10, atol=1e-12)
+    assert graphs.captures() > before, f"{spec}: no graph was captured (the graphed path was not taken)"
+
+
+def test_a_second_call_before_the_backward_pass_runs_eagerly():
+    """Two calls of one graphed shape before one backward pass (an encoder reading two inputs): the second
+    must not overwrite the first's saved state; the gradients equal the eager ones."""
+    torch.manual_seed(0)
+    model = build_model("gru 4 e3", V, dropout=0.0).double().cuda().train()
+    a, b = torch.randint(0, V, (2, 5, 9), device="cuda")
+    with graphs.enabled(False):
+        eager = two_call_gradients(model, a, b)
+    for _ in range(2):
+        for x, y in zip(two_call_gradients(model, a, b), eager):
+            torch.testing.assert_close(x, y, rtol=1e-10, atol=1e-12)
+
+
+def test_the_urn_takes_the_dense_scan_on_a_gpu():
+    """A small vocabulary on the GPU: every symbol's matrix, no host synchronisation, the dense scan."""
+    tokens = torch.randint(0, V, (4, 6), device="cuda")
+    assert scan.dense_applies(V, 50, tokens, torch.float32)
+    assert not scan.dense_applies(V, 50, tokens.cpu(), torch.float32)
 
 
 @pytest.mark.parametrize("spec", ["lstm 16 e12", "lstm 4 e3", "srn 4 e3"])
@@ -86,7 +156,14 @@ def test_fused_rnn_trains_on_cuda_with_dropout_in_float32(spec):
 def test_tiny_plan_trains_on_cuda(chapter, tmp_path):
     """The chapter's tiny preset, every run of its plan trained on the GPU into a fresh store."""
     module = importlib.import_module(f"urnlib.experiments.{chapter}")
-    config = module.Config.load("tiny", device="cuda")
+    try:
+        config = module.Config.load("tiny", device="cuda")
+    except DataError as err:  # e.g. a corpus not installed on a GPU machine
+        pytest.skip(f"{chapter}: its data is not on this machine: {err}")
+    except ParameterError as err:  # spaCy or gensim missing there
+        if "not installed" in str(err):
+            pytest.skip(f"{chapter}: its data needs what this machine lacks: {err}")
+        raise
     runs = module.run(config, store=tmp_path, mode="train")
     records = list(tmp_path.rglob("record.json"))
     assert runs and records, f"{chapter}: nothing stored under {tmp_path}"

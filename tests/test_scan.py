@@ -29,7 +29,7 @@ from urnlib.params import ParameterError
 
 HAVE_KERNEL = kernel() is not None
 needs_kernel = pytest.mark.skipif(not HAVE_KERNEL, reason="the compiled scan kernel is unavailable")
-METHODS = [pytest.param("kernel", marks=needs_kernel), "grouped"]
+METHODS = [pytest.param("kernel", marks=needs_kernel), "grouped", "dense"]
 
 
 def _values_and_grads(fn, M, h0, tokens, mask):
@@ -48,10 +48,12 @@ CASES = [  # V, n, B, T
     (7, 19, 23, 4),  # n not a whole number of vector registers, tiles of 6 rows and fewer
     (3, 37, 5, 3),  # n over 32 (float64: several column blocks)
 ]
-LAYOUTS = ["kernel", "grouped: classes", "grouped: one class per count", "grouped: in place"]
+LAYOUTS = ["kernel", "grouped: classes", "grouped: one class per count", "grouped: in place", "dense"]
 
 
 def _scan_with(layout: str, monkeypatch):
+    if layout == "dense":  # the GPU path (every step against all V matrices), run here on the CPU
+        return lambda *a: matrix_scan(*a, method="dense")
     if layout == "kernel":
         if not HAVE_KERNEL:
             pytest.skip("the compiled scan kernel is unavailable")

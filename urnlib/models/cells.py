@@ -35,6 +35,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from urnlib.models import graphs
 from urnlib.models.recurrent import one_chunk
 from urnlib.params import ParameterError, check_int
 
@@ -237,7 +238,7 @@ class GRU(_RecurrentLM):
         """Hidden states ``(B, T, n)`` by :class:`GRUScan` (a hand-written backward; same function as
         :meth:`states_reference`, rounding aside)."""
         gx, h_mask = self._inputs(tokens)
-        return GRUScan.apply(gx, self.recurrent.weight, h_mask).transpose(0, 1)
+        return graphs.replayed(_gru_scan, (gx, self.recurrent.weight, h_mask), "gru-scan").transpose(0, 1)
 
     def _step(self, gx, h):
         n = self.n
@@ -304,3 +305,8 @@ class GRUScan(torch.autograd.Function):
         flat = dA.view(T * B, 3 * n)
         dU = torch.cat([flat[:, : 2 * n].T @ Hp.reshape(T * B, n), flat[:, 2 * n :].T @ RH.view(T * B, n)])
         return dA, dU, None
+
+
+def _gru_scan(gx, U, mask):
+    """:class:`GRUScan` as a function of tensors (what :func:`urnlib.models.graphs.replayed` captures)."""
+    return GRUScan.apply(gx, U, mask)

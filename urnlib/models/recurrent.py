@@ -49,6 +49,20 @@ def one_chunk(weights: list[torch.Tensor]) -> list[torch.Tensor]:
     return out
 
 
+_FLAT_INDEX: dict = {}  # (n, e, device) -> the index of _flat_index there
+
+
+def _flat_index(n: int, e: int) -> torch.Tensor:
+    """Where each entry of torch's flat LSTM weights ``[w_ih | w_hh | b_ih | b_hh]`` comes from in
+    ``[gates.weight (4n x (n + e)), row by row | gates.bias | 0]``: rows to torch's gate order, the input
+    columns (the last e) for ``w_ih``, the state columns (the first n) for ``w_hh``, the zero for ``b_hh``."""
+    W = torch.arange(4 * n * (n + e)).view(4 * n, n + e)
+    bias = 4 * n * (n + e) + torch.arange(4 * n)
+    zero = 4 * n * (n + e) + 4 * n
+    W, bias = _torch_gate_order(W, n), _torch_gate_order(bias, n)
+    return torch.cat([W[:, n:].reshape(-1), W[:, :n].reshape(-1), bias, torch.full((4 * n,), zero)])
+
+
 def _torch_gate_order(t: torch.Tensor, n: int) -> torch.Tensor:
     """Row blocks f, i, o, c (ours) -> i, f, c, o (torch's i, f, g, o)."""
     return torch.cat([t[n : 2 * n], t[:n], t[3 * n :], t[2 * n : 3 * n]])
@@ -130,6 +144,10 @@ class PaperLSTM(nn.Module):
         B, T = tokens.shape
         n = self.n
         x_in, kept, scale = self._inputs(tokens)
+        if kept is None:  # no dropout: torch's layout gathered from the stored weights in one kernel
+            h0 = x_in.new_zeros(1, B, n)
+            h = torch.lstm(x_in, (h0, h0), self._flat_weights(), True, 1, 0.0, self.training, False, False)[0]
+            return h.transpose(0, 1), scale, x_in
         x = x_in
         W = _torch_gate_order(self.gates.weight, n)
         bias = _torch_gate_order(self.gates.bias, n)
@@ -144,6 +162,21 @@ class PaperLSTM(nn.Module):
         weights = one_chunk([W_x, W_h, bias, torch.zeros_like(bias)])
         h = torch.lstm(x, (h0, h0), weights, True, 1, 0.0, self.training, False, False)[0]
         return h.transpose(0, 1), scale, x_in
+
+    def _flat_weights(self) -> list[torch.Tensor]:
+        """``[w_ih, w_hh, b_ih, b_hh]`` of torch's fused LSTM, as views of one buffer (cuDNN's layout, see
+        :func:`one_chunk`): the stored weights reordered to torch's gates, ``b_hh = 0``. One ``index_select``
+        from the stored weights (and a zero) makes the buffer, so the gradient flows back through one
+        ``index_add``: what a GPU, where each small kernel costs a launch, needs."""
+        n, e = self.n, self.embedding_size
+        W, b = self.gates.weight, self.gates.bias
+        index = _FLAT_INDEX.get((n, e, W.device))
+        if index is None:
+            index = _FLAT_INDEX[(n, e, W.device)] = _flat_index(n, e).to(W.device)
+        flat = torch.cat([W.reshape(-1), b, W.new_zeros(1)]).index_select(0, index)
+        sizes = [4 * n * e, 4 * n * n, 4 * n, 4 * n]
+        ih, hh, b_ih, b_hh = flat.split(sizes)
+        return [ih.view(4 * n, e), hh.view(4 * n, n), b_ih, b_hh]
 
     def _cell_states(self, x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
         """The cell states ``(B, T, n)`` behind the (dropped) states ``h`` ``(B, T, n)`` read from ``x``

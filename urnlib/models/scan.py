@@ -28,11 +28,12 @@ import math
 
 import torch
 
+from urnlib.models import graphs
 from urnlib.models.scan_kernel import kernel
 from urnlib.models.scan_layout import POOL, Layout, Lease
 from urnlib.params import check_int
 
-__all__ = ["matrix_scan", "matrix_scan_reference", "prefix_states"]
+__all__ = ["matrix_scan", "matrix_scan_reference", "prefix_states", "dense_applies"]
 
 
 def matrix_scan_reference(
@@ -125,6 +126,80 @@ class _MatrixScan(torch.autograd.Function):
         return dM, None, None, None
 
 
+class _DenseScan(torch.autograd.Function):
+    """The recurrence with every step one product against all ``V`` matrices side by side (the GPU path).
+
+    Per step, forward: ``Y = (h * mask) [M_0 | ... | M_{V-1}]`` (``B x Vn``), then each row keeps the block of
+    its own symbol (a gather). Backward, from ``g = dL/dh_t``: ``g`` scattered into the block of its row's
+    symbol (zero elsewhere), the state gradient ``(G [M_0 | ...]^T) * mask``, and after the loop
+    ``dM = X^T G`` over all steps in one product. ``V`` times the arithmetic the recurrence needs, but no
+    host-side bookkeeping, no synchronisation and fixed shapes: a few kernels a step, which a CUDA graph
+    (:mod:`urnlib.models.graphs`) replays with one launch. For small vocabularies (``V`` up to
+    :data:`DENSE_MAX_SYMBOLS`).
+    """
+
+    @staticmethod
+    def forward(ctx, M, h0, tokens, mask):
+        B, T = tokens.shape
+        V, n, _ = M.shape
+        Mcat = M.permute(1, 0, 2).reshape(n, V * n)  # column block v is M[v]
+        idx = tokens.t().reshape(T, B, 1, 1).expand(T, B, 1, n)
+        X = M.new_empty(T, B, n)  # the (masked) state each step multiplies
+        H = M.new_empty(T, B, n)
+        Y = M.new_empty(B, V * n)
+        h = h0.to(M.dtype).expand(B, n)
+        for t in range(T):
+            if mask is None:
+                X[t].copy_(h)
+            else:
+                torch.mul(h, mask, out=X[t])
+            torch.mm(X[t], Mcat, out=Y)
+            torch.gather(Y.view(B, V, n), 1, idx[t], out=H[t].view(B, 1, n))
+            h = H[t]
+        ctx.save_for_backward(Mcat, X, tokens, mask)
+        return H.transpose(0, 1).contiguous()
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, dH):
+        Mcat, X, tokens, mask = ctx.saved_tensors
+        T, B, n = X.shape
+        V = Mcat.shape[1] // n
+        idx = tokens.t().reshape(T, B, 1, 1).expand(T, B, 1, n)
+        dHt = dH.transpose(0, 1)
+        G = dH.new_zeros(T, B, V, n)  # dL/dY of every step: each row's gradient in its symbol's block
+        McatT = Mcat.t()
+        carry = None
+        for t in range(T - 1, -1, -1):
+            g = dHt[t] if carry is None else dHt[t] + carry
+            G[t].scatter_(1, idx[t], g.view(B, 1, n))
+            if t > 0:  # the initial state is a constant: nothing to send further back
+                carry = G[t].view(B, V * n) @ McatT
+                if mask is not None:
+                    carry = carry * mask
+        dMcat = X.reshape(T * B, n).t() @ G.view(T * B, V * n)  # (n, Vn)
+        return dMcat.view(n, V, n).permute(1, 0, 2), None, None, None
+
+
+#: the dense path (:class:`_DenseScan`) serves vocabularies up to this size ...
+DENSE_MAX_SYMBOLS = 64
+#: ... whose step gradients (``T x B x V x n``) fit in this many bytes
+DENSE_MAX_BYTES = 512 << 20
+
+
+def _dense_fits(M: torch.Tensor, tokens: torch.Tensor) -> bool:
+    V, n, _ = M.shape
+    return _fits(V, n, tokens.numel(), M.element_size())
+
+
+def _fits(V: int, n: int, steps: int, itemsize: int) -> bool:
+    return V <= DENSE_MAX_SYMBOLS and steps * V * n * itemsize <= DENSE_MAX_BYTES
+
+
+def _dense(M, h0, tokens, mask):
+    return _DenseScan.apply(M, h0, tokens, mask)
+
+
 class _KernelScan(torch.autograd.Function):
     """The same recurrence by the compiled kernel (:mod:`urnlib.models.scan_kernel`)."""
 
@@ -163,13 +238,16 @@ def matrix_scan(
         tokens: ``(B, T)`` long symbol indices in ``[0, V)``.
         mask: optional ``(B, n)`` multiplier on the state entering every step (state dropout).
         method: ``"kernel"`` (the compiled CPU kernel), ``"grouped"`` (the grouped layout, any device),
-            or ``"auto"``: the kernel where it is available (CPU, float32/64, built), else grouped.
+            ``"dense"`` (:class:`_DenseScan`, any device, from CUDA graphs on a GPU in training), or
+            ``"auto"``:
+            the kernel where it is available (CPU, float32/64, built), dense on a GPU for a small vocabulary,
+            else grouped.
 
     Returns:
         ``(B, T, n)``: ``h_1 ... h_T``.
     """
-    if method not in ("auto", "kernel", "grouped"):
-        raise ValueError(f"method={method!r}: use 'auto', 'kernel' or 'grouped'")
+    if method not in ("auto", "kernel", "grouped", "dense"):
+        raise ValueError(f"method={method!r}: use 'auto', 'kernel', 'grouped' or 'dense'")
     if tokens.numel() == 0:  # no steps or no sequences: nothing to compute, a zero gradient
         return M.new_zeros(*tokens.shape, M.shape[-1]) + 0 * M.sum()
     if tokens.device.type == "meta":  # shape-only tensors: the layout needs the symbols' values
@@ -179,7 +257,22 @@ def matrix_scan(
             raise RuntimeError("matrix_scan: the compiled kernel is unavailable "
                                "(see urnlib.models.scan_kernel)")
         return _KernelScan.apply(M, h0.to(M.dtype), tokens.long(), mask)
+    if method == "dense" or (method == "auto" and _gpu(M) and _dense_fits(M, tokens)):
+        return graphs.replayed(_dense, (M, h0, tokens.long(), mask), "urn-dense-scan")
     return _MatrixScan.apply(M, h0, tokens, mask)
+
+
+def dense_applies(V: int, n: int, tokens: torch.Tensor, dtype: torch.dtype) -> bool:
+    """Whether ``method="auto"`` takes the dense path for ``V`` matrices of size ``n`` on ``tokens`` (the
+    URN then reads every symbol's matrix, not only those the batch holds: no host synchronisation to find
+    them)."""
+    return _gpu(tokens) and _fits(V, n, tokens.numel(), torch.empty((), dtype=dtype).element_size())
+
+
+def _gpu(t: torch.Tensor) -> bool:
+    """Whether ``t`` is on a GPU, where ``method="auto"`` prefers the dense path (tests on the CPU patch
+    it)."""
+    return t.is_cuda
 
 
 def _word_length(V: int, n: int, B: int, T: int) -> int:

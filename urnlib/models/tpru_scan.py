@@ -27,7 +27,11 @@ autograd loop in float64 (both normalisations, one and several slices, the all-z
 
 from __future__ import annotations
 
+import functools
+
 import torch
+
+from urnlib.models import graphs
 
 __all__ = ["TPRUScan", "scan"]
 
@@ -142,4 +146,9 @@ def scan(hx: torch.Tensor, M_b: torch.Tensor, R_s: torch.Tensor, b_b: torch.Tens
         M_b: ``(d, sN + d)``; R_s: ``(s, d/s, N)``; b_b, b_x: the scalars of eq. 5; b0: ``(B, d)``.
         softmax: normalise with softmax instead of eq. 4.
     """
+    return graphs.replayed(functools.partial(_apply, softmax=softmax), (hx, M_b, R_s, b_b, b_x, b0),
+                           ("tpru-scan", softmax))
+
+
+def _apply(hx, M_b, R_s, b_b, b_x, b0, softmax: bool):
     return TPRUScan.apply(hx, M_b, R_s, b_b, b_x, b0, softmax)

@@ -30,13 +30,15 @@ form (:func:`expm_truncated`); long sequences can be read by a parallel prefix p
 
 from __future__ import annotations
 
+import functools
 import math
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from urnlib.models.scan import matrix_scan, prefix_states
+from urnlib.models import graphs
+from urnlib.models.scan import dense_applies, matrix_scan, prefix_states
 from urnlib.params import ParameterError, check_int
 
 __all__ = [
@@ -131,7 +133,9 @@ class _MatrixRNN(nn.Module):
         Returns:
             ``(B, T, n)``: ``h_1 ... h_T`` (``h_t`` has read ``tokens[:, :t]``).
         """
-        present = None if tokens.is_meta else torch.bincount(tokens.reshape(-1), minlength=self.vocab_size)
+        dense = dense_applies(self.vocab_size, self.n, tokens, self.readout.weight.dtype)
+        present = None if tokens.is_meta or dense else torch.bincount(tokens.reshape(-1),
+                                                                       minlength=self.vocab_size)
         present = None if present is None else present > 0
         if present is not None and not bool(present.all()):  # only the symbols this batch reads
             M = self.matrices(present.nonzero().squeeze(1))  # (V', n, n), symbols in increasing order
@@ -247,6 +251,12 @@ def expm(A: torch.Tensor) -> torch.Tensor:
     shapes_only = A.numel() == 0 or A.device.type == "meta"
     norm = 0.0 if shapes_only else float(A.detach().abs().sum(-2).amax())  # largest 1-norm in the batch
     s = max(0, math.ceil(math.log2(norm))) if norm > 1 else 0
+    return graphs.replayed(functools.partial(_taylor_squared, s=s), (A,), ("expm", s))
+
+
+def _taylor_squared(A: torch.Tensor, s: int) -> torch.Tensor:
+    """:func:`expm` once the number of squarings ``s`` is chosen (no host synchronisation: a CUDA graph can
+    replay it)."""
     X = A / 2**s if s else A
     eye = torch.eye(A.shape[-1], dtype=A.dtype, device=A.device)
     X2 = X @ X
