@@ -134,8 +134,9 @@ def test_the_paper_config_plans_the_runs_of_every_seed():
         seed = int(spec.name.rsplit(" ", 1)[1])
         assert spec.params["task"]["seed"] == spec.params["train"]["seed"] == seed
         train = spec.params["train"]
-        assert (train["monitor"], train["minimize"], train["keep_best"]) == (ex.MONITOR, True, True)
+        assert (train["monitor"], train["minimize"], train["keep_best"]) == (config.monitor, True, True)
         assert (train["epochs"], train["patience"]) == (config.epochs, config.patience)
+        assert "stop" not in spec.params  # no minimum of epochs before patience acts: the loop's own
     task = plan[0].params["task"]  # training covers the tested attractor counts
     assert task["train_max_attractors"] == task["max_attractors"] == 12
     assert "27 runs" in config.summary() and "seeds [0, 1, 2]" in config.summary()
@@ -287,16 +288,20 @@ def test_a_linzen_file_trains_end_to_end_and_reloads(tmp_path, monkeypatch):
     assert [run.name for run in by_label["1-TURN"]] == ["1-TURN seed 0", "1-TURN seed 1"]
     turn = by_label["1-TURN"][0]
     stats = turn.final["data"]
-    assert stats["train_examples"] + stats["test_examples"] == 30 and stats["test_examples"] == 10
+    # the tiny preset's protocol: validation sentences held out of the training side, never the test side
+    assert stats["train_examples"] + stats["valid_examples"] + stats["test_examples"] == 30
+    assert stats["test_examples"] == 10 and stats["valid_examples"] > 0
     assert set(stats["heuristics"]) == {"first noun", "nearest noun"}
     assert sum(stats["heuristics"]["first noun"]["attr_total"]) == 10
-    for seeds in by_label.values():  # final metrics: the best epoch's row (lowest test loss)
+    for seeds in by_label.values():  # final metrics: the best epoch's row (lowest validation loss)
         for run in seeds:
-            losses = run.column("test_loss")
+            losses = run.column("val_loss")
             best = int(np.argmin(losses))
             assert run.final["best_epoch"] == best + 1
             assert {k: run.final[k] for k in run.history[best]} == run.history[best]
-            assert run.final["stopped_early"] or len(losses) == 3  # patience 1 stops a run that worsens
+            # patience 1 stops a run that worsens, never before epoch min_epochs = 2
+            assert run.final["stopped_early"] or len(losses) == 3
+            assert len(losses) >= 2
             assert sum(run.final["attr_total"]) == 10
     words = len(turn.final["head_words"])
     assert turn.weights["head_embedding"].shape == (words, 3)  # l = n - 1 = 3 at k = 1
@@ -533,3 +538,24 @@ def test_the_report_imports_no_experiment():
                      for name in ("agreement", "agreement_tables", "agreement_claims"))
     assert "urnlib.experiments" not in source.replace(":func:`urnlib.experiments.agreement.run`", "")
     assert os.path.basename(rep.__file__) == "agreement.py"
+
+
+def test_the_protocol_selects_on_validation_sentences_held_out_from_training():
+    """``monitor: val_loss`` (the tiny preset): real text gives up a part of its training side as validation
+    sentences (never test ones), the grammar draws new ones; the run records ``val_loss`` every epoch and
+    waits ``min_epochs`` before patience acts."""
+    from urnlib.tasks.agreement import make_data
+
+    config = ex.Config.load("tiny")
+    assert config.monitor == "val_loss" and config.stop() == {"key": "val_loss", "patience": config.patience,
+                                                              "min_epochs": config.min_epochs}
+    spec = next(s for s in config.plan() if s.experiment == "agreement/offline")
+    assert spec.params["stop"]["min_epochs"] == config.min_epochs and spec.params["train"]["patience"] is None
+    task = ex.task_of(spec.params["task"])
+    plain, held = make_data(task), make_data(task, True)
+    assert held.valid is not None and len(held.train) + len(held.valid) == len(plain.train)
+    assert held.stats["test_examples"] == plain.stats["test_examples"]  # the test side is untouched
+    assert torch.equal(held.test_attractors, plain.test_attractors)
+    synthetic = ex.task_of(next(s for s in config.plan() if s.experiment == "agreement/synthetic")
+                           .params["task"])
+    assert make_data(synthetic, True).valid is not None and make_data(synthetic).valid is None

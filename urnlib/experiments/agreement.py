@@ -19,8 +19,11 @@ expands them to one :class:`~urnlib.results.RunSpec` per source, model and seed 
 ``agreement/<source>/``, named ``"<label> seed <s>"``; a seed fixes a run's data - the grammar's sentences or
 the split of real text -, initialisation, data order and dropout masks), and :func:`train_run` trains one of
 them (a module-level function, so that any worker process can run it). A run trains for at most ``epochs``
-epochs, stops early after ``patience`` epochs without a lower test loss, and keeps the weights and metrics
-of its best epoch (paper 000 sec. 4 holds out one 10% split "for validation and testing").
+epochs, stops early after ``patience`` epochs without a lower ``monitor`` (never before ``min_epochs``), and
+keeps the weights and metrics of its best epoch. The book's protocol monitors ``val_loss``, on validation
+sentences drawn like the training ones (held out from the training side of real text); the paper preset's
+runs, stored before it, monitor the test loss (paper 000 sec. 4 holds out one 10% split "for validation and
+testing") until the agreement retrain.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from typing import Any
 
 import torch
 
+from urnlib.callbacks import stopping_callbacks
 from urnlib.experiments.agreement_data import FileSummary, check_file, check_offline, run_extras
 from urnlib.experiments.config import ChapterConfig, run_config
 from urnlib.languages.agreement_grammar import MAX_LENGTH
@@ -44,14 +48,18 @@ from urnlib.seeds import Seeds, by_label, check_seeds, split_setting
 from urnlib.tasks.agreement import (PAD, AgreementData, AgreementVocab, CorpusTask, SyntheticTask,
                                     build_vocab, evaluate_agreement, make_data, source_kind, source_name,
                                     task_for, task_of, tasks_for)
-from urnlib.train import TrainConfig, fit, seed_everything
+from urnlib.train import TrainConfig, evaluate_loss, fit, seed_everything
 
 __all__ = ["Config", "AgreementRuns", "run_spec", "train_run", "run", "rebuild_model", "EXPERIMENT",
-           "MODEL_LABELS", "MONITOR", "ANALYSIS_WORDS", "SyntheticTask", "CorpusTask", "task_for",
+           "MODEL_LABELS", "MONITORS", "ANALYSIS_WORDS", "SyntheticTask", "CorpusTask", "task_for",
            "tasks_for", "task_of", "source_name", "check_file", "FileSummary", "AgreementVocab",
            "build_vocab", "AgreementData", "make_data", "evaluate_agreement", "PAD"]
 
 EXPERIMENT = "agreement"
+#: the epoch metrics this chapter's runs may select on (early stopping, kept weights): the loss on
+#: validation sentences drawn like the training ones (the paper preset's runs, stored before the protocol,
+#: still watch the test loss until the agreement retrain)
+VALIDATION_MONITORS = ("val_loss",)
 MODEL_LABELS = {"urn": "{k}-TURN", "lstm": "LSTM"}
 #: a run stores the training tags of this many most frequent words and, for a URN, their generator
 #: parameters (what Tables 1-2 and the phrases read): part of what component experiment.agreement stores
@@ -67,7 +75,10 @@ URN_COPIES = 8  # (V', n, n) float32 tensors a URN batch holds: expm, its backwa
 SYNTHETIC_LENGTH = MAX_LENGTH  # tokens of the longest grammar sentence
 TAGS = 60  # POS tags that enter a real-text vocabulary, at most (the PTB tag set has 45, spaCy's some more)
 GRAMMAR_SYMBOLS = 120  # the agreement grammar's vocabulary: its words, tags and padding (117 in all)
-MONITOR = "test_loss"  # the held-out measure that picks a run's best epoch and stops it early
+#: the measures that may pick a run's best epoch and stop it early: ``val_loss`` on validation sentences
+#: drawn like the training ones (the book's protocol), ``test_loss`` on the test sentences (the runs stored
+#: before it)
+MONITORS = {"val_loss": "validation loss", "test_loss": "test loss"}
 
 
 @dataclass(kw_only=True)
@@ -95,6 +106,8 @@ class Config(ChapterConfig):
     dropout: float
     epochs: int
     patience: int
+    monitor: str
+    min_epochs: int
     batch_size: int
     lr: float
     code_lr: float
@@ -205,8 +218,18 @@ class Config(ChapterConfig):
         check_int("patience", self.patience, minimum=0, maximum=100_000)
         check_int("batch_size", self.batch_size, minimum=1, maximum=1_000_000)
         check_float("lr", self.lr, minimum=0.0, maximum=10.0, strict_min=True)
-        return TrainConfig(self.epochs, self.batch_size, self.lr if lr is None else lr, seed, monitor=MONITOR,
-                           minimize=True, keep_best=True, patience=self.patience or None)
+        check_choice("monitor", self.monitor, list(MONITORS))
+        patience = None if self.stop() else (self.patience or None)  # with min_epochs: the stop rule's
+        return TrainConfig(self.epochs, self.batch_size, self.lr if lr is None else lr, seed,
+                           monitor=self.monitor, minimize=True, keep_best=True, patience=patience)
+
+    def stop(self) -> dict[str, Any] | None:
+        """The stopping rule when it waits (``min_epochs``, e.g. paper 000's 10 epochs) before ``patience``
+        acts (:class:`~urnlib.callbacks.EarlyStop`); ``None``: the loop's own patience (no minimum)."""
+        check_int("min_epochs", self.min_epochs, minimum=0, maximum=self.epochs)
+        if not (self.min_epochs and self.patience):
+            return None
+        return {"key": self.monitor, "patience": self.patience, "min_epochs": self.min_epochs}
 
     @property
     def setting(self) -> str:  # the main setting's name (paper 000's printed lr): "lr 0.01"
@@ -281,14 +304,17 @@ class Config(ChapterConfig):
             runs = []
             for seed in self.seeds:
                 task, cfg = self.tasks(seed)[name], self.train_config(seed)
-                runs += [run_spec(label, seed, task, spec, cfg, label=label) for label, spec in specs.items()]
+                runs += [run_spec(label, seed, task, spec, cfg, label=label, stop=self.stop())
+                         for label, spec in specs.items()]
                 if self.variant and isinstance(task, CorpusTask):
                     small = replace(task, vocab_size=self.small_vocab)
                     runs.append(run_spec(self.variant, seed, small, specs[self.turn], cfg, label=self.turn,
+                                         stop=self.stop(),
                                          setting=f"vocabulary {self.small_vocab}"))
                 if self.code_setting:
                     code = self.train_config(seed, self.code_lr)
                     runs += [run_spec(f"{label}, {self.code_setting}", seed, task, spec, code, label=label,
+                                      stop=self.stop(),
                                       setting=self.code_setting) for label, spec in specs.items()]
             out.append((name, runs))
         return out
@@ -303,21 +329,26 @@ class Config(ChapterConfig):
                    f"{', '.join(real)}" if self.variant and real else "")
         code = f"; every model also at lr {self.code_lr:g}" if self.code_setting else ""
         plural = "s" if self.patience > 1 else ""
-        stop = (f", stopped after {self.patience} epoch{plural} without a lower test loss" if self.patience
-                else "")
+        watched = MONITORS[self.monitor]
+        after = f" after epoch {self.min_epochs}" if self.stop() else ""
+        stop = (f", stopped{after} once {self.patience} epoch{plural} pass without a lower {watched}"
+                if self.patience else "")
         return (f"Built at {self.describe()}: sources {', '.join(self.tasks())}; models "
                 f"{', '.join(self.model_specs())}; seeds {list(self.seeds)}; at most {self.epochs} "
-                f"epochs{stop}, each run read at its best epoch (lowest test loss); Adam lr {self.lr}, batch "
+                f"epochs{stop}, each run read at its best epoch (lowest {watched}); Adam lr {self.lr}, batch "
                 f"{self.batch_size}{code}{variant} ({len(self.plan())} runs).")
 
 
 def run_spec(name: str, seed: int | None, task: SyntheticTask | CorpusTask, model: dict[str, Any],
-             train: TrainConfig, *, label: str, setting: str | None = None) -> RunSpec:
+             train: TrainConfig, *, label: str, setting: str | None = None,
+             stop: dict[str, Any] | None = None) -> RunSpec:
     """One run: ``model`` (a spec dict of :func:`urnlib.models.build_model`) trained on ``task`` under
     ``seed``, its group ``name`` (coordinates: the model's ``label``, the ``setting`` it differs in, the
-    data ``source``), stored under ``agreement/<source name>/<key>``."""
-    return RunSpec.of(f"{EXPERIMENT}/{source_name(task)}", name,
-                      {"task": asdict(task), "model": model, "train": asdict(train)},
+    data ``source``), stored under ``agreement/<source name>/<key>``; ``stop``: its stopping rule, when it
+    has one of its own (:meth:`Config.stop`)."""
+    params = {"task": asdict(task), "model": model, "train": asdict(train),
+              **({"stop": stop} if stop else {})}
+    return RunSpec.of(f"{EXPERIMENT}/{source_name(task)}", name, params,
                       (*COMPONENTS, *DATA_COMPONENTS[source_kind(task)], component_of(model)),
                       f"{__name__}:train_run", seed=seed, source=source_name(task), model=label,
                       setting=setting)
@@ -332,11 +363,19 @@ def train_run(spec: RunSpec, checkpoint: Path | None, *, analysis_words: int = A
     parameters of the ``analysis_words`` most frequent words (rows 1 .. analysis_words of ``embedding``).
     """
     task, cfg = task_of(spec.params["task"]), TrainConfig(**spec.params["train"])
-    data = make_data(task)
+    validating = cfg.monitor == "val_loss"  # the protocol: select on validation sentences, read test ones
+    data = make_data(task, validating)
     seed_everything(cfg.seed)
     model = build_model(spec.params["model"], len(data.vocab))
-    history, _ = fit(model, data.train, data.test, cfg, evaluate=lambda m: evaluate_agreement(m, data),
-                     checkpoint=checkpoint, desc=spec.name)
+
+    def evaluate(m):
+        out = evaluate_agreement(m, data)
+        if validating:
+            out["val_loss"] = evaluate_loss(m, data.valid)
+        return out
+
+    history, _ = fit(model, data.train, data.test, cfg, evaluate=evaluate, checkpoint=checkpoint,
+                     desc=spec.name, callbacks=stopping_callbacks(spec.params.get("stop")))
     extras, head = run_extras(model, data, analysis_words)
     final = {**history.best_row, "best_epoch": history.best_epoch or len(history.rows),
              "stopped_early": history.stopped_early, "n_params": count_parameters(model), **extras}

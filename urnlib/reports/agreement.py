@@ -28,7 +28,8 @@ from urnlib.reports.agreement_tables import (PAPER_TABLE1, PAPER_TABLE2, PAPER_T
 from urnlib.reports.agreement_tables import PAPER_SENTENCES, differences, implementation_notes  # noqa: F401
 from urnlib.reports.agreement_claims import (CHAPTER, HEURISTICS, PAPER_EPOCHS, QUOTES,  # noqa: F401
                                              SELECTED, _majority, _stats, _with_attractors, at_epoch,
-                                             attractor_stat, baseline_stat, best_row, by_attractors,
+                                             attractor_stat, baseline_stat, best_index, best_row,
+                                             by_attractors,
                                              chapter_claims, claims, fall, heuristic_by_attractors,
                                              heuristic_stat, settings, untrained)
 from urnlib.reports.common import looks
@@ -106,8 +107,7 @@ def source_table(runs_by_source: dict[str, dict[str, Seeds]]) -> pd.DataFrame:
                          "train": stats["train_examples"], "test": stats["test_examples"],
                          "vocabulary": stats["vocabulary"],
                          "parameters": seeds[0].final["n_params"], "majority class": _majority(seeds).text(3),
-                         "best epoch": seeds.stat(lambda run: 1 + int(np.argmin(run.column("test_loss")))
-                                                  ).text(1),
+                         "best epoch": seeds.stat(lambda run: 1 + best_index(run)).text(1),
                          "test accuracy": seeds.stat(lambda run: best_row(run)["accuracy"]).text(4)})
     return pd.DataFrame(rows)
 

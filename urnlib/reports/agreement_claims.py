@@ -50,9 +50,16 @@ QUOTES = {
 
 
 # --------------------------------------------------------------------------- reading runs
+def best_index(run: Run) -> int:
+    """The 0-based index of the run's best epoch: the lowest value of the measure its training monitored (the
+    validation loss under the book's protocol; the test loss for the runs stored before it)."""
+    key = run.params.get("train", {}).get("monitor") or "test_loss"
+    return int(np.argmin(run.column(key)))
+
+
 def best_row(run: Run) -> dict:
-    """The history row of the run's best epoch (lowest test loss): what every figure and table reads."""
-    return run.history[int(np.argmin(run.column("test_loss")))]
+    """The history row of the run's best epoch (:func:`best_index`): what every figure and table reads."""
+    return run.history[best_index(run)]
 
 
 def at_epoch(epoch: int):

@@ -195,6 +195,7 @@ class AgreementData:
     test_attractors: torch.Tensor  # (N_test,)
     stats: dict[str, Any]  # sizes, attractor histograms, majority baseline: stored with every run
     word_tags: dict[str, Counter]  # tags each vocabulary word had in training (for the analyses)
+    valid: TokenData | None = None  # validation sentences drawn like the training ones (make_data(..., True))
 
 
 def encode_examples(examples: list[AgreementExample], vocab: AgreementVocab) -> TokenData:
@@ -238,10 +239,27 @@ def _split(task: SyntheticTask | CorpusTask) -> tuple[list[AgreementExample], li
             [ex for ex in examples if ex.words in held_out])
 
 
+def _hold_out(train: list[AgreementExample], task: CorpusTask
+              ) -> tuple[list[AgreementExample], list[AgreementExample]]:
+    """Validation sentences carved from the training side of real text: ``test_fraction`` of its sentences,
+    by a shuffle from the stream ``[seed, 2]`` (a sentence's verbs stay on one side)."""
+    sentences = list(dict.fromkeys(ex.words for ex in train))
+    order = np.random.default_rng([task.seed, 2]).permutation(len(sentences))
+    n_valid = max(1, math.ceil(task.test_fraction * len(sentences)))
+    held = {sentences[i] for i in order[:n_valid]}
+    return [ex for ex in train if ex.words not in held], [ex for ex in train if ex.words in held]
+
+
 @lru_cache(maxsize=4)
-def make_data(task: SyntheticTask | CorpusTask) -> AgreementData:
-    """Examples of the source, split, vocabulary, encoded prefixes and the data statistics."""
+def make_data(task: SyntheticTask | CorpusTask, validation: bool = False) -> AgreementData:
+    """Examples of the source, split, vocabulary, encoded prefixes and the data statistics. With
+    ``validation``, also validation sentences drawn like the training ones: new grammar sentences
+    (:func:`validation_data`), or for real text a part of the training side held out (:func:`_hold_out`;
+    the vocabulary is then built from the rest)."""
     train, test = _split(task)
+    valid_examples = None
+    if validation and isinstance(task, CorpusTask):
+        train, valid_examples = _hold_out(train, task)
     size = task.vocab_size if isinstance(task, CorpusTask) else 10**9  # the grammar's lexicon is small
     vocab = build_vocab(train, size)
     word_tags: dict[str, Counter] = {}
@@ -257,8 +275,13 @@ def make_data(task: SyntheticTask | CorpusTask) -> AgreementData:
         "mean_prefix_length": float(np.mean([len(ex.prefix) for ex in train])),
         "heuristics": heuristic_accuracy(test),
     }
+    valid = None
+    if validation:
+        valid = (encode_examples(valid_examples, vocab) if valid_examples is not None
+                 else validation_data(task, vocab))
+        stats["valid_examples"] = len(valid)
     return AgreementData(vocab, encode_examples(train, vocab), encode_examples(test, vocab),
-                         torch.tensor([ex.n_attractors for ex in test]), stats, word_tags)
+                         torch.tensor([ex.n_attractors for ex in test]), stats, word_tags, valid)
 
 
 @torch.no_grad()
