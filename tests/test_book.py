@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from urnlib.claims import VERDICTS, Claim, load_claims
+from urnlib.reports.claims_tables import anchor, group_claims, in_book_order
 from urnlib.cli import NOTEBOOKS
 from urnlib.experiments import chapters as registry
 
@@ -63,47 +64,52 @@ def test_notebook_parameters_are_the_configs_fields(name):
         assert given["scale"] == scale and set(given) <= set(config.fields())
 
 
-class _Tables(HTMLParser):
-    """Every <table> of a page as rows of cell texts (header rows included)."""
+CLAIM_COLUMNS = ["claim", "paper", "found here", "verdict", "cause"]
+
+
+class _ClaimRows(HTMLParser):
+    """The claims tables of a page (urnlib.claims.claims_table), in page order: each group's id (its row of
+    class urnlib-group) and each claim's cells (its row of class urnlib-claim), and the tables' headers."""
 
     def __init__(self):
         super().__init__()
-        self.tables: list[list[list[str]]] = []
-        self._open: list[list[list[str]]] = []  # tables being read (nested ones too)
+        self.items: list[tuple[str, object]] = []  # ("group", id) or ("claim", [cells])
+        self.headers: list[list[str]] = []
+        self._in_claims = self._in_head = False
         self._cell: list[str] | None = None
 
     def handle_starttag(self, tag, attrs):
-        if tag == "table":
-            self._open.append([])
-        elif tag == "tr" and self._open:
-            self._open[-1].append([])
-        elif tag in ("td", "th") and self._open and self._open[-1]:
+        a = dict(attrs)
+        if tag == "table" and "urnlib-claims" in (a.get("class") or "").split():
+            self._in_claims = True
+            self.headers.append([])
+        elif not self._in_claims:
+            return
+        elif tag == "thead":
+            self._in_head = True
+        elif tag == "tr" and a.get("class") == "urnlib-group":
+            self.items.append(("group", a.get("id")))
+        elif tag == "tr" and a.get("class") == "urnlib-claim":
+            self.items.append(("claim", []))
+        elif tag in ("td", "th"):
             self._cell = []
 
     def handle_endtag(self, tag):
-        if tag in ("td", "th") and self._cell is not None:
-            self._open[-1][-1].append(" ".join("".join(self._cell).split()))
+        if tag == "table":
+            self._in_claims = False
+        elif tag == "thead":
+            self._in_head = False
+        elif tag in ("td", "th") and self._cell is not None:
+            text = " ".join("".join(self._cell).split())
             self._cell = None
-        elif tag == "table" and self._open:
-            self.tables.append(self._open.pop())
+            if self._in_head:
+                self.headers[-1].append(text)
+            elif self.items and self.items[-1][0] == "claim":
+                self.items[-1][1].append(text)
 
     def handle_data(self, data):
         if self._cell is not None:
             self._cell.append(data)
-
-
-CLAIM_COLUMNS = ["source", "statement", "paper", "ours", "rule", "verdict"]
-
-
-def claims_tables(page: Path) -> list[list[dict[str, str]]]:
-    """The claims tables of a built page (header: [chapter,] source, ..., verdict), each as a list of rows."""
-    parser = _Tables()
-    parser.feed(page.read_text())
-    found = []
-    for rows in parser.tables:
-        if rows and [c for c in rows[0] if c != "chapter"] == CLAIM_COLUMNS:
-            found.append([dict(zip(rows[0], row)) for row in rows[1:]])
-    return found
 
 
 def load_claims_of(claims_dir: Path, chapter: str) -> list[Claim]:
@@ -116,26 +122,38 @@ def _norm(text: str) -> str:
     return " ".join(text.split())
 
 
-def shown_claims_problems(page: Path, claims: list[Claim], with_chapter: bool = False) -> list[str]:
-    """What is wrong with how ``page`` shows ``claims``: it must hold one claims table with one row per claim,
-    in order, each with the claim's source, statement and verdict, and a verdict one of VERDICTS."""
-    tables = claims_tables(page)
-    if len(tables) != 1:
-        return [f"{page.name}: {len(tables)} claims tables (header {CLAIM_COLUMNS}), expected 1"]
-    rows = tables[0]
-    problems = []
-    if len(rows) != len(claims):
-        problems.append(f"{page.name}: {len(rows)} rows in the claims table, {len(claims)} claims saved")
-    for i, row in enumerate(rows):
-        if row.get("verdict") not in VERDICTS:
-            problems.append(f"row {i + 1}: verdict {row.get('verdict')!r} is not one of {VERDICTS}")
-    for i, (row, c) in enumerate(zip(rows, claims)):
-        want = {"source": c.source, "statement": c.statement, "verdict": c.verdict}
-        if with_chapter:
-            want["chapter"] = c.chapter
-        got = {k: row.get(k, "") for k in want}
-        if got != {k: _norm(v) for k, v in want.items()}:
-            problems.append(f"row {i + 1} shows {got}, the saved claim is {want}")
+def shown_claims_problems(page: Path, claims: list[Claim]) -> list[str]:
+    """What is wrong with how ``page`` shows ``claims``: its claims tables (one, or one per chapter on the
+    summary page) must show every group of :func:`urnlib.claims.group_claims` in order with its anchor, and
+    under it the group's claims in order, each with its statement and verdict, a verdict one of VERDICTS."""
+    parser = _ClaimRows()
+    parser.feed(page.read_text())
+    if not parser.headers:
+        return [f"{page.name}: no claims table"]
+    problems = [f"{page.name}: a claims table with the header {h}, expected {CLAIM_COLUMNS}"
+                for h in parser.headers if h != CLAIM_COLUMNS]
+    groups = group_claims(claims)
+    want = [item for g in groups for item in [("group", g.anchor)] + [("claim", c) for c in g.claims]]
+    got = parser.items
+    shown_groups, shown_claims = (sum(k == kind for k, _ in got) for kind in ("group", "claim"))
+    if (shown_groups, shown_claims) != (len(groups), len(claims)):
+        problems.append(f"{page.name}: {shown_groups} groups and {shown_claims} claims shown, {len(groups)} "
+                        f"groups and {len(claims)} claims saved")
+    elif [kind for kind, _ in got] != [kind for kind, _ in want]:
+        problems.append(f"{page.name}: the groups do not hold the claims saved in them")
+    for i, ((kind, shown), (wanted, saved)) in enumerate(zip(got, want)):
+        if kind != wanted:
+            break  # told above
+        if kind == "group" and shown != saved:
+            problems.append(f"{page.name}: group {i + 1} has the id {shown!r}, expected {saved!r}")
+        elif kind == "claim":
+            statement, verdict = shown[0], shown[CLAIM_COLUMNS.index("verdict")]
+            if verdict not in VERDICTS:
+                problems.append(f"{page.name}: verdict {verdict!r} is not one of {VERDICTS}")
+            tag = " extension" if saved.extension else ""
+            if (statement, verdict) != (_norm(saved.statement) + tag, saved.verdict):
+                problems.append(f"{page.name}: row {i + 1} shows {(statement, verdict)}, the saved claim is "
+                                f"{(saved.statement, saved.verdict)}")
     return problems
 
 
@@ -153,7 +171,7 @@ def test_every_chapter_shows_its_saved_claims(tiny_book):
             continue
         problems += shown_claims_problems(page, load_claims_of(tiny_book.claims_dir, path.stem))
     summary = tiny_book.html / "chapters" / "claims.html"
-    problems += shown_claims_problems(summary, load_claims(tiny_book.claims_dir), with_chapter=True)
+    problems += shown_claims_problems(summary, in_book_order(load_claims(tiny_book.claims_dir)))
     assert not problems, "\n".join(problems)
 
 
@@ -180,19 +198,22 @@ def test_notebooks_run_at_tiny_scale_and_the_book_builds(tiny_book):
     # paper's
     assert agreement.count("<img") >= 1 and "effect (paper)" in agreement and "offline" in agreement
     claims = (html / "chapters" / "claims.html").read_text()
-    assert "paper 000 Fig. 3" in claims, "the summary page does not list the Dyck chapter's claims"
-    assert "paper 000 sec. 4, Fig. 2" in claims, \
+    assert anchor("dyck", "paper 000 Fig. 3") in claims, \
+        "the summary page does not list the Dyck chapter's claims"
+    assert anchor("agreement", "paper 000 sec. 4, Fig. 2") in claims, \
         "the summary page does not list the agreement chapter's claims"
     matrix = (html / "chapters" / "matrix_embeddings.html").read_text()
     assert matrix.count("<img") >= 1 and "correct (paper)" in matrix and "Kneser-Ney" in matrix
-    assert "paper 003 sec. 4.2" in claims, \
+    assert anchor("matrix_embeddings", "paper 003 sec. 4.2") in claims, \
         "the summary page does not list the matrix-embedding chapter's claims"
     primer = (html / "chapters" / "primer.html").read_text()
     # Bengio et al.'s table with the lecture's numbers, the dendrogram, the a^n b^n plots, the claims
     assert primer.count("<img") >= 4 and "lecture row" in primer and "Kneser-Ney back-off" in primer
-    assert "lecture 004, Weiss et al. (2018)" in claims, "the summary page does not list the primer's claims"
+    assert anchor("primer", "lecture 004, Weiss et al. (2018) (the lecture's summary)") in claims, \
+        "the summary page does not list the primer's claims"
     tpru = (html / "chapters" / "tpru.html").read_text()
-    assert tpru.count("<img") >= 2 and "paper 002 Table 2" in tpru
-    assert "paper 002 Table 2" in claims, "the summary page does not list the TPRU chapter's claims"
+    assert tpru.count("<img") >= 2 and anchor("tpru", "paper 002 Table 2") in tpru
+    assert anchor("tpru", "paper 002 Table 2") in claims, \
+        "the summary page does not list the TPRU chapter's claims"
     performance = (html / "performance.html").read_text()
     assert "ratio to nn.LSTM" in performance and "parallel prefix" in performance, "benchmark tables missing"

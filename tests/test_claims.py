@@ -2,12 +2,14 @@
 
 import math
 import re
+from html.parser import HTMLParser
 
 import numpy as np
 import pytest
 
-from urnlib.claims import (VERDICTS, Claim, claim, claims_frame, claims_table, format_value, load_claims,
-                           save_claims)
+from urnlib.claims import VERDICTS, Claim, claim, format_value, load_claims, save_claims
+from urnlib.reports.claims_tables import anchor, claims_frame, claims_table, group_claims
+from urnlib.experiments import chapters
 
 
 @pytest.mark.parametrize("value, shown", [
@@ -61,14 +63,159 @@ def test_claims_frame_formats_numbers_of_claims_made_directly():
 
 def test_claims_table_escapes_html_and_fits_its_column():
     claims = [claim("agreement", "paper 000 sec. 4", "the <unk> token & b_{t-1}", "< 1%", "34.6%",
-                    "error < 1%", False)]
+                    "error < 1%", False, quote="It errs on <unk> < 1% of the time.")]
     html = claims_table(claims).to_html()
     assert "&lt;unk&gt; token &amp; b_{t-1}" in html and "&lt; 1%" in html and "<unk>" not in html
+    assert "on &lt;unk&gt; &lt; 1%" in html  # the quote too
+    coded = claims_table([claim("a", "s", "`ours` <b>", "p", "o", "r", True)]).to_html()
+    assert "<code>ours</code> &lt;b&gt;" in coded  # Markdown's inline code as code
+    # a quote's TeX becomes MathJax's inline math, also a command the paper typed outside dollars
+    tex = claims_table([claim("a", "s", "x", "p", "o", "r", True,
+                              quote=r"when $d' < d$, \mathbf{J}_t and $$M_* := \sum_w M_w$$ hold")]).to_html()
+    math = re.findall(r'<span class="math notranslate nohighlight">\\\((.*?)\\\)</span>', tex)
+    assert math == ["d&#x27; &lt; d", r"\mathbf{J}_t", r"M_* := \sum_w M_w"] and "$" not in tex
     assert 'class="urnlib-claims"' in html and "table-layout: fixed" in html
-    widths = [float(w) for w in re.findall(r"th\.col_heading\.col\d+ \{\s*width: ([\d.]+)%", html)]
-    assert len(widths) == 6 and abs(sum(widths) - 100) < 0.5
-    with_chapter = claims_table(claims, with_chapter=True).to_html()
-    assert ">chapter</th>" in with_chapter and "th.col_heading.col6" in with_chapter
+    widths = [float(w) for w in re.findall(r'<col style="width: ([\d.]+)%">', html)]
+    assert len(widths) == 5 and abs(sum(widths) - 100) < 0.5
+    assert claims_table(claims)._repr_html_() == html
+
+
+class _Page(HTMLParser):
+    """The rows of every table of a piece of HTML: (the row's class, its id, its cells' texts), and each
+    ``<details>`` summary's text."""
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.rows: list[tuple[str, str | None, list[str]]] = []
+        self.summaries: list[str] = []
+        self.links: list[str] = []
+        self._cell: list[str] | None = None
+        self._summary: list[str] | None = None
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "tr":
+            self.rows.append((a.get("class", ""), a.get("id"), []))
+        elif tag in ("td", "th"):
+            self._cell = []
+        elif tag == "summary":
+            self._summary = []
+        elif tag == "a":
+            self.links.append(a.get("href", ""))
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None and self.rows:
+            self.rows[-1][2].append(" ".join("".join(self._cell).split()))
+            self._cell = None
+        elif tag == "summary" and self._summary is not None:
+            self.summaries.append(" ".join("".join(self._summary).split()))
+            self._summary = None
+
+    def handle_data(self, data):
+        for part in (self._cell, self._summary):
+            if part is not None:
+                part.append(data)
+
+
+def _made(chapter, source, statement, holds, **kw):
+    return claim(chapter, source, statement, "p", "o", kw.pop("rule", "r"), holds, quote=f"{statement}.",
+                 epoch="final", **kw)
+
+
+def test_anchor_is_stable_readable_and_ignores_punctuation_case_and_spacing():
+    assert anchor("dyck", "paper 000 Fig. 3") == "claims-dyck-paper-000-fig-3"
+    assert anchor("cross_serial", "paper 001 Fig. 2a") == "claims-cross-serial-paper-001-fig-2a"
+    assert anchor("dyck", "Paper 000,  Fig 3") == anchor("dyck", "paper 000 Fig. 3")
+    assert anchor("dyck", "paper 000 Fig. 3") != anchor("agreement", "paper 000 Fig. 3")
+    assert anchor("dyck", "paper 000 Fig. 3") != anchor("dyck", "paper 000 Fig. 3b")
+    assert anchor("primer", "lecture 004, Elman (1990) Fig. 7") == \
+        "claims-primer-lecture-004-elman-1990-fig-7"
+    assert anchor("zoo", "Borbély sec. 5") == "claims-zoo-borbely-sec-5"  # ASCII only
+    assert anchor("dyck", "") == "claims-dyck-unsourced"
+    assert re.fullmatch(r"[a-z0-9-]+", anchor("a b", "<x> & \"y\"; z"))
+
+
+def test_claims_are_grouped_by_chapter_and_source_in_the_order_of_their_first_claim():
+    claims = [_made("b", "paper 000 Fig. 2", "one", True), _made("b", "paper 000 sec. 4", "two", False),
+              _made("b", "paper 000 Fig. 2.", "three", None), _made("a", "paper 000 Fig. 2", "four", True),
+              _made("b", "paper 000 sec. 4", "five", True)]
+    groups = group_claims(claims)
+    assert [(g.chapter, g.source) for g in groups] == [("b", "paper 000 Fig. 2"), ("b", "paper 000 sec. 4"),
+                                                        ("a", "paper 000 Fig. 2")]
+    assert [[c.statement for c in g.claims] for g in groups] == [["one", "three"], ["two", "five"], ["four"]]
+    assert [g.anchor for g in groups] == [anchor(g.chapter, g.source) for g in groups]
+    assert len({g.anchor for g in groups}) == len(groups)  # unique
+    assert groups[0].counts() == {"reproduced": 1, "inconclusive": 1}
+    assert sorted(c.statement for g in groups for c in g.claims) == sorted(c.statement for c in claims)
+
+
+def test_the_table_shows_each_group_with_its_anchor_then_its_claims_with_verdict_cause_and_direction():
+    claims = [_made("b", "paper 000 Fig. 2", "one", True, direction="A above B by 0.3"),
+              _made("b", "paper 000 sec. 4", "two", False, cause="data", direction="A below B by 0.1"),
+              _made("b", "paper 000 Fig. 2", "three", None, seeds_needed=8),
+              _made("b", "paper 000 sec. 4", "four", False, partly=True, cause="noise")]
+    page = _Page(claims_table(claims).to_html())
+    groups = [(rid, cells[0]) for cls, rid, cells in page.rows if cls == "urnlib-group"]
+    assert [rid for rid, _ in groups] == [anchor("b", "paper 000 Fig. 2"), anchor("b", "paper 000 sec. 4")]
+    from urnlib.reports.scorecard import named_source
+
+    assert groups[0][1].startswith(named_source("paper 000 Fig. 2")) and "paper 000" not in groups[0][1]
+    assert "1 reproduced" in groups[0][1] and "1 inconclusive" in groups[0][1]
+    assert f"#{groups[0][0]}" in page.links  # each group links to itself
+    header = next(cells for cls, _, cells in page.rows if not cls)
+    assert header == ["claim", "paper", "found here", "verdict", "cause"]
+    shown = [cells for cls, _, cells in page.rows if cls == "urnlib-claim"]
+    order = ["one", "three", "two", "four"]  # grouped: Fig. 2's claims, then sec. 4's
+    by_name = {c.statement: c for c in claims}
+    assert [cells[0] for cells in shown] == order
+    assert [cells[3] for cells in shown] == [by_name[n].verdict for n in order]
+    assert [cells[2] for cells in shown] == [by_name[n].direction for n in order]
+    assert [cells[4] for cells in shown] == ["-", "noise (8 seeds)", "data", "noise"]
+    assert page.summaries == [f"\u201c{n}.\u201d" for n in order]  # each claim's quote, opening its details
+
+
+def test_the_rules_standard_phrases_are_stated_once_in_the_legend():
+    from urnlib.reports.claims_tables import legend_html, rules_legend, short_rule
+    from urnlib.rules import BEATS_RULE, THRESHOLD_RULE
+
+    claims = [_made("b", "s", "one", True, rule=f"A above B ({BEATS_RULE})"),
+              _made("b", "s", "two", True, rule=f"A above B ({BEATS_RULE})"),
+              _made("b", "s", "three", False, cause="open", rule="a count")]
+    assert short_rule(claims[0].rule) == "A above B (Welch's t-test)"
+    assert rules_legend(claims) == [("Welch's t-test", BEATS_RULE)]  # only the phrases used
+    html = claims_table(claims).to_html()
+    assert html.count(BEATS_RULE.replace("'", "&#x27;")) == 1  # in the legend only
+    assert THRESHOLD_RULE.replace("'", "&#x27;") not in html
+    assert "A above B (Welch&#x27;s t-test)" in html  # each claim's own rule, shortened, in its details
+    legend = legend_html(claims)
+    assert "<code>open</code>" in legend and "<code>noise</code>" not in legend  # the causes present
+
+
+def test_the_summary_page_folds_each_chapter_under_its_title_and_links_to_its_page():
+    claims = [_made("dyck", "paper 000 Fig. 3", "one", True), _made("zoo", "paper 001 sec. 3.1", "two", True),
+              _made("dyck", "paper 000 Table 4", "three", None)]
+    html = claims_table(claims, with_chapter=True).to_html()
+    page = _Page(html)
+    assert html.count('<details class="urnlib-chapter">') == 2
+    assert page.summaries[0].startswith(f"{chapters.get('dyck').title}: 2 claims")
+    assert page.summaries[3].startswith(f"{chapters.get('zoo').title}: 1 claim ")
+    assert "dyck.html" in page.links and "zoo.html" in page.links
+    ids = [rid for cls, rid, _ in page.rows if cls == "urnlib-group"]
+    assert ids == [anchor("dyck", "paper 000 Fig. 3"), anchor("dyck", "paper 000 Table 4"),
+                   anchor("zoo", "paper 001 sec. 3.1")]
+    # the figure a chapter registers for the paper's place: from the summary page, on the chapter's page
+    label = chapters.get("dyck").figure("paper 000 Fig. 3")
+    assert label and f"dyck.html#{label}" in page.links
+    assert f"#{label}" in _Page(claims_table(claims[:1]).to_html()).links
+
+
+def test_claims_in_book_order():
+    from urnlib.reports.claims_tables import in_book_order
+
+    claims = [_made("zoo", "s", "z", True), _made("x", "s", "unknown", True), _made("dyck", "s", "d1", True),
+              _made("primer", "s", "p", True), _made("dyck", "s", "d2", True)]
+    assert [c.statement for c in in_book_order(claims)] == ["p", "d1", "d2", "z", "unknown"]
 
 
 def test_load_claims_reads_back_saved_claims_and_stops_on_none(tmp_path):
@@ -85,7 +232,8 @@ def test_load_claims_reads_back_saved_claims_and_stops_on_none(tmp_path):
 
 
 def test_misses_grouped_by_cause_and_seed_summary():
-    from urnlib.claims import claim, misses_by_cause, seed_summary
+    from urnlib.claims import claim
+    from urnlib.reports.claims_tables import misses_by_cause, seed_summary
 
     claims = [claim("a", "s", "kept", 1, 1, "r", True, seeds=3),
               claim("a", "s", "noisy", 1, 2, "r", None, seeds=3, cause="noise"),
@@ -101,7 +249,8 @@ def test_misses_grouped_by_cause_and_seed_summary():
 
 
 def test_verdict_counts_per_chapter_in_the_verdicts_order_with_a_total():
-    from urnlib.claims import VERDICTS, claim, verdict_counts
+    from urnlib.claims import VERDICTS, claim
+    from urnlib.reports.claims_tables import verdict_counts
 
     claims = [claim("b", "s", "one", 1, 1, "r", True, seeds=3),
               claim("b", "s", "two", 1, 2, "r", False, seeds=3, cause="open"),
@@ -115,6 +264,24 @@ def test_verdict_counts_per_chapter_in_the_verdicts_order_with_a_total():
     assert table.iloc[1][list(VERDICTS)].tolist() == [0, 1, 0, 1, 0]
     assert table.iloc[3].tolist() == ["the papers' claims", 4, 1, 1, 1, 1, 0]  # the extension apart
     assert table.iloc[4].tolist() == ["extensions", 1, 1, 0, 0, 0, 0]
+
+
+def test_misses_counted_by_cause_papers_and_extensions_apart_and_chapters_by_title():
+    from urnlib.reports.claims_tables import cause_counts, verdict_counts
+
+    claims = [claim("dyck", "s", "a", 1, 2, "r", False, cause="paper"),
+              claim("dyck", "s", "b", 1, 2, "r", None, cause="noise"),
+              claim("zoo", "s", "c", 1, 2, "r", None, cause="noise", extension=True),
+              claim("dyck", "s", "d", 1, 1, "r", True),
+              Claim("x", "s", "old", "1", "2", "r", "not reproduced")]  # saved before causes existed
+    table = cause_counts(claims)
+    assert list(table["cause"]) == ["paper", "noise", "not recorded"]  # the order of CAUSES; none unused
+    noise = table.iloc[1][["the papers' claims", "extensions", "chapters"]].tolist()
+    assert noise == [1, 1, "dyck (1), zoo (1)"]
+    titled = cause_counts(claims, titles=True)
+    assert titled.iloc[1]["chapters"] == f"{chapters.get('dyck').title} (1), {chapters.get('zoo').title} (1)"
+    assert verdict_counts(claims, titles=True)["chapter"].tolist()[:3] == [
+        chapters.get("dyck").title, chapters.get("zoo").title, "x"]  # a chapter not in the registry: its name
 
 
 def test_each_of_the_five_verdicts_from_hand_made_seeds():

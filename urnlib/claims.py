@@ -2,9 +2,10 @@
 
 A chapter builds a list of :class:`Claim` with :func:`claim` (the verdict is computed from what the chapter
 measured - a :class:`~urnlib.rules.Decision` or a boolean - never typed in), shows it with
-:func:`claims_table`, and saves it with :func:`save_claims` so that the summary page can list every claim of
-the book. Numbers for the paper and ours columns read best through :func:`format_value` (``claim`` applies it
-to numbers given in place of text): integers without decimals, other values to 4 significant digits.
+:func:`urnlib.reports.claims_tables.claims_table`, and saves it with :func:`save_claims` so that the summary
+page can list every claim of the book. Numbers for the paper and ours columns read best through
+:func:`format_value` (``claim`` applies it to numbers given in place of text): integers without decimals,
+other values to 4 significant digits.
 
 **The protocol** every chapter follows: selection (early stopping, kept weights, any "best epoch") uses a
 validation set drawn like the training data, or the paper's own validation split; test data are read for
@@ -18,8 +19,8 @@ reporting only. Each claim quotes the paper's sentence it decides (``quote``), s
 * not run here: the data or the compute it needs is not here (cause ``data`` or ``scale``: the claim says
   what it would take).
 
-A miss names its cause from evidence (:data:`CAUSES`). Claims the papers never made (the zoo's) are
-extensions (``extension=True``), counted apart from the papers'.
+A miss names its cause from evidence (:data:`CAUSES`). Claims the papers never made (the zoo's) are extensions
+(``extension=True``), counted apart from the papers'.
 """
 
 from __future__ import annotations
@@ -30,9 +31,8 @@ import numbers
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-__all__ = ["Claim", "claim", "claims_frame", "claims_table", "verdict_summary", "save_claims", "load_claims",
-           "format_value", "VERDICTS", "CAUSES", "MISSES", "misses_by_cause", "seed_summary",
-           "verdict_counts", "across_settings", "setting_summary", "both_readings"]
+__all__ = ["Claim", "claim", "save_claims", "load_claims", "format_value", "VERDICTS", "CAUSES", "MISSES",
+           "UNDECIDED", "across_settings", "setting_summary", "both_readings"]
 
 VERDICTS = ("reproduced", "partly reproduced", "not reproduced", "inconclusive", "not run here")
 MISSES = VERDICTS[1:]
@@ -50,11 +50,6 @@ CAUSES = {
                  "before the paper's number of epochs): no evidence either way",
     "open": "not known yet (the claim names the experiment that would settle it)",
 }
-_COLOURS = {"reproduced": "#d9f2d9", "partly reproduced": "#fff2cc", "not reproduced": "#f8d7da",
-            "inconclusive": "#e9ecef", "not run here": "#dee2e6"}
-# Relative column widths of the claims table (its layout is fixed: it fits the width it is given, wrapping
-# long cells, rather than growing wider than the page).
-_WIDTHS = {"chapter": 12, "source": 10, "statement": 22, "paper": 14, "ours": 19, "rule": 21, "verdict": 14}
 
 
 def format_value(value, digits: int = 4) -> str:
@@ -200,99 +195,6 @@ def setting_summary(claims: list[Claim], settings: dict[str, str]) -> str:
                       f"{'are' if moved != 1 else 'is'} reproduced under another (cause *setting* in the "
                       "claims table).")
     return "\n".join(lines)
-
-
-def claims_frame(claims: list[Claim]):
-    """A pandas DataFrame of the claims (one row each)."""
-    import pandas as pd
-
-    cols = ["source", "statement", "paper", "ours", "rule", "verdict"]
-    rows = [{k: format_value(v) for k, v in asdict(c).items() if k in ("chapter", *cols)} for c in claims]
-    return pd.DataFrame(rows, columns=["chapter", *cols])
-
-
-def claims_table(claims: list[Claim], with_chapter: bool = False):
-    """A styled table (pandas Styler) with verdicts coloured, for display in a notebook.
-
-    The table takes the full width of the page's text column with fixed relative column widths, and long
-    cells wrap (a long word breaks), so that it never needs sideways scrolling; cell text is HTML-escaped
-    (a claim may say ``< 1%`` or ``<unk>``).
-    """
-    df = claims_frame(claims)
-    if not with_chapter:
-        df = df.drop(columns="chapter")
-    total = sum(_WIDTHS[c] for c in df.columns)
-    widths = [{"selector": f"th.col_heading.col{i}", "props": f"width: {100 * _WIDTHS[c] / total:.1f}%;"}
-              for i, c in enumerate(df.columns)]
-    return (df.style.hide(axis="index")
-            .format(escape="html")
-            .map(lambda v: f"background-color: {_COLOURS.get(v, 'white')}; color: #212529",  # dark mode too
-                 subset=["verdict"])
-            .set_properties(**{"text-align": "left", "vertical-align": "top", "overflow-wrap": "anywhere"})
-            .set_table_attributes('class="urnlib-claims"')
-            .set_table_styles([{"selector": "", "props": "table-layout: fixed; width: 100%;"},
-                               {"selector": "th", "props": "text-align: left; overflow-wrap: anywhere;"},
-                               *widths]))
-
-
-def verdict_summary(claims: list[Claim]) -> str:
-    """One Markdown paragraph: how many claims hold, and which do not (for the top of a chapter)."""
-    counts = {v: sum(c.verdict == v for c in claims) for v in VERDICTS}
-    head = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
-    misses = [c for c in claims if c.verdict in ("not reproduced", "partly reproduced")]
-    lines = [f"**{len(claims)} claims: {head}.**"]
-    if misses:
-        lines.append(" Not (fully) reproduced: "
-                     + "; ".join(f"{_escape(c.statement)} ({c.source})" for c in misses) + ".")
-    return "".join(lines)
-
-
-def misses_by_cause(claims: list[Claim]):
-    """The claims not (fully) reproduced, grouped by cause (:data:`CAUSES`, in that order; ``not recorded``
-    for claims saved before causes were): a DataFrame with columns cause, what it means, chapter, source,
-    statement, verdict, seeds."""
-    import pandas as pd
-
-    order = {cause: i for i, cause in enumerate([*CAUSES, "not recorded"])}
-    rows = [{"cause": c.cause or "not recorded", "what it means": CAUSES.get(c.cause or "", "-"),
-             "chapter": c.chapter, "source": c.source, "statement": c.statement, "verdict": c.verdict,
-             "seeds": "-" if c.seeds is None else c.seeds}
-            for c in claims if c.verdict in MISSES]
-    frame = pd.DataFrame(rows, columns=["cause", "what it means", "chapter", "source", "statement", "verdict",
-                                        "seeds"])
-    return frame.sort_values("cause", key=lambda col: col.map(order), kind="stable").reset_index(drop=True)
-
-
-def verdict_counts(claims: list[Claim]):
-    """Per chapter (in the order of ``claims``), the number of claims and of each verdict (:data:`VERDICTS`,
-    in that order), with a row ``the papers' claims`` (every chapter's, the extensions left out) and, where
-    there are any, a row ``extensions`` (claims the papers never made, e.g. the zoo's): a DataFrame."""
-    import pandas as pd
-
-    def row(name, mine):
-        counts = {v: sum(c.verdict == v for c in mine) for v in VERDICTS}
-        return {"chapter": name, "claims": len(mine), **counts}
-
-    rows = [row(chapter, [c for c in claims if c.chapter == chapter])
-            for chapter in dict.fromkeys(c.chapter for c in claims)]
-    rows.append(row("the papers' claims", [c for c in claims if not c.extension]))
-    if any(c.extension for c in claims):
-        rows.append(row("extensions", [c for c in claims if c.extension]))
-    return pd.DataFrame(rows)
-
-
-def seed_summary(claims: list[Claim]):
-    """Per chapter: claims resting on trained runs, the fewest and most seeds they rest on, and how many rest
-    on fewer than 3 (a DataFrame)."""
-    import pandas as pd
-
-    rows = []
-    for chapter in dict.fromkeys(c.chapter for c in claims):
-        seeds = [c.seeds for c in claims if c.chapter == chapter and c.seeds is not None]
-        rows.append({"chapter": chapter, "claims on trained runs": len(seeds),
-                     "fewest seeds": min(seeds) if seeds else "-", "most seeds": max(seeds) if seeds else "-",
-                     "on fewer than 3 seeds": sum(s < 3 for s in seeds)})
-    return pd.DataFrame(rows)
 
 
 def _escape(text: str) -> str:

@@ -19,6 +19,7 @@ may read it without importing any experiment)::
 from __future__ import annotations
 
 import importlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -47,6 +48,9 @@ class Chapter:
         probes: the behaviour probes (``tests/probes``, goldens in ``tests/golden``) that pin what the
             chapter's runs compute.
         stores: the experiment folders of its runs in the run store (``notebooks/results/<folder>``).
+        figures: ``(paper's place, figure label)`` pairs: the figure of the chapter's page (its ``:name:`` in
+            the notebook's ``{glue:figure}``) that shows a figure or table of the paper, whose claims' sources
+            start with that place (:meth:`figure`); the scorecard and the claims tables link to it.
     """
 
     name: str
@@ -55,6 +59,19 @@ class Chapter:
     report: str
     probes: tuple[str, ...] = ()
     stores: tuple[str, ...] = ()
+    figures: tuple[tuple[str, str], ...] = ()
+
+    def figure(self, source: str) -> str | None:
+        """The label of the chapter's figure of a claim's ``source`` (e.g. ``"paper 001 Fig. 3b"``): that of
+        the longest place in :attr:`figures` the source starts with, followed by at most one panel letter and
+        then anything but a letter, digit or a decimal point (``"paper 000 sec. 4"`` is not ``sec. 4.1``);
+        ``None`` when none is."""
+        best = None
+        for place, label in self.figures:
+            if re.match(re.escape(place) + r"[a-z]?(?![A-Za-z0-9]|\.\d)", source) and \
+                    (best is None or len(place) > len(best[0])):
+                best = (place, label)
+        return None if best is None else best[1]
 
     @property
     def trains(self) -> bool:
@@ -95,22 +112,34 @@ class Chapter:
 CHAPTERS: tuple[Chapter, ...] = (
     Chapter("primer", "A primer: recurrent networks for language", "urnlib.experiments.primer",
             "urnlib.reports.primer", ("primer_lm", "primer_elman", "primer_anbn"),
-            ("primer_lm", "primer_elman", "primer_anbn")),
+            ("primer_lm", "primer_elman", "primer_anbn"),
+            (("lecture 004, Elman (1990) Fig. 7", "fig-primer-elman-tree"),
+             ("lecture 004, Weiss et al. (2018)", "fig-primer-anbn-acceptance"))),
     Chapter("agreement", "Subject-verb agreement", "urnlib.experiments.agreement", "urnlib.reports.agreement",
-            ("agreement", "agreement_offline"), ("agreement",)),
+            ("agreement", "agreement_offline"), ("agreement",),
+            (("paper 000 sec. 4, Fig. 2", "fig-agreement-accuracy"),
+             ("paper 000 sec. 4 (after Linzen et al. 2016)", "fig-agreement-accuracy"),
+             ("paper 000 sec. 6.1 and Fig. 2", "fig-agreement-accuracy"))),
     Chapter("dyck", "Dyck languages: matching brackets at depth", "urnlib.experiments.dyck",
-            "urnlib.reports.dyck", ("dyck",), ("dyck",)),
+            "urnlib.reports.dyck", ("dyck",), ("dyck",),
+            (("paper 000 Fig. 3", "fig-dyck-attractors"),
+             ("paper 000 Fig. 3 (our variant)", "fig-dyck-variants"),
+             ("paper 000 Table 4", "fig-dyck-signatures-1"), ("paper 001 Fig. 3", "fig-dyck-urn-lstm-1"))),
     Chapter("cross_serial", "Cross-serial dependencies", "urnlib.experiments.cross_serial",
-            "urnlib.reports.cross_serial", ("cross_serial",), ("cross_serial",)),
+            "urnlib.reports.cross_serial", ("cross_serial",), ("cross_serial",),
+            (("paper 001 Fig. 2", "fig-cross-serial-curves"),)),
     Chapter("tpru", "The TPRU: a recurrent unit with reduced tensor product representations",
             "urnlib.experiments.tpru", "urnlib.reports.tpru", ("tpru_entailment", "tpru_lm"),
-            ("tpru_entailment", "tpru_lm")),
+            ("tpru_entailment", "tpru_lm"),
+            (("paper 002 sec. 6.3, Fig. 1", "fig-tpru-roles"),
+             ("paper 002 appendix E, Fig. 2", "fig-tpru-slices"), ("paper 002 Table 4", "fig-tpru-lm"))),
     Chapter("matrix_embeddings", "Language modelling with matrix embeddings",
             "urnlib.experiments.matrix_embeddings", "urnlib.reports.matrix_embeddings",
-            ("matrix_embeddings", "urn_lm"), ("matrix_embeddings",)),
+            ("matrix_embeddings", "urn_lm"), ("matrix_embeddings",),
+            (("paper 003 sec. 5", "fig-me-curves"),)),
     Chapter("zoo", "The zoo: every cell on every task", "urnlib.experiments.zoo", "urnlib.reports.zoo",
             ("zoo",), ("zoo",)),
-    Chapter("claims", "Every claim, with its verdict", None, "urnlib.claims"),
+    Chapter("claims", "What reproduces: the scorecard and every claim", None, "urnlib.claims"),
 )
 
 ROOT = "intro"  #: the book's first page (book/intro.md), before the chapters

@@ -1,5 +1,6 @@
 """What the chapters' reports share: the look of a run's curves, curve comparisons for the claims, the
-provenance of the runs and the settings section."""
+provenance of the runs and the settings section (the top of a chapter's page is
+:mod:`urnlib.reports.opening`'s)."""
 
 from __future__ import annotations
 
