@@ -12,6 +12,7 @@ import pytest
 import torch
 
 import urnlib.experiments.agreement as agreement_module
+import urnlib.experiments.agreement_training as agreement_training
 from urnlib.corpora import npm
 from urnlib.corpora.linzen import AgreementExample, AgreementFormatError
 from urnlib.experiments import agreement as ex
@@ -155,8 +156,9 @@ def test_run_paper_loads_the_committed_runs_without_training(tmp_path, monkeypat
     def no_training(*args, **kwargs):
         raise AssertionError("trained instead of loading the committed run")
 
-    monkeypatch.setattr(agreement_module, "fit", no_training)
+    monkeypatch.setattr(agreement_training, "fit", no_training)
     monkeypatch.setattr(agreement_module, "make_data", no_training)
+    monkeypatch.setattr(agreement_training, "make_data", no_training)
     runs = ex.run(config)
     assert list(runs.by_source) == ["synthetic", "offline"] and list(runs.variants) == ["offline"]
     assert all(list(by_label) == ["3-TURN", "LSTM"] for by_label in runs.by_source.values())
@@ -316,7 +318,7 @@ def test_a_linzen_file_trains_end_to_end_and_reloads(tmp_path, monkeypatch):
     def no_training(*args, **kwargs):
         raise AssertionError("trained again instead of loading the stored run")
 
-    monkeypatch.setattr(agreement_module, "fit", no_training)
+    monkeypatch.setattr(agreement_training, "fit", no_training)
     again = ex.run(config, store=tmp_path / "runs", mode="load")
     assert again.by_source["agr"]["1-TURN"][0].final == turn.final
     with pytest.raises(AssertionError, match="trained again"):  # another parameter: another run

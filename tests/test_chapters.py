@@ -123,7 +123,8 @@ def test_every_notebook_parameter_file_and_store_folder_is_a_registered_chapter_
     assert sorted(p.stem for p in registry.NOTEBOOKS.glob("*.ipynb")) == sorted(registry.names())
     prefixes = {p.name.split(".")[0] for p in PARAMS_DIR.glob("*.yaml")} - {"cluster"}  # cluster.example
     assert prefixes == set(registry.names())
-    stored = sorted(p.name for p in registry.RESULTS.iterdir() if p.is_dir())
+    # the store's own folders start with a dot (.diffs, committed; .checkpoints and .locks, ignored)
+    stored = sorted(p.name for p in registry.RESULTS.iterdir() if p.is_dir() and not p.name.startswith("."))
     assert stored == sorted(registry.store_chapters())
 
 

@@ -85,8 +85,8 @@ def test_the_section_counts_whose_values_and_shows_what_a_smaller_preset_changes
     tiny = settings_section(cross_serial.Config.load("tiny", epochs=3))
     assert "| paper preset |" in tiny and "built from the preset `tiny`" in tiny
     epochs = next(line for line in tiny.splitlines() if line.startswith("| `epochs`"))
-    assert epochs.startswith("| `epochs` | 3 (preset: 5) | 300 | `tiny` preset | (the paper preset's: the "
-                             "cap")
+    assert epochs.startswith("| `epochs` | 3 (preset: 5) | 100 | `tiny` preset | (the paper preset's: paper "
+                             "001 sec. 2: 100 epochs")
     train_k = next(line for line in tiny.splitlines() if line.startswith("| `train_k`"))
     assert train_k.startswith("| `train_k` | 8 | 8 | papers | paper 001 sec. 3")
 

@@ -33,22 +33,21 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import torch
 
-from urnlib.callbacks import stopping_callbacks
-from urnlib.experiments.agreement_data import FileSummary, check_file, check_offline, run_extras
+from urnlib.experiments.agreement_data import FileSummary, check_file, check_offline
 from urnlib.experiments.config import ChapterConfig, run_config
 from urnlib.languages.agreement_grammar import MAX_LENGTH
-from urnlib.models import build_model, count_parameters
 from urnlib.models.registry import component_of, parse_spec
 from urnlib.models.unitary import skew_size
 from urnlib.params import ParameterError, check_choice, check_float, check_int
-from urnlib.results import Run, RunSpec, Trained
+from urnlib.results import Run, RunSpec
 from urnlib.seeds import Seeds, by_label, check_seeds, split_setting
 from urnlib.tasks.agreement import (PAD, AgreementData, AgreementVocab, CorpusTask, SyntheticTask,
                                     build_vocab, evaluate_agreement, make_data, source_kind, source_name,
                                     task_for, task_of, tasks_for)
-from urnlib.train import TrainConfig, evaluate_loss, fit, seed_everything
+from urnlib.train import TrainConfig
+# training one run and rebuilding it live beside this module; named here, as the plans name them
+from urnlib.experiments.agreement_training import ANALYSIS_WORDS, rebuild_model, train_run
 
 __all__ = ["Config", "AgreementRuns", "run_spec", "train_run", "run", "rebuild_model", "EXPERIMENT",
            "MODEL_LABELS", "MONITORS", "ANALYSIS_WORDS", "SyntheticTask", "CorpusTask", "task_for",
@@ -61,9 +60,6 @@ EXPERIMENT = "agreement"
 #: still watch the test loss until the agreement retrain)
 VALIDATION_MONITORS = ("val_loss",)
 MODEL_LABELS = {"urn": "{k}-TURN", "lstm": "LSTM"}
-#: a run stores the training tags of this many most frequent words and, for a URN, their generator
-#: parameters (what Tables 1-2 and the phrases read): part of what component experiment.agreement stores
-ANALYSIS_WORDS = 300
 COMPONENTS = ("train.loop", "experiment.agreement")
 #: data components of each kind of source
 DATA_COMPONENTS = {"synthetic": ("data.agreement_grammar",),
@@ -354,34 +350,6 @@ def run_spec(name: str, seed: int | None, task: SyntheticTask | CorpusTask, mode
                       setting=setting)
 
 
-def train_run(spec: RunSpec, checkpoint: Path | None, *, analysis_words: int = ANALYSIS_WORDS) -> Trained:
-    """Train the classifier of one run of :meth:`Config.plan`; its final metrics and weights are those of the
-    best epoch by the training config's monitor (the last epoch without one), with ``best_epoch``,
-    ``stopped_early``, the parameter count and the data statistics (the heuristics' accuracy included).
-
-    Its weights are the model's ``state_dict`` and, for a URN, ``head_embedding``: the generator
-    parameters of the ``analysis_words`` most frequent words (rows 1 .. analysis_words of ``embedding``).
-    """
-    task, cfg = task_of(spec.params["task"]), TrainConfig(**spec.params["train"])
-    validating = cfg.monitor == "val_loss"  # the protocol: select on validation sentences, read test ones
-    data = make_data(task, validating)
-    seed_everything(cfg.seed)
-    model = build_model(spec.params["model"], len(data.vocab))
-
-    def evaluate(m):
-        out = evaluate_agreement(m, data)
-        if validating:
-            out["val_loss"] = evaluate_loss(m, data.valid)
-        return out
-
-    history, _ = fit(model, data.train, data.test, cfg, evaluate=evaluate, checkpoint=checkpoint,
-                     desc=spec.name, callbacks=stopping_callbacks(spec.params.get("stop")))
-    extras, head = run_extras(model, data, analysis_words)
-    final = {**history.best_row, "best_epoch": history.best_epoch or len(history.rows),
-             "stopped_early": history.stopped_early, "n_params": count_parameters(model), **extras}
-    return Trained(history.rows, final, {**model.state_dict(), **head}, history.wall_time, history.cpu_time)
-
-
 @dataclass
 class AgreementRuns:
     """The chapter's stored runs, grouped over seeds: ``by_source[source][label]`` (the models),
@@ -429,9 +397,3 @@ def run(config: Config, *, store: str | Path | None = None, mode: str | None = N
             code_lr[source], grouped = split_setting(grouped, config.code_setting)
         by_source[source] = grouped
     return AgreementRuns(by_source, variants, code_lr)
-
-
-def rebuild_model(run: Run) -> torch.nn.Module:
-    """The trained classifier of a stored run, in eval mode (:meth:`Run.model` of its weights without
-    ``head_embedding``, which is no parameter of the model: a run stored with only that cannot be rebuilt)."""
-    return run.model(run.final["data"]["vocabulary"], extra=("head_embedding",))

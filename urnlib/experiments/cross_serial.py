@@ -17,9 +17,10 @@ fixes the run's data, initialisation, data order and dropout masks), and :func:`
 (a module-level function, so that any worker process can run it). :meth:`Config.view` groups the runs as
 ``{model: Seeds}``.
 
-Training runs until the monitored metric (``monitor``, the test loss) has not improved for ``patience``
-epochs, at most ``epochs``; with ``keep_best`` the stored weights and final metrics are those of the best
-epoch, while the history holds every epoch trained.
+Training runs until the monitored metric (``monitor``: the validation loss, on strings drawn from C_8 like the
+training strings) has not improved for ``patience`` epochs, never before ``min_epochs``, at most ``epochs``;
+with ``keep_best`` the stored weights and final metrics are those of the best epoch, while the history holds
+every epoch trained, the test measures included (read for reporting only).
 """
 
 from __future__ import annotations
@@ -38,19 +39,26 @@ from urnlib.models.registry import component_of
 from urnlib.params import ParameterError, check_bool, check_choice, check_float, check_int, check_list
 from urnlib.results import Run, RunSpec, Trained
 from urnlib.seeds import Seeds, by_label, check_seeds
-from urnlib.tasks.cross_serial import CrossSerialTask, evaluate_strings, make_data
-from urnlib.train import TrainConfig
+from urnlib.tasks.cross_serial import CrossSerialTask, evaluate_strings, make_data, validation_data
+from urnlib.train import TrainConfig, evaluate_loss
 
 #: CrossSerialTask, make_data and evaluate_strings are urnlib.tasks.cross_serial's, named here for the tests
 __all__ = ["Config", "CrossSerialTask", "make_data", "evaluate_strings", "train_run",
            "run", "rebuild_model", "EXPERIMENT", "KINDS", "MONITORS"]
 
 EXPERIMENT = "cross_serial"
+#: the epoch metrics this chapter's runs may select on (early stopping, kept weights): the loss on validation
+#: strings drawn from C_train_k like the training strings
+VALIDATION_MONITORS = ("val_loss",)
 COMPONENTS = ("train.loop", "data.cross_serial", "experiment.cross_serial")
 #: model kinds of the comparison, and the label prefix of their runs
 KINDS = {"urn": "URN", "lstm": "LSTM"}
-#: epoch metrics that ``monitor`` may watch (both: lower is better)
-MONITORS = {"test_loss": "test loss", "error_rate": "full-string error rate"}
+#: epoch metrics that ``monitor`` may watch (all: lower is better). ``val_loss`` is the loss on validation
+#: strings drawn from C_train_k like the training strings (:func:`urnlib.tasks.cross_serial.validation_data`):
+#: the protocol of the book (selection never on test data); the other two read the test set
+MONITORS = {"val_loss": "validation loss", "test_loss": "test loss", "error_rate": "full-string error rate"}
+#: the monitors that select on test data (kept for runs stored before the protocol)
+ON_TEST = ("test_loss", "error_rate")
 
 
 def _epochs(n: int) -> str:
@@ -195,12 +203,22 @@ class Config(ChapterConfig):
 def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
     """Train the model of one run of :meth:`Config.plan`. Its history holds every epoch trained; its final
     metrics (and weights) are the best epoch's by the monitor when ``keep_best`` is on, else the last epoch's
-    (:func:`~urnlib.experiments.training.train_token_model`)."""
+    (:func:`~urnlib.experiments.training.train_token_model`). A run that monitors ``val_loss`` also scores
+    the validation strings after every epoch (runs monitoring a test measure, stored before the protocol,
+    train as they did)."""
     task = CrossSerialTask(**spec.params["task"])
     data = make_data(task)
     callbacks = stopping_callbacks(spec.params.get("stop"))
-    return train_token_model(spec, checkpoint, data.train, data.test, len(data.vocab),
-                             evaluate=lambda m: evaluate_strings(m, data, task), callbacks=callbacks)
+    validation = validation_data(task) if spec.params["train"].get("monitor") == "val_loss" else None
+
+    def evaluate(model):
+        out = evaluate_strings(model, data, task)
+        if validation is not None:
+            out["val_loss"] = evaluate_loss(model, validation)
+        return out
+
+    return train_token_model(spec, checkpoint, data.train, data.test, len(data.vocab), evaluate=evaluate,
+                             callbacks=callbacks)
 
 
 def run(config: Config, *, store: str | Path | None = None, mode: str | None = None) -> dict[str, Run]:

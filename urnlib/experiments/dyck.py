@@ -41,6 +41,9 @@ __all__ = ["Config", "Setting", "DyckTask", "make_data", "evaluate_closing", "tr
            "rebuild_model", "EXPERIMENT", "COMPARISON_KINDS"]
 
 EXPERIMENT = "dyck"
+#: the epoch metrics this chapter's runs may select on (early stopping, kept weights): none: the runs train
+#: the papers' 100 epochs, no selection
+VALIDATION_MONITORS = ()
 COMPONENTS = ("train.loop", "data.dyck", "experiment.dyck")
 #: model kinds of the paper 001 comparison, in the notebook's order (their runs' labels are the registry's)
 COMPARISON_KINDS = ("urn", "lstm", "arbitrary")

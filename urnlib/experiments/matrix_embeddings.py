@@ -43,6 +43,10 @@ __all__ = ["Config", "LMTask", "make_data", "token_nll", "train_run", "run", "an
            "REPRESENTATIONS"]
 
 EXPERIMENT = "matrix_embeddings"
+#: the epoch metrics this chapter's runs may select on (early stopping, kept weights): none yet: its runs
+#: keep the epoch of the lowest held-out test loss (to be moved to validation data by the retrain of issue
+#: 33)
+VALIDATION_MONITORS = ()
 MATRIX_KINDS = ("4.1", "4.2", "4.3")  #: paper 003 sec. 4.1-4.3
 _DATA = ("data.text_corpus", "data.analogy")
 _BASELINES = "urnlib.experiments.urn_lm:train_run"  # word2vec, Kneser-Ney and the URN language model

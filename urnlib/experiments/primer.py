@@ -35,6 +35,10 @@ from urnlib.seeds import check_seeds
 from urnlib.train import TrainConfig
 
 __all__ = ["Config", "PrimerRuns", "run"]
+#: the epoch metrics this chapter's runs may select on (early stopping, kept weights): the language models
+#: watch their validation perplexity; the Elman runs' "test_loss" is the loss on held-out sentences generated
+#: like the training ones (primer_elman.make_data): validation data
+VALIDATION_MONITORS = ("valid_ppl", "test_loss")
 
 GROUPS = ("kneser_ney", "lm", "elman", "anbn")
 #: the ``train.seed`` stored with every a^n b^n run: not used (a run's seed is its ``params["seed"]``), kept

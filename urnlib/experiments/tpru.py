@@ -35,9 +35,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from urnlib.experiments import tpru_checks, tpru_features
-from urnlib.experiments import tpru_entailment as ent
-from urnlib.experiments import tpru_lm as lm
+from urnlib.experiments import tpru_checks, tpru_features, tpru_entailment as ent, tpru_lm as lm
 from urnlib.experiments.config import ChapterConfig, run_config
 from urnlib.models.tpru_counts import bias_count, table1_parameter_count
 from urnlib.models.tpru_stack import STACK_KINDS
@@ -48,6 +46,7 @@ from urnlib.tasks.brown_lm import BrownTask
 from urnlib.train import TrainConfig
 
 __all__ = ["Config", "TpruRuns", "run"]
+VALIDATION_MONITORS = ("valid_acc", "valid_ppl")  #: what runs select on: validation accuracy, perplexity
 
 #: tokens of a packed pair ``premise <sep> hypothesis`` in each generated split (the longest row sets the
 #: width of the split's tensor; measured on our generator: train 98, valid 96, hard 225, big 306, massive 296)

@@ -37,6 +37,10 @@ __all__ = ["Config", "Planned", "train_run", "run", "EXPERIMENT", "CELLS",
            "TASKS", "MONITOR"]
 
 EXPERIMENT = "zoo"
+#: the epoch metrics this chapter's runs may select on (early stopping, kept weights): the zoo hands the loop
+#: its validation data as the per-epoch set (fit(..., data.valid)), drawn like the training data, so its
+#: "test_loss" is a validation loss
+VALIDATION_MONITORS = ("test_loss",)
 COMPONENTS = ("train.loop", "experiment.zoo")
 #: the validation loss (fit calls the loss on its held-out data test_loss): picks a run's best epoch, stops it
 MONITOR = "test_loss"

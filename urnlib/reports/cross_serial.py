@@ -2,14 +2,13 @@
 
 The paper's numbers are constants here, each with its source; ours come from the stored runs, several seeds
 per model. Every function takes the runs grouped by model, ``{label: Seeds}`` (``Config.view(runs)`` or
-:func:`urnlib.seeds.by_label`). A measure of a run is read at its *best epoch*, the epoch of its lowest
-monitored metric (the test loss; the epoch ``keep_best`` keeps; a run trained without a monitor is read at
-its lowest test loss too) only beside the reading at the paper's final epoch, epoch 100 (:func:`final_row`):
-the best epoch is selected on test data (a retrain selecting on validation data comes later). Tables, panel
-(d) and claims read epoch 100 except where a claim speaks of the whole curve (epochs 1-100). Figures draw
-the mean over seeds with a band of ± one standard deviation; curves end where early stopping ended the runs
-(the mean and band over the seeds that reach each point). Claims are decided by :mod:`urnlib.rules` on the
-seeds' statistics.
+:func:`urnlib.seeds.by_label`). A measure of a run is read at its *selected epoch*, the epoch of its lowest
+monitored metric (the validation loss, on strings drawn from C_8 like the training strings; the epoch
+``keep_best`` keeps), only beside the reading at the paper's final epoch, epoch 100 (:func:`final_row`).
+Tables, panel (d) and claims read epoch 100 except where a claim speaks of the whole curve (epochs 1-100).
+Figures draw the mean over seeds with a band of ± one standard deviation; curves end where early stopping
+ended the runs (the mean and band over the seeds that reach each point). Claims are decided by
+:mod:`urnlib.rules` on the seeds' statistics.
 """
 
 from __future__ import annotations
@@ -66,14 +65,18 @@ def _n_seeds(seeds: Grouped, labels) -> int:
 
 # --------------------------------------------------------------------------- the best epoch of a run
 def best_index(run: Run) -> int:
-    """The 0-based index of the run's best epoch: the lowest value (the first of equal ones) of the metric its
-    training monitored, the test loss for a run trained without a monitor; the epoch ``keep_best`` keeps."""
-    key = run.params.get("train", {}).get("monitor") or "test_loss"
+    """The 0-based index of the run's selected epoch: the lowest value (the first of equal ones) of the metric
+    its training monitored (the validation loss), the epoch ``keep_best`` keeps; the last epoch for a run
+    trained without a monitor."""
+    key = run.params.get("train", {}).get("monitor")
+    if key is None:  # nothing was selected: the last epoch
+        return len(run.history) - 1
     return int(np.argmin(np.asarray(run.column(key), dtype=float)))
 
 
 def best_row(run: Run) -> dict:
-    """The history row of the run's best epoch (:func:`best_index`): selected on test data."""
+    """The history row of the run's selected epoch (:func:`best_index`: on validation data, under the
+    protocol)."""
     return run.history[best_index(run)]
 
 
@@ -184,21 +187,23 @@ def figure_paper001(seeds: Grouped, units: list[int], train_k: int):
 
 
 def runs_table(seeds: Grouped, units: list[int]) -> pd.DataFrame:
-    """Per model, over seeds (mean ± sd): the test loss and error rate at epoch 100 (the paper's), the best
-    epoch (lowest test loss: selected on test data) and the two there, the epochs trained and how many seeds
-    stopped early."""
+    """Per model, over seeds (mean ± sd): the test loss and error rate at epoch 100 (the paper's), the
+    selected epoch (lowest validation loss) with the validation loss, test loss and error rate there, the
+    epochs trained and how many seeds stopped early."""
     seeds = _grouped(seeds)
     rows = []
     for lab in labels_of(seeds, units):
         s = seeds[lab]
         rows.append({"model": lab, "seeds": len(s),
-                     "best epoch": _ms(s.stat(lambda r: best_index(r) + 1), 1),
+                     "selected epoch": _ms(s.stat(lambda r: best_index(r) + 1), 1),
                      "epochs trained": _ms(s.stat(lambda r: len(r.history)), 1),
                      "stopped early": f"{sum(s.each(stopped_early))} of {len(s)}",
                      "test loss (epoch 100)": _ms(s.stat(lambda r: final_row(r)["test_loss"])),
                      "error rate (epoch 100)": _ms(s.stat(lambda r: final_row(r)["error_rate"])),
-                     "test loss (best epoch)": _ms(s.stat(lambda r: best_row(r)["test_loss"])),
-                     "error rate (best epoch)": _ms(s.stat(lambda r: best_row(r)["error_rate"]))})
+                     "validation loss (selected epoch)": _ms(s.stat(lambda r: best_row(r).get("val_loss",
+                                                                                            float("nan")))),
+                     "test loss (selected epoch)": _ms(s.stat(lambda r: best_row(r)["test_loss"])),
+                     "error rate (selected epoch)": _ms(s.stat(lambda r: best_row(r)["error_rate"]))})
     return pd.DataFrame(rows)
 
 

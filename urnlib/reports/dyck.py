@@ -4,9 +4,8 @@ Paper 000: Fig. 3 (accuracy by attractors), validation losses, Table 3 (plane si
 Table 4 (effects and signatures). Paper 001: Fig. 3a-d and Table 2. Functions take one setting's runs as
 ``{model label: Seeds}`` (:meth:`urnlib.experiments.dyck.Config.view`), or ``{setting: that}``; figures draw
 the mean over seeds with ± one standard deviation, at the papers' final epoch (epoch 100: both papers
-train 100 epochs; :func:`final_row`). The epoch of the lowest test loss (:func:`best_row`) is selected on
-test data, so it is shown only beside the final epoch (the retrain will select on validation data). The
-claims are in
+train 100 epochs; :func:`final_row`). The papers select no epoch and the runs hold out no validation strings,
+so nothing here reads a run at an epoch chosen on its test measures (the book's protocol). The claims are in
 :mod:`urnlib.reports.dyck_claims`. The paper's numbers are
 constants here, each with its source; ours always come from the runs (models are rebuilt from a run's
 stored spec and weights by :meth:`urnlib.results.Run.model`). All drawing is in :mod:`urnlib.plots`.
@@ -76,13 +75,6 @@ def final_row(run: Run) -> dict:
     return run.history[min(PAPER_EPOCHS, len(run.history)) - 1]
 
 
-def best_row(run: Run) -> dict:
-    """The history row of the run's lowest test loss: an epoch *selected on test data* (the papers have no
-    validation set), shown only beside the final epoch's reading (:func:`final_row`)."""
-    losses = run.column("test_loss")[:PAPER_EPOCHS]
-    return run.history[int(np.argmin(losses))]
-
-
 def trained_epochs(run: Run) -> int:
     """How many epochs the run trained (the papers train :data:`PAPER_EPOCHS`)."""
     return len(run.history)
@@ -96,7 +88,7 @@ def run_accuracy(run: Run, min_total: int = 1, row: dict | None = None) -> dict[
 
 def attractor_accuracy(seeds: Seeds, min_total: int = 1, read=None) -> dict[str, np.ndarray]:
     """Accuracy by number of attractors over seeds at the final epoch (``read``: another function run ->
-    history row, e.g. :func:`best_row`): the mean with mean ± sd
+    history row): the mean with mean ± sd
     (:func:`urnlib.metrics.accuracy_by_count_seeds`; buckets every seed fills with ``min_total``)."""
     rows = [(read or final_row)(run) for run in seeds]
     return accuracy_by_count_seeds([(r["attr_correct"], r["attr_total"]) for r in rows], min_total)
@@ -188,16 +180,14 @@ def ablation_table(views: dict[str, dict[str, Seeds]], turn: str, variants: list
 
 
 def validation_loss_table(views: dict[str, dict[str, Seeds]], labels: list[str]) -> pd.DataFrame:
-    """Test ("validation") loss per model and setting, mean ± sd over seeds, next to paper 000's: at the final
-    epoch (100, the paper's) and at the lowest test loss (an epoch selected on test data)."""
+    """Test ("validation") loss per model and setting, mean ± sd over seeds, next to paper 000's, at the final
+    epoch (100, the paper's)."""
     rows = []
     for setting, view in views.items():
         for lab in labels:
             if lab in view:
                 rows.append({"model": lab, "setting": setting, "paper 000": PAPER_VAL_LOSS.get(lab, "-"),
-                             "ours (epoch 100)": view[lab].stat(lambda r: final_row(r)["test_loss"]).text(4),
-                             "ours (lowest, selected on test data)":
-                                 view[lab].stat(lambda r: best_row(r)["test_loss"]).text(4)})
+                             "ours (epoch 100)": view[lab].stat(lambda r: final_row(r)["test_loss"]).text(4)})
     return pd.DataFrame(rows)
 
 

@@ -17,14 +17,13 @@ from __future__ import annotations
 import numpy as np
 
 from urnlib import rules
-from urnlib.claims import Claim, across_settings, both_readings
-from urnlib.reports.dyck import MAJORITY_ACCURACY, PAPER_TABLE4, best_row, final_row, table3, table4
-from urnlib.reports.dyck_claims_001 import (CURVE, FINAL, SELECTED, WEIGHTS, RETRAIN, ClaimList, buckets, fmt,
+from urnlib.claims import Claim, across_settings
+from urnlib.reports.dyck import MAJORITY_ACCURACY, PAPER_TABLE4, final_row, table3, table4
+from urnlib.reports.dyck_claims_001 import (CURVE, FINAL, WEIGHTS, RETRAIN, ClaimList, buckets, fmt,
                                             paper001, table2_claim)
 from urnlib.seeds import Seeds, Stat
 
-__all__ = ["claims", "chapter_claims", "table2_claim", "both_readings", "FINAL", "SELECTED", "CURVE",
-           "WEIGHTS"]
+__all__ = ["claims", "chapter_claims", "table2_claim", "FINAL", "CURVE", "WEIGHTS"]
 
 PAPER_PAIR_EFFECT = max(v for k, v in PAPER_TABLE4.items() if len(k) == 2)  # 0.07
 _SINGLES = [v for k, v in PAPER_TABLE4.items() if len(k) == 1]
@@ -48,8 +47,7 @@ def claims(
         units: sizes of the paper 001 comparison (claimed only where both URN and LSTM were trained).
         min_total: attractor buckets with fewer scored predictions (on a seed) are left out of the rules.
         variants: labels of the k-TURN's variants in ``view`` (our extensions of the "remain accurate" claim).
-        read: the history row a claim on one epoch reads (:func:`~urnlib.reports.dyck.final_row`, or
-            :func:`~urnlib.reports.dyck.best_row` for the reading selected on test data).
+        read: the history row a claim on one epoch reads (:func:`~urnlib.reports.dyck.final_row`).
     """
     out = ClaimList(view, setting, read)
     _paper000(out, turn, min_total, [v for v in variants if v in view])
@@ -203,15 +201,12 @@ def _plane_gap(run) -> float:
 
 def chapter_claims(views: dict[str, dict[str, Seeds]], **kwargs) -> list[Claim]:
     """The claims under every setting (``views``: ``{setting: {model label: Seeds}}``) and Table 2's, read at
-    epoch 100 (with the test-selected reading where it differs); a claim missed under one setting and
-    reproduced under another gets the cause ``setting``.
+    epoch 100 (the papers' final epoch; they select none); a claim missed under one setting and reproduced
+    under another gets the cause ``setting``.
 
     Args:
         **kwargs: ``turn``, ``units``, ``min_total``, ``variants`` and ``lstm_embedding``.
     """
     lstm_embedding = kwargs.pop("lstm_embedding")
-    by_setting = {
-        s: both_readings(claims(view, setting=s, **kwargs), claims(view, setting=s, read=best_row, **kwargs))
-        for s, view in views.items()
-    }
+    by_setting = {s: claims(view, setting=s, **kwargs) for s, view in views.items()}
     return [*across_settings(by_setting), table2_claim(lstm_embedding)]
