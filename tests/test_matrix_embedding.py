@@ -490,13 +490,15 @@ def test_lookup_gradient_sums_repeated_ids_in_their_order_with_two_threads(threa
 
 #: On an AVX-512 machine torch's float32 matrix product sums a long reduction (here the batch, 2,560 rows, in
 #: the weight gradient of model 4.1's final product) in another order at two threads than at one, so the
-#: last bits differ (measured on this project's machine, Nov 2026). The committed runs trained on one thread.
+#: last bits differ (measured on this project's machine, Nov 2026). Whether it splits is decided at run time:
+#: the same machine gave equal gradients on 27 Nov 2026 (twice, under load and on a fresh clone), so the
+#: mark is not strict. The committed runs trained on one thread.
 GEMM_SPLITS_REDUCTION = torch.backends.cpu.get_cpu_capability() == "AVX512"
 
 
 @pytest.mark.parametrize("make, shape", [
     pytest.param(lambda: NeuralMatrixLM(60, d=4, algebra="dense"), (64, 40), marks=pytest.mark.xfail(
-        GEMM_SPLITS_REDUCTION, strict=True, reason="AVX-512 GEMM: thread-dependent reduction order")),
+        GEMM_SPLITS_REDUCTION, strict=False, reason="AVX-512 GEMM: thread-dependent reduction order")),
     (lambda: ProbabilisticMatrixLM(60, d=4, algebra="dense"), (64, 40)),
     (lambda: ProbabilisticMatrixLM(300, d=200, algebra="diagonal"), (32, 20)),
     (lambda: ProbabilisticMatrixLM(20, d=200, algebra="dense"), (6, 4)),  # 40000 free entries a word
