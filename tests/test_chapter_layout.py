@@ -240,11 +240,14 @@ def test_the_opening_counts_the_verdicts_and_names_each_miss_with_its_cause():
                            "{cite:t}`bernardy_assessing` decided here (each under every training setting: "
                            "*lr 0.01* and *lr 0.001*), 2 are reproduced, 1 partly reproduced, 2 not "
                            "reproduced and 1 inconclusive."), text
-    # each miss once, with its source cited, the settings it is missed under, and its cause; markup escaped
-    assert (r"*pairs compose to \*nearly\* the identity \<unk\>* ({cite:alp}`bernardy2022neural`, Table 4; "
-            "every training setting)") in text
+    # each miss once, linked to its group in the claims table, with its source cited, the settings it is
+    # missed under, and its cause; markup escaped
+    assert ('<a href="#claims-dyck-paper-000-table-4">'
+            r"*pairs compose to \*nearly\* the identity \<unk\>*</a> "
+            "({cite:alp}`bernardy2022neural`, Table 4; every training setting)") in text
     assert common.MISSED_BECAUSE["open"] in text and common.MISSED_BECAUSE["setting"] in text
-    assert "*the LSTM overfits* ({cite:alp}`bernardy_assessing`, Fig. 3a; *lr 0.01*, partly)" in text
+    assert ('<a href="#claims-dyck-paper-001-fig-3a">*the LSTM overfits*</a> '
+            "({cite:alp}`bernardy_assessing`, Fig. 3a; *lr 0.01*, partly)") in text
     assert f"Inconclusive: 1 {common.MISSED_BECAUSE['noise']}." in text
     assert "1 more claim is ours, not the papers' (extensions, counted apart): 1 is reproduced." in text
     assert "paper 00" not in text
@@ -258,7 +261,7 @@ def test_the_opening_of_a_chapter_of_extensions_counts_them_and_shortens_long_st
     assert text.startswith("This chapter's 2 claims carry sentences of {cite:t}`bernardy_assessing` and "
                            "{cite:t}`levy2023neural` to other cells"), text
     assert "(each under every task: *dyck* and *anbn*)" in text
-    assert " …* ({cite:alp}`bernardy_assessing`, Fig. 3c; *dyck*)" in text and long not in text
+    assert " …*</a> ({cite:alp}`bernardy_assessing`, Fig. 3c; *dyck*)" in text and long not in text
 
 
 def test_every_cause_has_its_words_in_the_opening():

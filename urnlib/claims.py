@@ -28,11 +28,13 @@ from __future__ import annotations
 import json
 import math
 import numbers
+import re
+import unicodedata
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 __all__ = ["Claim", "claim", "save_claims", "load_claims", "format_value", "VERDICTS", "CAUSES", "MISSES",
-           "UNDECIDED", "across_settings", "setting_summary", "both_readings"]
+           "UNDECIDED", "across_settings", "setting_summary", "both_readings", "anchor"]
 
 VERDICTS = ("reproduced", "partly reproduced", "not reproduced", "inconclusive", "not run here")
 MISSES = VERDICTS[1:]
@@ -201,6 +203,23 @@ def _escape(text: str) -> str:
     """Backslash the Markdown characters a claim's formula may hold (``b_{t-1}``, ``W_u^T``, ``<= 1``), so a
     statement renders as written rather than in italics or as HTML."""
     return "".join("\\" + ch if ch in "\\`*_{}[]<>#|~^" else ch for ch in text)
+
+
+def anchor(chapter: str, source: str) -> str:
+    """The HTML id of a chapter's group of claims about one place in a paper (``source``): the same on the
+    chapter's page and on the summary page, so that other pages can link to it (``dyck.html#<anchor>``).
+
+    It depends on ``chapter`` and ``source`` only, lower-cased with every run of other characters than ASCII
+    letters and digits made one ``-`` (``anchor("dyck", "paper 000 Fig. 3")`` is
+    ``"claims-dyck-paper-000-fig-3"``): sources that differ only in punctuation, case or spacing share a
+    group.
+    """
+    return f"claims-{_slug(chapter) or 'chapter'}-{_slug(source) or 'unsourced'}"
+
+
+def _slug(text: str) -> str:
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
 
 
 def save_claims(claims: list[Claim], directory: str | Path, chapter: str) -> Path:

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import html
 import re
-import unicodedata
 from dataclasses import asdict, dataclass
 
-from urnlib.claims import CAUSES, MISSES, VERDICTS, Claim, format_value
+from urnlib.claims import CAUSES, MISSES, VERDICTS, Claim, anchor, format_value
 from urnlib.reports.bibliography import named_source
 
 __all__ = ["claims_frame", "claims_table", "verdict_summary", "misses_by_cause", "seed_summary",
@@ -34,23 +33,6 @@ def claims_frame(claims: list[Claim]):
     cols = ["source", "statement", "paper", "ours", "rule", "verdict"]
     rows = [{k: format_value(v) for k, v in asdict(c).items() if k in ("chapter", *cols)} for c in claims]
     return pd.DataFrame(rows, columns=["chapter", *cols])
-
-
-def anchor(chapter: str, source: str) -> str:
-    """The HTML id of a chapter's group of claims about one place in a paper (``source``): the same on the
-    chapter's page and on the summary page, so that other pages can link to it (``dyck.html#<anchor>``).
-
-    It depends on ``chapter`` and ``source`` only, lower-cased with every run of other characters than ASCII
-    letters and digits made one ``-`` (``anchor("dyck", "paper 000 Fig. 3")`` is
-    ``"claims-dyck-paper-000-fig-3"``): sources that differ only in punctuation, case or spacing share a
-    group.
-    """
-    return f"claims-{_slug(chapter) or 'chapter'}-{_slug(source) or 'unsourced'}"
-
-
-def _slug(text: str) -> str:
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
 
 
 @dataclass(frozen=True)

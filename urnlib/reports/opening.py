@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from urnlib.claims import anchor
 from urnlib.reports.common import _escaped
 
 __all__ = ["PAPERS", "cite_papers", "results_summary", "runs_cost", "regenerate_line", "chapter_opening",
@@ -93,12 +94,14 @@ def _settings_text(settings: Sequence[str], emphasis: bool = True) -> str:
 
 def _misses_sentence(missed: Sequence, cause: str | None, settings: Sequence[str], most: int,
                      setting: str) -> str:
-    """One sentence: the claims missed for one cause, each statement once, with its source and the settings
-    it is missed under (all of them: "every setting"), at most ``most`` of them."""
+    """One sentence: the claims missed for one cause, each statement once, linked to its group in the page's
+    claims table (:func:`urnlib.claims.anchor`), with its source and the settings it is missed under (all of
+    them: "every setting"), at most ``most`` of them."""
     groups: dict[str, dict] = {}
     for c in missed:
         bare, named = _bare(c.statement)
-        entry = groups.setdefault(bare, {"source": c.source, "settings": [], "verdicts": set()})
+        entry = groups.setdefault(bare, {"source": c.source, "settings": [], "verdicts": set(),
+                                         "anchor": anchor(c.chapter, c.source)})
         entry["settings"].append(named)
         entry["verdicts"].add(c.verdict)
     items = []
@@ -108,7 +111,8 @@ def _misses_sentence(missed: Sequence, cause: str | None, settings: Sequence[str
         if named:
             where += f"; every {setting}" if len(named) == len(settings) > 1 else f"; {_settings_text(named)}"
         partly = ", partly" if entry["verdicts"] == {"partly reproduced"} else ""
-        items.append(f"*{_markdown_text(_shortened(bare))}* ({where}{partly})")
+        link = f'<a href="#{entry["anchor"]}">*{_markdown_text(_shortened(bare))}*</a>'
+        items.append(f"{link} ({where}{partly})")
     if len(groups) > most:
         items.append(f"and {len(groups) - most} more (the claims table)")
     why = MISSED_BECAUSE.get(cause or "", f"(cause *{cause or 'not recorded'}*)")
