@@ -201,3 +201,17 @@ def test_ignored_targets_carry_no_loss():
     g_logits = captured["logits"].grad
     assert torch.count_nonzero(g_logits[mask]) == 0
     assert torch.count_nonzero(g_logits[keep]) > 0
+
+
+def test_validation_data_gives_each_epoch_a_val_loss_to_select_on(data):
+    """``fit(valid=...)``: every row gains ``val_loss`` (the loss on the validation data, as ``evaluate_loss``
+    computes it), the monitor can watch it, and the kept weights are those of its lowest epoch."""
+    train, test = data
+    valid = TokenData(*dyck.encode(dyck.generate(64, 10, max_depth=3, rng=2), VOCAB))
+    model = built("lstm")
+    cfg = TrainConfig(epochs=3, batch_size=64, lr=0.05, seed=0, monitor="val_loss", keep_best=True)
+    history, _ = fit(model, train, test, cfg, valid=valid)
+    losses = [row["val_loss"] for row in history.rows]
+    assert all(math.isfinite(v) for v in losses) and all("test_loss" in row for row in history.rows)
+    assert history.best_epoch == 1 + losses.index(min(losses))
+    assert evaluate_loss(model, valid) == pytest.approx(min(losses), rel=1e-6)  # the kept weights' loss

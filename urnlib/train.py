@@ -234,6 +234,7 @@ def fit(
     test: TokenData | None,
     config: TrainConfig,
     *,
+    valid: TokenData | None = None,
     loss: Loss | None = None,
     evaluate: Callable[[nn.Module], dict[str, Any]] | None = None,
     callbacks: Sequence[Callback] = (),
@@ -247,7 +248,9 @@ def fit(
     Args:
         model: maps ``(B, T)`` symbols to what ``loss`` reads (default ``(B, T, V)`` logits).
         train: training data.
-        test: data for the per-epoch test loss, evaluated in batches (``None``: skip).
+        test: data for the per-epoch test loss, evaluated in batches (``None``: skip); read for reporting.
+        valid: data drawn like the training data for the per-epoch ``val_loss`` (``None``: skip), what the
+            book's protocol selects on (``config.monitor = "val_loss"``).
         config: epochs, batch size, learning rate, seed, optimiser, clipping, monitor.
         loss: the :data:`Loss` (default :func:`token_cross_entropy`).
         evaluate: called after every epoch in eval mode without gradients; its dict joins the epoch's row.
@@ -315,6 +318,8 @@ def fit(
         model.eval()
         if test is not None:
             row["test_loss"] = evaluate_loss(model, test, eval_batch_size, loss)
+        if valid is not None:
+            row["val_loss"] = evaluate_loss(model, valid, eval_batch_size, loss)
         if evaluate is not None:
             with torch.no_grad():
                 row.update(evaluate(model))

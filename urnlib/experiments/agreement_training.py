@@ -12,7 +12,7 @@ from urnlib.experiments.agreement_data import run_extras
 from urnlib.models import build_model, count_parameters
 from urnlib.results import Run, RunSpec, Trained
 from urnlib.tasks.agreement import evaluate_agreement, make_data, task_of
-from urnlib.train import TrainConfig, evaluate_loss, fit, seed_everything
+from urnlib.train import TrainConfig, fit, seed_everything
 
 __all__ = ["ANALYSIS_WORDS", "train_run", "rebuild_model"]
 
@@ -34,15 +34,9 @@ def train_run(spec: RunSpec, checkpoint: Path | None, *, analysis_words: int = A
     data = make_data(task, validating)
     seed_everything(cfg.seed)
     model = build_model(spec.params["model"], len(data.vocab))
-
-    def evaluate(m):
-        out = evaluate_agreement(m, data)
-        if validating:
-            out["val_loss"] = evaluate_loss(m, data.valid)
-        return out
-
-    history, _ = fit(model, data.train, data.test, cfg, evaluate=evaluate, checkpoint=checkpoint,
-                     desc=spec.name, callbacks=stopping_callbacks(spec.params.get("stop")))
+    history, _ = fit(model, data.train, data.test, cfg, valid=data.valid,
+                     evaluate=lambda m: evaluate_agreement(m, data), checkpoint=checkpoint, desc=spec.name,
+                     callbacks=stopping_callbacks(spec.params.get("stop")))
     extras, head = run_extras(model, data, analysis_words)
     final = {**history.best_row, "best_epoch": history.best_epoch or len(history.rows),
              "stopped_early": history.stopped_early, "n_params": count_parameters(model), **extras}

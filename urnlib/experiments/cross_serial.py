@@ -40,7 +40,7 @@ from urnlib.params import ParameterError, check_bool, check_choice, check_float,
 from urnlib.results import Run, RunSpec, Trained
 from urnlib.seeds import Seeds, by_label, check_seeds
 from urnlib.tasks.cross_serial import CrossSerialTask, evaluate_strings, make_data, validation_data
-from urnlib.train import TrainConfig, evaluate_loss
+from urnlib.train import TrainConfig
 
 #: CrossSerialTask, make_data and evaluate_strings are urnlib.tasks.cross_serial's, named here for the tests
 __all__ = ["Config", "CrossSerialTask", "make_data", "evaluate_strings", "train_run",
@@ -57,8 +57,6 @@ KINDS = {"urn": "URN", "lstm": "LSTM"}
 #: strings drawn from C_train_k like the training strings (:func:`urnlib.tasks.cross_serial.validation_data`):
 #: the protocol of the book (selection never on test data); the other two read the test set
 MONITORS = {"val_loss": "validation loss", "test_loss": "test loss", "error_rate": "full-string error rate"}
-#: the monitors that select on test data (kept for runs stored before the protocol)
-ON_TEST = ("test_loss", "error_rate")
 
 
 def _epochs(n: int) -> str:
@@ -210,15 +208,9 @@ def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
     data = make_data(task)
     callbacks = stopping_callbacks(spec.params.get("stop"))
     validation = validation_data(task) if spec.params["train"].get("monitor") == "val_loss" else None
-
-    def evaluate(model):
-        out = evaluate_strings(model, data, task)
-        if validation is not None:
-            out["val_loss"] = evaluate_loss(model, validation)
-        return out
-
-    return train_token_model(spec, checkpoint, data.train, data.test, len(data.vocab), evaluate=evaluate,
-                             callbacks=callbacks)
+    return train_token_model(spec, checkpoint, data.train, data.test, len(data.vocab),
+                             evaluate=lambda m: evaluate_strings(m, data, task), callbacks=callbacks,
+                             valid=validation)
 
 
 def run(config: Config, *, store: str | Path | None = None, mode: str | None = None) -> dict[str, Run]:

@@ -17,7 +17,8 @@ def kept_weights(model) -> tuple[dict, bool]:
     return (weights if stored else {}), stored
 
 
-def train_token_model(spec, checkpoint, train, test, vocab_size: int, evaluate=None, callbacks=(), **context):
+def train_token_model(spec, checkpoint, train, test, vocab_size: int, evaluate=None, callbacks=(), valid=None,
+                      **context):
     """The training function shared by the chapters whose runs are one next-symbol model each: build the run's
     model (seeded by its training seed), :func:`urnlib.train.fit` it with the chapter's ``evaluate`` callback,
     and keep the row of the epoch whose weights it keeps (the monitor's best with ``keep_best``, else the
@@ -28,6 +29,7 @@ def train_token_model(spec, checkpoint, train, test, vocab_size: int, evaluate=N
         spec: the run (its params hold ``model`` and ``train``).
         checkpoint: where the loop checkpoints (a path or a sink, see :func:`urnlib.train.fit`).
         train, test: :class:`~urnlib.tokens.TokenData`.
+        valid: validation data (the per-epoch ``val_loss``; ``None``: none).
         vocab_size: V.
         evaluate: the per-epoch metrics of the chapter.
         callbacks: :class:`~urnlib.callbacks.Callback` objects of the loop (e.g. a chapter's stopping rule).
@@ -40,8 +42,8 @@ def train_token_model(spec, checkpoint, train, test, vocab_size: int, evaluate=N
     cfg = TrainConfig(**spec.params["train"])
     seed_everything(cfg.seed)
     model = build_model(spec.params["model"], vocab_size, **context)
-    history, _ = fit(model, train, test, cfg, evaluate=evaluate, checkpoint=checkpoint, desc=spec.name,
-                     callbacks=callbacks)
+    history, _ = fit(model, train, test, cfg, valid=valid, evaluate=evaluate, checkpoint=checkpoint,
+                     desc=spec.name, callbacks=callbacks)
     # the row of the weights kept: the monitor's best epoch with keep_best, else the last epoch
     row = history.best_row if cfg.keep_best else history.rows[-1]
     final = {**row, "n_params": count_parameters(model)}
