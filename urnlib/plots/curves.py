@@ -5,7 +5,11 @@ Style): a report takes a model's from its run's spec (:func:`urnlib.models.regis
 k-TURN purple, LSTMs red, the unconstrained matrix RNN grey ...) and gives reference lines (heuristics,
 n-gram counts) :data:`BASELINE`, grey and dotted; a figure never reads a label. Series of one style in a panel
 take its shades in turn (URN 8, URN 16, URN 32), so that a model keeps its look across all panels of a
-chapter.
+chapter. A series is ``(x, y)``, ``(x, mean, low, high)`` or :class:`~urnlib.plots.series.SeedCurves`
+(:mod:`urnlib.plots.series` draws it); bands stay inside the measure's range (``bounds``).
+
+Figures are as wide as the book's text column (:data:`urnlib.plots.style.COLUMN`), two panels to a row at most
+(:func:`column_figure`).
 """
 
 from __future__ import annotations
@@ -13,15 +17,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
-from matplotlib.ticker import MaxNLocator
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from urnlib.models.registry import Style
+from urnlib.plots.series import NON_NEGATIVE, UNIT, Bounds, Series, clip, dodge, draw_series
+from urnlib.plots.style import COLUMN, MAX_COLS, ROW, grid_shape
 
 __all__ = ["BASELINE", "Styles", "series_style", "shaded", "accuracy_by_count_figure", "curves_panel",
-           "panel_grid", "panels_figure"]
+           "panel_grid", "column_figure", "figure_legend", "panels_figure"]
 
 #: the look of reference lines: heuristics, n-gram counts, word vectors (not a model kind)
 BASELINE = Style("baseline", ("#969696", "#525252", "#bdbdbd"), ".", ":", shade=1)
@@ -68,9 +74,11 @@ def accuracy_by_count_figure(
     title: str | None = None,
     error: bool = False,
     ax: Axes | None = None,
+    legend: bool = True,
 ) -> Figure:
     """Accuracy (or error rate) per bucket with error bars (``low``/``high``: Wilson 95% intervals of one run,
-    or mean ± one standard deviation over seeds), one line per model.
+    or mean ± one standard deviation over seeds, cut at 0 and 1), one line per model, each model's points
+    shifted a little sideways so that equal accuracies stay apart.
 
     Paper 000 Fig. 2-3 (accuracy by attractors), paper 001 Fig. 3b (error rate by attractors).
 
@@ -81,26 +89,27 @@ def accuracy_by_count_figure(
         baseline: horizontal reference line (e.g. 0.2, the 5-way majority class).
         error: plot ``1 - accuracy`` (error rate) instead of accuracy.
         ax: draw into this axes (else a new figure).
+        legend: give the axes a legend (a figure of several panels gives one for all: :func:`figure_legend`).
     """
     if ax is None:
-        fig, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
+        fig, ax = plt.subplots(figsize=(COLUMN, 1.4 * ROW), layout="constrained")
     fig = ax.figure
     looks = shaded(list(series), styles)
-    offsets = np.linspace(-0.12, 0.12, max(len(series), 1))
-    for off, (label, s) in zip(offsets, series.items()):
+    for off, (label, s) in zip(dodge(len(series), 0.12), series.items()):
         x = np.asarray(s["count"]) + off
-        y, lo, hi = s["accuracy"], s["low"], s["high"]
+        y, lo, hi = (np.asarray(s[k], dtype=float) for k in ("accuracy", "low", "high"))
         if error:
             y, lo, hi = 1 - y, 1 - hi, 1 - lo
+        lo, hi = clip(lo, UNIT), clip(hi, UNIT)  # mean ± sd of accuracies near 1 would pass 1
         yerr = np.clip([y - lo, hi - y], 0, None)  # rounding: Wilson bounds can sit 1e-16 inside p at 0 or 1
-        ax.errorbar(x, y, yerr=yerr, label=label, capsize=2, markersize=4, linewidth=1.2,
-                    **looks[label])
+        ax.errorbar(x, y, yerr=yerr, label=label, capsize=2, markersize=3.5, linewidth=1.2, **looks[label])
     if baseline is not None:
         ax.axhline(baseline, color="black", linewidth=0.8, linestyle="-.", label=baseline_label)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize="small")
+    if legend:
+        ax.legend()
     if title:
         ax.set_title(title)
     return fig
@@ -108,7 +117,7 @@ def accuracy_by_count_figure(
 
 def curves_panel(
     ax: Axes,
-    series: Mapping[str, tuple[Sequence[float], ...]],
+    series: Mapping[str, Series],
     styles: Styles,
     *,
     xlabel: str,
@@ -118,20 +127,22 @@ def curves_panel(
     invert_x: bool = False,
     markers: bool = False,
     integer_x: bool = False,
+    bounds: Bounds | None = NON_NEGATIVE,
 ) -> Axes:
     """One panel of curves, e.g. test loss per epoch (paper 001 Fig. 2a/3a), maximum error rate
-    per epoch (Fig. 3c) or error rate against training loss (Fig. 2c/3d). A series is ``(x, y)`` or
-    ``(x, mean, low, high)``: the mean over seeds with a band (e.g. mean ± one standard deviation); each is
-    drawn in its ``styles[label]`` (see :func:`shaded`)."""
+    per epoch (Fig. 3c) or error rate against training loss (Fig. 2c/3d). A series is ``(x, y)``,
+    ``(x, mean, low, high)`` (the mean over seeds with a band, e.g. ± one standard deviation) or
+    :class:`~urnlib.plots.series.SeedCurves` (each seed's curve: thin lines where the seeds stopped at
+    different epochs); each is drawn in its ``styles[label]`` (see :func:`shaded`).
+
+    Args:
+        bounds: the measure's range, which no band leaves (default: non-negative, like every loss,
+            perplexity, rate and count of the papers' curves; :data:`urnlib.plots.series.UNIT` for a
+            fraction; ``None``: not clipped).
+    """
     looks = shaded(list(series), styles)
     for label, curve in series.items():
-        x, y = curve[0], curve[1]
-        st = dict(looks[label])
-        if not markers:
-            st.pop("marker")
-        (line,) = ax.plot(x, y, label=label, linewidth=1.3, markersize=3, **st)
-        if len(curve) == 4:  # (x, mean, low, high): the seeds' spread as a band
-            ax.fill_between(x, curve[2], curve[3], color=line.get_color(), alpha=0.18, linewidth=0)
+        draw_series(ax, label, curve, looks[label], bounds=bounds, markers=markers)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if logy:
@@ -142,40 +153,88 @@ def curves_panel(
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.grid(alpha=0.3)
     if title:
-        ax.set_title(title, fontsize="medium")
+        ax.set_title(title)
     return ax
 
 
-def panel_grid(rows: int = 2, cols: int = 2, width: float = 10.0,
-               height: float = 7.5) -> tuple[Figure, np.ndarray]:
-    """A figure of ``rows x cols`` panels labelled (a), (b), ... like the papers' multi-panel figures."""
-    fig, axes = plt.subplots(rows, cols, figsize=(width, height), layout="constrained")
+def _letter(ax: Axes, letter: str) -> None:
+    ax.text(-0.12, 1.04, f"({letter})", transform=ax.transAxes, fontweight="bold")
+
+
+def panel_grid(rows: int = 2, cols: int = 2, width: float = COLUMN,
+               height: float | None = None) -> tuple[Figure, np.ndarray]:
+    """A figure of ``rows x cols`` panels labelled (a), (b), ... like the papers' multi-panel figures, as wide
+    as the book's column (``height``: :data:`urnlib.plots.style.ROW` per row unless given)."""
+    fig, axes = plt.subplots(rows, cols, figsize=(width, rows * ROW if height is None else height),
+                             layout="constrained")
     for letter, ax in zip("abcdefgh", np.ravel(axes)):
-        ax.text(-0.12, 1.04, f"({letter})", transform=ax.transAxes, fontweight="bold")
+        _letter(ax, letter)
     return fig, axes
 
 
-def panels_figure(panels: Sequence[Mapping], styles: Styles, rows: int = 2, cols: int = 2,
-                  max_legend_cols: int = 6) -> Figure:
-    """Panels of curves labelled (a), (b), ... with one legend below them (paper 001 Fig. 3a-d).
+def column_figure(panels: int, *, row_height: float = ROW, max_cols: int = MAX_COLS,
+                  letters: bool = True) -> tuple[Figure, list[Axes], Axes | None]:
+    """A figure of ``panels`` panels that fits the book's column: ``max_cols`` side by side at most, in as
+    many rows as they need (:func:`urnlib.plots.style.grid_shape`), labelled (a), (b) ... when ``letters``
+    and there are several.
+
+    Returns:
+        the figure, its panels in reading order, and the grid's spare cell (hidden; e.g. for the legend,
+        :func:`figure_legend`) or ``None``.
+    """
+    rows, cols = grid_shape(panels, max_cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(COLUMN, rows * row_height), layout="constrained",
+                             squeeze=False)
+    cells = list(axes.flat)
+    for ax in cells[panels:]:
+        ax.axis("off")
+    if letters and panels > 1:
+        for letter, ax in zip("abcdefghijkl", cells[:panels]):
+            _letter(ax, letter)
+    return fig, cells[:panels], (cells[panels] if panels < len(cells) else None)
+
+
+def figure_legend(fig: Figure, ax: Axes, spare: Axes | None = None, max_cols: int = 4) -> None:
+    """One legend for every panel of ``fig``, of ``ax``'s labelled lines: in the ``spare`` cell of the grid
+    when there is one, else below the panels."""
+    handles, names = ax.get_legend_handles_labels()
+    if not handles:
+        return
+    if spare is not None:
+        spare.legend(handles, names, loc="center", frameon=False)
+    else:
+        fig.legend(handles, names, loc="outside lower center", ncol=min(len(names), max_cols))
+
+
+def panels_figure(panels: Sequence[Mapping], styles: Styles, rows: int | None = None, cols: int | None = None,
+                  max_legend_cols: int = 4) -> Figure:
+    """Panels of curves labelled (a), (b), ... with one legend (paper 001 Fig. 3a-d), as wide as the book's
+    column: two panels to a row unless ``rows`` and ``cols`` say otherwise; the legend goes below the panels,
+    or into the grid's spare cell (three panels).
 
     Args:
         panels: one mapping per panel: the keyword arguments of :func:`curves_panel` (``series``,
-            ``xlabel``, ``ylabel``, ``title``, ``logy``, ``invert_x``, ``markers``, ``integer_x``) and
-            optionally ``hline``, the height of a dash-dotted reference line (e.g. the majority-class error
-            rate).
+            ``xlabel``, ``ylabel``, ``title``, ``logy``, ``invert_x``, ``markers``, ``integer_x``,
+            ``bounds``) and optionally ``hline``, the height of a dash-dotted reference line (e.g. the
+            majority-class error rate).
         styles: label -> :class:`~urnlib.models.registry.Style` of every series of every panel.
-        rows, cols: the grid (``rows * cols`` panels at least).
+        rows, cols: the grid (``rows * cols`` panels at least; default:
+            :func:`~urnlib.plots.style.grid_shape`).
         max_legend_cols: the legend's columns at most (one entry per model of the first panel).
     """
+    if rows is None or cols is None:
+        rows, cols = grid_shape(len(panels))
     fig, axes = panel_grid(rows, cols)
-    for ax, panel in zip(np.ravel(axes), panels):
+    cells = list(np.ravel(axes))
+    for ax, panel in zip(cells, panels):
         options = dict(panel)
         hline = options.pop("hline", None)
         curves_panel(ax, styles=styles, **options)
         if hline is not None:
             ax.axhline(hline, color="black", linewidth=0.8, linestyle="-.")
-    handles, names = np.ravel(axes)[0].get_legend_handles_labels()
-    if handles:
-        fig.legend(handles, names, loc="outside lower center", ncol=min(len(names), max_legend_cols))
+    for ax in cells[len(panels):]:  # a spare cell: no letter, no axes; the legend goes there
+        ax.clear()
+        ax.axis("off")
+    figure_legend(fig, cells[0], cells[len(panels)] if len(panels) < len(cells) else None,
+                  max_cols=max_legend_cols)
     return fig

@@ -17,6 +17,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Circle
 
+from urnlib.plots.style import COLUMN
+
 __all__ = ["draw_dial", "signature_table_figure"]
 
 
@@ -69,7 +71,7 @@ def signature_table_figure(
     rows: Sequence[Tuple[str, Optional[float], Sequence[float]]],
     title: Optional[str] = None,
     *,
-    width: float = 8.0,
+    width: float = COLUMN,
     row_height: float = 0.32,
     headers: Tuple[str, str, str] = ("symbol", "average effect", "signature"),
 ) -> Figure:
@@ -90,7 +92,7 @@ def signature_table_figure(
             (left blank) and ``angles`` is any sequence of radians, e.g. from
             :func:`urnlib.analysis.signature`.
         title: optional figure title.
-        width: figure width in inches (about book width by default).
+        width: figure width in inches (the book's column by default).
         row_height: height of one row in inches (also the dial pitch);
             reduced automatically when many dials must fit in ``width``.
         headers: the three column headers.

@@ -13,6 +13,8 @@ import numpy as np
 from matplotlib.figure import Figure
 from scipy.cluster.hierarchy import dendrogram
 
+from urnlib.plots.style import COLUMN, MAX_COLS
+
 __all__ = ["word_tree_figure", "acceptance_figure", "state_panels_figure"]
 
 
@@ -28,7 +30,7 @@ def word_tree_figure(Z: np.ndarray, labels: Sequence[str], colours: Sequence[str
         xlabel, title: the axis label (what the distances are) and the title.
     """
     colour_of = dict(zip(labels, colours))
-    fig, ax = plt.subplots(figsize=(7.0, 5.2), layout="constrained")
+    fig, ax = plt.subplots(figsize=(COLUMN, 5.2), layout="constrained")
     dendrogram(Z, labels=list(labels), orientation="right", ax=ax, color_threshold=0,
                above_threshold_color="0.3")
     for tick in ax.get_yticklabels():
@@ -38,38 +40,39 @@ def word_tree_figure(Z: np.ndarray, labels: Sequence[str], colours: Sequence[str
 
 
 def acceptance_figure(accepted: Mapping[str, Sequence[bool]], max_train_n: int) -> Figure:
-    """Accepted (green) or rejected (red) a^n b^n by n (log scale), one row per run, and a dashed line at the
-    end of the training range.
+    """Accepted (green) or rejected (red) a^n b^n by n (log scale), one bar per run whose stretch of each n
+    (from n - 1/2 to n + 1/2) has its colour, and a dashed line at the end of the training range.
 
     Args:
         accepted: label -> whether the run accepts a^n b^n, for n = 1, 2, ...
         max_train_n: the largest n trained on.
     """
-    fig, ax = plt.subplots(figsize=(7.2, 0.35 * len(accepted) + 1.4), layout="constrained")
+    fig, ax = plt.subplots(figsize=(COLUMN, 0.3 * len(accepted) + 1.2), layout="constrained")
     labels = list(accepted)
     for i, label in enumerate(labels):
         acc = np.array(accepted[label], dtype=bool)
-        n = np.arange(1, len(acc) + 1)
-        ax.scatter(n[acc], np.full(acc.sum(), i), s=6, marker="s", color="tab:green")
-        ax.scatter(n[~acc], np.full((~acc).sum(), i), s=6, marker="s", color="tab:red")
+        edges = np.flatnonzero(np.diff(acc.astype(int))) + 1  # where a stretch of equal answers ends
+        for start, stop in zip(np.r_[0, edges], np.r_[edges, len(acc)]):  # n = start + 1 ... stop
+            ax.broken_barh([(start + 0.5, stop - start)], (i - 0.3, 0.6),
+                           color="tab:green" if acc[start] else "tab:red", linewidth=0)
     ax.axvline(max_train_n + 0.5, color="k", lw=1, ls="--")
     ax.set_yticks(range(len(labels)), labels, fontsize=8)
-    ax.set(xlabel="n", xscale="log",
+    ax.set(xlabel="n", xscale="log", xlim=(0.5, len(max(accepted.values(), key=len, default=[])) + 0.5),
            title=f"a^n b^n accepted (green) or rejected (red); trained on n <= {max_train_n}")
     return fig
 
 
-def state_panels_figure(panels: Sequence[tuple[str, np.ndarray]], max_cols: int = 3) -> Figure:
+def state_panels_figure(panels: Sequence[tuple[str, np.ndarray]], max_cols: int = MAX_COLS) -> Figure:
     """States along ``<s> a^n b^n``, one panel per trace (one line per unit), with a dashed line at the switch
     from a to b.
 
     Args:
         panels: ``(title, states)`` per panel; ``states`` has shape ``(2 n + 1, units)``.
-        max_cols: the panels per row at most.
+        max_cols: the panels per row at most (two fill the book's column).
     """
     cols = min(max_cols, len(panels))
     rows = -(-len(panels) // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 2.9 * rows), layout="constrained",
+    fig, axes = plt.subplots(rows, cols, figsize=(COLUMN / MAX_COLS * cols, 2.4 * rows), layout="constrained",
                              squeeze=False)
     for ax in axes.flat[len(panels):]:
         ax.axis("off")

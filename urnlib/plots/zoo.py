@@ -3,22 +3,29 @@
 Each cell keeps one colour, marker and line style across the chapter, its kind's as in every other chapter
 (the :class:`~urnlib.models.registry.Style` the report gives it from the cell's spec: URNs blue, the k-TURN
 purple, LSTMs red, GRUs green, SRNs orange, TPRUs magenta, the unconstrained matrix RNN grey), in the one
-shade its style names for the zoo (``shade``), so that seven curves stay apart in one panel.
-Series are ``(x, mean, low, high)``: the mean over seeds with a band.
+shade its style names for the zoo (``shade``), so that seven curves stay apart in one panel. The panels are
+stacked, each as wide as the book's column: seven cells side by side in half a column would hide each other.
+Series are ``(x, mean, low, high)`` (the mean over seeds with a band, clipped to the measure's range) or
+:class:`~urnlib.plots.series.SeedCurves` (each seed's curve, thin, where the seeds stopped at different
+epochs); on a panel with markers, each cell's points are shifted a little sideways (:data:`DODGE`), so that
+cells with equal values (several at an accuracy of 1) stay apart.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from urnlib.models.registry import Style
-from urnlib.plots.curves import Styles, panel_grid, series_style
+from urnlib.plots.curves import Styles, column_figure, figure_legend, series_style
+from urnlib.plots.series import NON_NEGATIVE, dodge, draw_series
 
-__all__ = ["cell_style", "cells_figure"]
+__all__ = ["DODGE", "cell_style", "cells_figure"]
+
+#: how far (in x units) the points of the first and last cell of a panel with markers are shifted
+DODGE = 0.3
 
 
 def cell_style(look: Style) -> dict:
@@ -27,33 +34,33 @@ def cell_style(look: Style) -> dict:
     return look.matplotlib(look.shade)
 
 
-def cells_figure(panels: Sequence[Mapping], styles: Styles, *, height: float = 4.0,
+def cells_figure(panels: Sequence[Mapping], styles: Styles, *, height: float = 2.5,
                  empty: str = "nothing to draw") -> Figure:
-    """One row of panels labelled (a), (b) ... with one legend below them.
+    """Panels labelled (a), (b) ..., one above the other, with one legend below them.
 
     Args:
-        panels: one mapping per panel: ``series`` (label -> ``(x, mean, low, high)``), ``xlabel``, ``ylabel``,
-            ``title``, and optionally ``hline`` (``(y, text)``: a dash-dotted reference line), ``vline``
-            (``(x, text)``: a dotted vertical line) and ``markers`` (draw the points).
+        panels: one mapping per panel: ``series`` (label -> ``(x, mean, low, high)`` or
+            :class:`~urnlib.plots.series.SeedCurves`), ``xlabel``, ``ylabel``, ``title``, and optionally
+            ``bounds`` (the measure's range, which no band leaves; default non-negative), ``hline``
+            (``(y, text)``: a dash-dotted reference line), ``vline`` (``(x, text)``: a dotted vertical line)
+            and ``markers`` (draw the points, shifted sideways by up to :data:`DODGE`).
         styles: label -> :class:`~urnlib.models.registry.Style` of every cell (its spec's).
-        height: the figure's height in inches.
+        height: the height of one panel in inches.
         empty: the text of the figure drawn when there is no panel.
     """
     if not panels:
-        fig, ax = panel_grid(1, 1, width=5.0, height=1.5)
-        ax = np.ravel(ax)[0]
+        fig, (ax,), _ = column_figure(1, row_height=1.5)
         ax.axis("off")
         ax.text(0.5, 0.5, empty, ha="center", va="center", transform=ax.transAxes)
         return fig
-    fig, axes = panel_grid(1, len(panels), width=4.6 * len(panels) + 0.6, height=height)
-    axes = np.ravel(axes)
+    fig, axes, _ = column_figure(len(panels), row_height=height, max_cols=1)
     for ax, panel in zip(axes, panels):
-        for label, (x, mean, low, high) in panel["series"].items():
-            style = cell_style(series_style(label, styles))
-            if not panel.get("markers", False):
-                style.pop("marker")
-            (line,) = ax.plot(x, mean, label=label, linewidth=1.4, markersize=4, **style)
-            ax.fill_between(x, low, high, color=line.get_color(), alpha=0.15, linewidth=0)
+        markers = panel.get("markers", False)
+        shifts = dodge(len(panel["series"]), DODGE if markers else 0.0)
+        for shift, (label, series) in zip(shifts, panel["series"].items()):
+            draw_series(ax, label, series, cell_style(series_style(label, styles)),
+                        bounds=panel.get("bounds", NON_NEGATIVE), markers=markers, linewidth=1.4,
+                        markersize=3.5, shift=shift, band_alpha=0.15)
         if panel.get("hline") is not None:
             y, text = panel["hline"]
             ax.axhline(y, color="black", linewidth=0.8, linestyle="-.", label=text)
@@ -63,9 +70,7 @@ def cells_figure(panels: Sequence[Mapping], styles: Styles, *, height: float = 4
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel(panel["xlabel"])
         ax.set_ylabel(panel["ylabel"])
-        ax.set_title(panel["title"], fontsize="medium")
+        ax.set_title(panel["title"])
         ax.grid(alpha=0.3)
-    handles, names = axes[0].get_legend_handles_labels()
-    if handles:
-        fig.legend(handles, names, loc="outside lower center", ncol=min(len(names), 5))
+    figure_legend(fig, axes[0], max_cols=4)
     return fig

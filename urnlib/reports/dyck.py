@@ -22,8 +22,9 @@ from urnlib.languages.dyck import PAIRS, VOCAB_SIZE, DyckVocab, depth
 from urnlib.metrics import accuracy_by_count, accuracy_by_count_seeds, max_error_rate
 from urnlib.models import build_model, count_parameters
 from urnlib.models.registry import label as model_label
-from urnlib.plots.curves import accuracy_by_count_figure, panel_grid, panels_figure
+from urnlib.plots.curves import accuracy_by_count_figure, column_figure, figure_legend, panels_figure
 from urnlib.plots.dials import signature_table_figure
+from urnlib.plots.series import UNIT
 from urnlib.reports.common import looks
 from urnlib.results import Run
 from urnlib.seeds import Seeds, Stat, band, stack_curves
@@ -106,12 +107,13 @@ def _title(setting: str) -> str:
 def figure_accuracy_by_attractors(views: dict[str, dict[str, Seeds]], labels: list[str], min_total: int = 1):
     """Paper 000 Fig. 3: closing-bracket accuracy by attractors of the 50-unit models, one panel per setting
     (mean over seeds, bars: ± one standard deviation), at the final epoch (epoch 100)."""
-    fig, axes = panel_grid(1, len(views), width=4.2 * len(views) + 1, height=4.2)
-    for ax, (setting, view) in zip(np.ravel(axes), views.items()):
+    fig, axes, spare = column_figure(len(views))
+    for ax, (setting, view) in zip(axes, views.items()):
         series = {label: attractor_accuracy(view[label], min_total) for label in labels if label in view}
         accuracy_by_count_figure(series, looks({label: view[label] for label in series}),
                                  baseline=MAJORITY_ACCURACY, baseline_label="majority class (20%)",
-                                 title=_title(setting), ax=ax)
+                                 title=_title(setting), ax=ax, legend=False)
+    figure_legend(fig, axes[0], spare)
     return fig
 
 
@@ -141,13 +143,14 @@ def figure_ablations(views: dict[str, dict[str, Seeds]], turn: str, variants: li
         turn: the k-TURN's label; variants: the variants' labels (empty: the k-TURN alone, a figure that
             says the variants were not trained).
     """
-    fig, axes = panel_grid(1, len(views), width=4.2 * len(views) + 1, height=4.2)
-    for ax, (setting, view) in zip(np.ravel(axes), views.items()):
+    fig, axes, spare = column_figure(len(views))
+    for ax, (setting, view) in zip(axes, views.items()):
         series = {label: attractor_accuracy(view[label], min_total) for label in [turn, *variants]}
         title = _title(setting) + ("" if variants else " (variants not trained: variants=False)")
         accuracy_by_count_figure(series, looks({label: view[label] for label in series}),
                                  baseline=MAJORITY_ACCURACY, baseline_label="majority class (20%)",
-                                 title=title, ax=ax)
+                                 title=title, ax=ax, legend=False)
+    figure_legend(fig, axes[0], spare)
     return fig
 
 
@@ -266,10 +269,11 @@ def figure_paper001(view: dict[str, Seeds], units: list[int], min_total: int = 1
         {"series": {lab: (s["count"], 1 - s["accuracy"], 1 - s["high"], 1 - s["low"]) for lab, s in
                     by_count.items()},
          "xlabel": "number of attractors", "ylabel": "error rate",
-         "title": "error rate by attractors (epoch 100)", "markers": True, "hline": 1 - MAJORITY_ACCURACY},
+         "title": "error rate by attractors (epoch 100)", "markers": True, "hline": 1 - MAJORITY_ACCURACY,
+         "bounds": UNIT},
         {"series": {lab: band(view[lab], max_err[lab]) for lab in labels},
          "xlabel": "epoch", "ylabel": "maximum error rate over attractor counts",
-         "title": "maximum error rate per epoch"},
+         "title": "maximum error rate per epoch", "bounds": UNIT},
         {"series": by_loss, "xlabel": "training loss (nats/symbol)", "ylabel": "maximum error rate",
          "title": "maximum error rate against training loss", "invert_x": True},
     ], looks({lab: view[lab] for lab in labels}))  # each model in its spec's style

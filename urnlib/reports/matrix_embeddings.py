@@ -18,9 +18,10 @@ import pandas as pd
 
 from urnlib import rules
 from urnlib.claims import Claim, claim
-from urnlib.plots.curves import curves_panel, panel_grid
+from urnlib.plots.curves import column_figure, curves_panel, figure_legend
+from urnlib.plots.series import SeedCurves
 from urnlib.reports.common import looks
-from urnlib.seeds import Seeds, Stat, band
+from urnlib.seeds import Seeds, Stat
 
 CHAPTER = "matrix_embeddings"
 MATRIX_KINDS = ("4.1", "4.2", "4.3")  #: paper 003 sec. 4.1-4.3
@@ -174,19 +175,18 @@ def neighbours_table(view: View) -> pd.DataFrame:
 
 def curves(view: View):
     """Held-out perplexity (a) and analogy questions correct with the entries (b) after every epoch, per
-    matrix model: mean over seeds with a ± sd band (seeds that stopped early leave the band)."""
+    matrix model: mean over seeds with a ± sd band; where a model's seeds stopped at different epochs (early
+    stopping), each seed's curve and the mean over the epochs all of them reached."""
     models = matrix_view(view)
     styles = looks(models)  # each model's from its spec
-    fig, (a, b) = panel_grid(1, 2, width=10.4, height=3.8)
-    curves_panel(a, {k: band(s, lambda r: np.exp(r.column("test_loss"))) for k, s in models.items()}, styles,
-                 xlabel="epoch", ylabel="held-out perplexity (per word)", title="perplexity", logy=True,
-                 markers=True)
-    curves_panel(b, {k: band(s, "analogies_correct") for k, s in models.items()}, styles,
-                 xlabel="epoch", ylabel="analogy questions correct (entries)",
-                 title="Google analogies, 3CosAdd on the entries", markers=True)
-    for ax in (a, b):
-        ax.xaxis.get_major_locator().set_params(integer=True)  # whole epochs
-    b.legend(fontsize="small")
+    fig, (a, b), _ = column_figure(2)
+    ppl = {k: SeedCurves(s.each(lambda r: np.exp(r.column("test_loss")))) for k, s in models.items()}
+    correct = {k: SeedCurves(s.each(lambda r: r.column("analogies_correct"))) for k, s in models.items()}
+    curves_panel(a, ppl, styles, xlabel="epoch", ylabel="held-out perplexity (per word)", title="perplexity",
+                 logy=True, markers=True, integer_x=True, bounds=(1.0, None))  # a perplexity is at least 1
+    curves_panel(b, correct, styles, xlabel="epoch", ylabel="analogy questions correct (entries)",
+                 title="Google analogies, 3CosAdd on the entries", markers=True, integer_x=True)
+    figure_legend(fig, b)
     return fig
 
 

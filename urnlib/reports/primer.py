@@ -18,9 +18,10 @@ from scipy.cluster.hierarchy import fcluster, linkage
 from urnlib.languages.elman import generate, word_classes
 from urnlib.plots.curves import panels_figure
 from urnlib.plots.primer import acceptance_figure, state_panels_figure, word_tree_figure
+from urnlib.plots.series import SeedCurves
 from urnlib.reports.common import looks
 from urnlib.results import Run
-from urnlib.seeds import Seeds, Stat, by_label, stack_curves
+from urnlib.seeds import Seeds, Stat, by_label
 
 CHAPTER = "primer"
 #: Elman (1990) Fig. 7: the animate and inanimate noun categories.
@@ -153,23 +154,21 @@ def brown_table(runs: dict[str, Run], kn_runs: dict[str, Run]) -> pd.DataFrame:
 
 def brown_curves(runs: dict[str, Run]):
     """Validation perplexity after every epoch, to the best epoch and beyond (as far as each run trained):
-    (a) the perplexity, (b) its excess over the run's own best (0 at the best epoch). Mean over the seeds
-    that reached each epoch, ± one sd."""
+    (a) the perplexity, (b) its excess over the run's own best (0 at the best epoch). The mean over the seeds
+    ± one sd; where a model's seeds stopped at different epochs (patience), each seed's curve and the mean
+    over the epochs all of them reached."""
     absolute, relative = {}, {}
     groups = by_label(runs)
     for label, seeds in groups.items():
         curves = seeds.each(lambda run: np.asarray(run.column("valid_ppl"), dtype=float))
-        for out, cs in ((absolute, curves), (relative, [c / c.min() - 1 for c in curves])):
-            mean, low, high = stack_curves(cs)
-            out[label] = (np.arange(1, len(mean) + 1), mean, low, high)
-    fig = panels_figure([
+        absolute[label] = SeedCurves(curves)
+        relative[label] = SeedCurves([c / c.min() - 1 for c in curves])
+    return panels_figure([
         {"series": absolute, "xlabel": "epoch", "ylabel": "validation perplexity", "logy": True,
-         "markers": True, "title": "Brown, validation part"},
+         "markers": True, "title": "Brown, validation part", "integer_x": True, "bounds": (1.0, None)},
         {"series": relative, "xlabel": "epoch", "ylabel": "perplexity / the run's best - 1", "markers": True,
-         "hline": 0.0, "title": "above each run's best epoch (0 = best)"}], looks(groups), rows=1, cols=2,
+         "hline": 0.0, "title": "above each run's best epoch (0 = best)", "integer_x": True}], looks(groups),
         max_legend_cols=3)
-    fig.set_size_inches(10.0, 4.6)
-    return fig
 
 
 def brown_convergence(runs: dict[str, Run]) -> str:

@@ -19,10 +19,11 @@ import pandas as pd
 
 from urnlib import rules
 from urnlib.metrics import accuracy_by_count_seeds
+from urnlib.plots.series import UNIT, SeedCurves
 from urnlib.plots.zoo import cells_figure
 from urnlib.reports.common import looks
 from urnlib.results import Run
-from urnlib.seeds import Seeds, Stat, band
+from urnlib.seeds import Seeds, Stat
 
 __all__ = ["CHAPTER", "MEASURES", "Measure", "headline", "headline_stats", "buckets", "summary_table",
            "sizes_table", "figure_task", "reading", "cost_table", "cost_summary", "winners"]
@@ -171,7 +172,8 @@ def _bucket_series(cells: dict[str, Seeds], task: str, min_total: int, error: bo
 def figure_task(task: str, by_budget: dict[int, dict[str, Seeds]], min_total: int):
     """Every cell's curve on ``task``, one panel per budget: accuracy by attractors (Dyck, agreement), error
     rate by length m + n (cross-serial), the largest n accepted per epoch (aⁿbⁿ); means over seeds with
-    ± one standard deviation, at each run's best epoch (aⁿbⁿ: every epoch)."""
+    ± one standard deviation inside the measure's range, at each run's best epoch (aⁿbⁿ: every epoch, each
+    seed's curve where the seeds stopped at different epochs)."""
     panels, styles = [], {}
     for budget, cells in by_budget.items():
         styles |= looks(cells)  # each cell's from its spec
@@ -181,15 +183,16 @@ def figure_task(task: str, by_budget: dict[int, dict[str, Seeds]], min_total: in
             m = MEASURES[task]
             panels.append({"series": _bucket_series(cells, task, min_total, error=False), "markers": True,
                            "xlabel": "number of attractors", "ylabel": "accuracy (best epoch)",
-                           "title": title, "hline": (m.chance, m.chance_text)})
+                           "title": title, "hline": (m.chance, m.chance_text), "bounds": UNIT})
         elif task == "cross_serial":
             k = any_run.params["task"]["train_k"]
             panels.append({"series": _bucket_series(cells, task, min_total, error=True), "markers": True,
                            "xlabel": "pattern length m + n", "ylabel": "full-string error rate (best epoch)",
-                           "title": title, "vline": (k - 0.5, "longest trained on")})
+                           "title": title, "vline": (k - 0.5, "longest trained on"), "bounds": UNIT})
         else:
             n = any_run.params["task"]["max_train_n"]
-            series = {label: band(seeds, "largest_accepted") for label, seeds in cells.items()}
+            series = {label: SeedCurves(seeds.each(lambda run: run.column("largest_accepted")))
+                      for label, seeds in cells.items()}
             panels.append({"series": series, "xlabel": "epoch", "ylabel": "largest n accepted",
                            "title": title, "hline": (n, "largest n trained on")})
     return cells_figure(panels, styles, empty=f"{task}: not in this configuration's tasks")
