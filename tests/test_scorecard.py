@@ -2,6 +2,7 @@
 apart; the papers named from the bibliography; links to the chapters' claim groups and figures, and the
 figures the chapter registry names exist in the chapters' notebooks."""
 
+import dataclasses
 import json
 import re
 from html import escape
@@ -159,12 +160,26 @@ def test_a_chapter_s_figure_of_a_place_in_the_paper():
     assert dyck.figure("paper 001 Fig. 3") is None
 
 
+def test_a_registered_table_is_linked_as_a_table(claims, monkeypatch):
+    """A chapter may register a numbered table (``tbl-...``) for a place in a paper, e.g. paper 002 Table 2 on
+    the released files: the row links to it and says "table"."""
+    dyck = chapters.get("dyck")
+    table = dataclasses.replace(dyck, figures=(("paper 000 Fig. 3", "tbl-dyck-made-up"),))
+    monkeypatch.setattr(chapters, "CHAPTERS", tuple(table if c is dyck else c for c in chapters.CHAPTERS))
+    shown = _Rows(scorecard(claims, NAMES).to_html())
+    places = [cells[0] for cells in shown.rows[1:] if len(cells) == 3]  # below the header
+    assert places[:3] == ["Fig. 3 (table)", "sec. 4", "Fig. 3a"]  # 3a: paper 001, not registered
+    assert "dyck.html#tbl-dyck-made-up" in shown.links
+
+
 @pytest.mark.parametrize("chapter", [c for c in chapters.CHAPTERS if c.figures], ids=lambda c: c.name)
 def test_the_figures_a_chapter_registers_are_named_in_its_notebook(chapter):
-    """Each label is a ``:name:`` of a figure in the chapter's notebook (a renamed figure fails here)."""
-    text = "".join("".join(c["source"]) for c in json.loads(chapter.notebook.read_text())["cells"]
-                   if c["cell_type"] == "markdown")
-    names = set(re.findall(r"^:name:\s*(\S+)", text, re.M))
+    """Each label is a ``:name:`` of a figure in the chapter's notebook, or the label a code cell gives a
+    numbered table (``numbered_table(..., "tbl-...")``); a renamed figure or table fails here."""
+    cells = json.loads(chapter.notebook.read_text())["cells"]
+    text = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    code = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    names = set(re.findall(r"^:name:\s*(\S+)", text, re.M)) | set(re.findall(r'"(tbl-[\w-]+)"\)', code))
     missing = sorted({label for _, label in chapter.figures} - names)
     assert not missing, \
         f"{chapter.name}: no figure named {missing} in {chapter.notebook.name} (it names {sorted(names)})"

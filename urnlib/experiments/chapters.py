@@ -48,9 +48,10 @@ class Chapter:
         probes: the behaviour probes (``tests/probes``, goldens in ``tests/golden``) that pin what the
             chapter's runs compute.
         stores: the experiment folders of its runs in the run store (``notebooks/results/<folder>``).
-        figures: ``(paper's place, figure label)`` pairs: the figure of the chapter's page (its ``:name:`` in
-            the notebook's ``{glue:figure}``) that shows a figure or table of the paper, whose claims' sources
-            start with that place (:meth:`figure`); the scorecard and the claims tables link to it.
+        figures: ``(paper's place, label)`` pairs: the figure of the chapter's page (its ``:name:`` in the
+            notebook's ``{glue:figure}``) or table (a ``tbl-`` label) that shows a figure or table of the
+            paper, whose claims' sources start with that place (:meth:`figure`); the scorecard and the claims
+            tables link to it.
     """
 
     name: str
@@ -116,7 +117,7 @@ CHAPTERS: tuple[Chapter, ...] = (
             (("lecture 004, Elman (1990) Fig. 7", "fig-primer-elman-tree"),
              ("lecture 004, Weiss et al. (2018)", "fig-primer-anbn-acceptance"))),
     Chapter("agreement", "Subject-verb agreement", "urnlib.experiments.agreement", "urnlib.reports.agreement",
-            ("agreement", "agreement_offline"), ("agreement",),
+            ("agreement", "agreement_offline", "agreement_linzen"), ("agreement",),
             (("paper 000 sec. 4, Fig. 2", "fig-agreement-accuracy"),
              ("paper 000 sec. 4 (after Linzen et al. 2016)", "fig-agreement-accuracy"),
              ("paper 000 sec. 6.1 and Fig. 2", "fig-agreement-accuracy"))),
@@ -132,7 +133,8 @@ CHAPTERS: tuple[Chapter, ...] = (
             "urnlib.experiments.tpru", "urnlib.reports.tpru", ("tpru_entailment", "tpru_lm"),
             ("tpru_entailment", "tpru_lm"),
             (("paper 002 sec. 6.3, Fig. 1", "fig-tpru-roles"),
-             ("paper 002 appendix E, Fig. 2", "fig-tpru-slices"), ("paper 002 Table 4", "fig-tpru-lm"))),
+             ("paper 002 appendix E, Fig. 2", "fig-tpru-slices"), ("paper 002 Table 4", "fig-tpru-lm"),
+             ("paper 002 Table 2", "tbl-tpru-table2-released"))),
     Chapter("matrix_embeddings", "Language modelling with matrix embeddings",
             "urnlib.experiments.matrix_embeddings", "urnlib.reports.matrix_embeddings",
             ("matrix_embeddings", "urn_lm"), ("matrix_embeddings",),

@@ -7,7 +7,9 @@
 * the gradient analysis of sec. 4 and Table 1's counts, measured on modules without training:
   :mod:`urnlib.experiments.tpru_checks`;
 * how many directions the trained encoders' sentence vectors use (why encoders stay at chance):
-  :mod:`urnlib.experiments.tpru_features`.
+  :mod:`urnlib.experiments.tpru_features`;
+* the entailment runs scored on Evans et al.'s released files (Table 2), from a committed cache:
+  :mod:`urnlib.experiments.tpru_released`.
 
 The chapter's protocol, callable without a notebook::
 
@@ -35,9 +37,9 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from urnlib.experiments import tpru_checks, tpru_features, tpru_entailment as ent, tpru_lm as lm
+from urnlib.experiments import tpru_checks, tpru_features, tpru_memory, tpru_released
+from urnlib.experiments import tpru_entailment as ent, tpru_lm as lm
 from urnlib.experiments.config import ChapterConfig, run_config
-from urnlib.models.tpru_counts import bias_count, table1_parameter_count
 from urnlib.models.tpru_stack import STACK_KINDS
 from urnlib.params import ParameterError, check_list, check_bool, check_choice, check_float, check_int
 from urnlib.results import Run, RunSpec
@@ -48,13 +50,6 @@ from urnlib.train import TrainConfig
 __all__ = ["Config", "TpruRuns", "run"]
 VALIDATION_MONITORS = ("valid_acc", "valid_ppl")  #: what runs select on: validation accuracy, perplexity
 
-#: tokens of a packed pair ``premise <sep> hypothesis`` in each generated split (the longest row sets the
-#: width of the split's tensor; measured on our generator: train 98, valid 96, hard 225, big 306, massive 296)
-ROW_TOKENS = {"train": 100, "valid": 100, "easy": 100, "hard": 230, "big": 310, "massive": 300}
-PAIR_OBJECT_BYTES = 2048  #: a generated pair as Python objects (formulas, strings) while the splits are built
-BROWN_READ_BYTES = 160 * 2**20  #: the tagged Brown corpus read as Python lists of words and tags
-EVAL_ROWS = 1024  #: pairs per evaluation batch of the per-epoch accuracy (urnlib.models.entailment)
-LM_EVAL_ROWS = 64  #: rows per batch of the perplexity (urnlib.tasks.brown_lm.next_token_probs)
 
 
 def _multiple_of_4(name: str, n: int) -> None:
@@ -70,8 +65,7 @@ def _rate(name: str, value: Any) -> None:
         raise ParameterError(f"{name}={value} must be < 1")
 
 
-def _optional(name: str, value: Any, check) -> None:
-    """``None`` (off) or a value ``check`` accepts."""
+def _optional(name: str, value: Any, check) -> None:  # None (off) or a value check accepts
     if value is not None:
         check(name, value)
 
@@ -203,62 +197,8 @@ class Config(ChapterConfig):
 
     # ------------------------------------------------------------------ resources
     def memory_estimate(self) -> dict[str, tuple[float, str]]:
-        """Bytes of the largest things the chapter's runs hold, each with the parameters that lower it."""
-        counts = {"train": self.train_size, "valid": self.valid_size,
-                  **dict.fromkeys(("easy", "hard", "big", "massive"), self.test_size)}
-        data = sum(n * (8 * ROW_TOKENS[s] + PAIR_OBJECT_BYTES) for s, n in counts.items())
-        specs = list(self.encoders().values())
-        encoder = max(self._encoder_bytes(s) for s in specs)
-        half = ROW_TOKENS["train"] // 2 + 10  # a premise or hypothesis, with room
-        step = max(self._step_floats(s["kind"], s["d"], s["n_roles"], s["slices"]) for s in specs)
-        vocab = min(lm.BROWN_TYPES, lm.BROWN_TOKENS // self.lm_min_count) + 2  # at most; + <unk>, start
-        length = self.lm_warmup + self.lm_window
-        rows = (self._lm_tokens_wanted() or lm.BROWN_TOKENS) * length / self.lm_window
-        lm_step = max(self._step_floats(k, self.lm_d, self.lm_roles, self.lm_slices) for k in self.lm_models)
-        return {
-            "the entailment data": (data, "train_size, valid_size or test_size"),
-            # weights, gradients and Adam's two moments (float32), and the TPRU's bases and products
-            "the largest entailment model": (encoder, "the D or N of models, embedding_size or hidden"),
-            # premise and hypothesis of every pair: 2 batch_size rows, each step's saved tensors per layer
-            "an entailment training batch": (2 * self.batch_size * half * self.layers * step * 4.0,
-                                             "batch_size, or the D or N of models"),
-            "an entailment evaluation batch": (2 * EVAL_ROWS * half * self.layers * step * 4.0 / 4,
-                                               "the D or N of models"),
-            "the Brown corpus and its rows": (BROWN_READ_BYTES + rows * 2 * 8.0, "lm_window or lm_warmup"),
-            "the largest language model": (self._lm_bytes(vocab), "lm_d or lm_roles"),
-            # logits, their log-softmax and gradients (float32), and the recurrent steps
-            "a language-model training batch": (
-                self.lm_batch_size * length * (vocab * 4.0 * 3 + self.lm_layers * lm_step * 4.0),
-                "lm_batch_size, lm_window, lm_warmup or lm_d"),
-            # next_token_probs: float64 log-softmax of a batch of rows
-            "a language-model evaluation batch": (LM_EVAL_ROWS * length * vocab * 8.0 * 3,
-                                                  "lm_window or lm_warmup"),
-        }
-
-    @staticmethod
-    def _step_floats(kind: str, d: int, n_roles: int | None, slices: int | None) -> float:
-        """Floats autograd keeps per row, step and layer (a generous count)."""
-        return 12 * d + (8 * (slices or 1) * n_roles if kind == "tpru" else 0)
-
-    @staticmethod
-    def _layer_floats(kind: str, d: int, d_in: int, n_roles: int | None, slices: int | None) -> float:
-        weights = table1_parameter_count(kind, d, d_in) + bias_count(kind, d)
-        bases = 3 * d * n_roles + 2 * d * ((slices or 1) * n_roles + d) if kind == "tpru" else 0
-        return 4 * weights + 3 * bases
-
-    def _encoder_bytes(self, spec: dict[str, Any]) -> float:
-        d, e, h = spec["d"], self.embedding_size, self.hidden
-        layers = sum(self._layer_floats(spec["kind"], d, e if i == 0 else d, spec["n_roles"], spec["slices"])
-                     for i in range(self.layers))
-        rest = 4 * (40 * e + (4 * d + 1) * h + 2 * (h + 1))  # the logic vocabulary has < 40 symbols
-        return 4.0 * (layers + rest)
-
-    def _lm_bytes(self, vocab: int) -> float:
-        d = self.lm_d
-        per_kind = [self.lm_layers * self._layer_floats(k, d, d, self.lm_roles, self.lm_slices)
-                    for k in self.lm_models]
-        table = vocab * d * (1 if self.lm_tie_weights else 2) + vocab
-        return 4.0 * (max(per_kind) + 4 * table)
+        """Bytes of the largest things the chapter's runs hold (:mod:`urnlib.experiments.tpru_memory`)."""
+        return tpru_memory.memory_estimate(self)
 
     def encoders(self) -> dict[str, dict[str, Any]]:
         """``{label: encoder spec}`` of ``models``, each read by the registry's grammar."""
@@ -371,6 +311,7 @@ class TpruRuns:
     gradient: list[dict[str, Any]]  # rows of urnlib.experiments.tpru_checks.gradient_checks
     table1: list[dict[str, Any]]  # rows of urnlib.experiments.tpru_checks.table1_check
     features: list[dict[str, Any]]  # rows of urnlib.experiments.tpru_features.feature_spread
+    released: tpru_released.Released  # the entailment runs on Evans et al.'s released files (Table 2)
 
     def __iter__(self) -> Iterator[Run]:
         for runs in [*self.entailment.values(), *self.lm.values()]:
@@ -390,10 +331,12 @@ def run(config: Config, *, store: str | Path | None = None, mode: str | None = N
 
     def seeds(label: str, specs: list[RunSpec]) -> Seeds:
         return Seeds(label, [runs[s.name] for s in specs], [s.params["train"]["seed"] for s in specs])
-
     entailment = {label: seeds(label, group) for label, group in groups.items()}
+    root = store or config.store_path()  # Table 2 on the released files, from the cache beside the runs
+    command = tpru_released.fill_command(config.scale, root if store or "store" in config.overrides else None)
+    released = tpru_released.released_results(entailment, root, mode or config.mode, command)
     return TpruRuns(entailment=entailment,
                     lm={label: seeds(label, group) for label, group in lm_groups.items()},
                     gradient=tpru_checks.gradient_checks(trials=config.check_trials, seed=config.seed),
                     table1=tpru_checks.table1_check(),
-                    features=tpru_features.feature_spread(entailment, seed=config.seed))
+                    features=tpru_features.feature_spread(entailment, seed=config.seed), released=released)

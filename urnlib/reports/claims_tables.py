@@ -228,7 +228,8 @@ def _group_rows(group: ClaimGroup, from_chapter: bool) -> str:
     figure = figure_link(group.chapter, group.source, from_chapter)
     head = [f'<a href="#{group.anchor}">{_h(shown_source(group.source))}</a>', _tally_html(group.claims)]
     if figure:
-        head.append(f'<a href="{html.escape(figure, quote=True)}">the figure</a>')
+        what = "the table" if figure.rsplit("#", 1)[-1].startswith("tbl-") else "the figure"
+        head.append(f'<a href="{html.escape(figure, quote=True)}">{what}</a>')
     rows = "".join(_claim_rows(c) for c in group.claims)
     return (f'<tbody><tr class="urnlib-group" id="{group.anchor}"><th colspan="{len(_COLUMNS)}">'
             f"{' &middot; '.join(head)}</th></tr>{rows}</tbody>")

@@ -6,7 +6,8 @@ counts of its claims' verdicts, and its reason is taken from its claims' ``direc
 papers' claims are listed paper by paper, named as the bibliography names them (authors and year,
 ``book/references.bib``); the extensions (claims the papers never made, ``Claim.extension``) are listed
 apart. Each row links to the group's anchor on its chapter's page (:func:`urnlib.claims.anchor`) and, where
-the chapter registry knows it, to the chapter's figure (:meth:`urnlib.experiments.chapters.Chapter.figure`).
+the chapter registry knows it, to the chapter's figure or numbered table (a label ``tbl-...``, e.g. paper 002
+Table 2 on Evans et al.'s released files; :meth:`urnlib.experiments.chapters.Chapter.figure`).
 
 In a notebook of the chapters' folder (the summary page)::
 
@@ -155,8 +156,8 @@ def _row_html(row: Row, names: dict[str, Paper]) -> str:
     if row.extension:  # the extensions' table names the paper in every row
         place = named_source(row.group.source, names)
     cell = _a(f"{row.chapter}.html#{row.anchor}", place)
-    if figure:
-        cell += f" ({_a(figure, 'figure')})"
+    if figure:  # the chapter's figure, or its numbered table (a label tbl-...)
+        cell += f" ({_a(figure, 'table' if '#tbl-' in figure else 'figure')})"
     chips = " ".join(verdict_chip(v, n if len(row.claims) > 1 else None) for v, n in row.counts().items())
     whole = html.escape(" | ".join(f"{c.statement}: {c.direction}" for c in row.claims), quote=True)
     cause, rest = _reason(row.claims)  # reason()'s line, the cause shown as the claims tables show it

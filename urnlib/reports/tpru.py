@@ -1,8 +1,10 @@
 """Tables, figures and lines of text of the TPRU chapter (paper 002), from the stored runs (``label ->
 Seeds``, as :func:`urnlib.experiments.tpru.run` gives them) and the rows of the sec. 4 checks; the claims are
 in :mod:`urnlib.reports.tpru_claims`. A model's number is a :class:`~urnlib.seeds.Stat` over its seeds at each
-run's best validation epoch (the runs keep that epoch's weights, so their final metrics are its); figures draw
-the mean over seeds with a ± one standard deviation band.
+run's best validation epoch (the runs keep that epoch's weights, so their final metrics are its). Figures draw
+each label's per-epoch curves over its seeds (:class:`~urnlib.plots.series.SeedCurves`): the mean with a ± one
+standard deviation band where every seed trained the same epochs, else each seed's curve (thin) and the mean
+over the epochs every seed reached, so the mean never jumps where a seed stops.
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ import pandas as pd
 
 from urnlib import rules
 from urnlib.plots.curves import panels_figure
+from urnlib.plots.series import SeedCurves
 from urnlib.reports.common import look, looks
 from urnlib.results import Run
-from urnlib.seeds import Seeds, Stat, band
+from urnlib.seeds import Seeds, Stat
 
 CHAPTER = "tpru"
 SPLITS = ("valid", "easy", "hard", "big", "massive", "exam")
@@ -223,28 +226,11 @@ def _minutes(x: float) -> str:
     return "less than a minute" if x < 0.5 else "1 minute" if x < 1.5 else f"{x:.0f} minutes"
 
 
-def _worlds(x: float) -> str:
-    """A mean 2^#vars: whole numbers from 100 on (``848,570``), one decimal below (``75.7``)."""
-    return f"{x:,.0f}" if x >= 100 else f"{x:.1f}"
-
-
-def data_table(ent_runs: dict[str, Seeds]) -> pd.DataFrame:
-    """The evaluation splits as generated: size, mean 2^#vars next to Evans et al.'s, operators, and the
-    accuracy (%) of the three heuristics H1-H3 and of the surface baseline (the chance guard's bar)."""
-    stats = next(iter(ent_runs.values()))[0].final["data"]
-    return pd.DataFrame([{"split": s, "pairs": f"{st['count']:,}",
-                          "mean 2^#vars (paper)": _worlds(PAPER_MEAN_WORLDS[s]),
-                          "mean 2^#vars (ours)": _worlds(st["mean_worlds"]),
-                          "mean operators per formula": f"{st['mean_ops']:.1f}",
-                          **{f"H{i} accuracy (%)": f"{100 * st[f'acc_h{i}']:.1f}" for i in (1, 2, 3)},
-                          "surface baseline (%)": (f"{100 * st['acc_surface']:.1f}" if "acc_surface" in st
-                                                   else "")}
-                         for s, st in ((s, stats[s]) for s in SPLITS)])
-
-
 def table2(ent_runs: dict[str, Seeds]) -> pd.DataFrame:
-    """Table 2: accuracy (%) on every split, the paper's rows (plain architecture) above ours (mean ± sd over
-    seeds, each run at its best validation epoch), that epoch, and the encoder's parameter count."""
+    """Table 2 on the generated splits: accuracy (%) on every split, the paper's rows (plain architecture, on
+    Evans et al.'s data) above ours (mean ± sd over seeds, each run at its best validation epoch), that epoch,
+    and the encoder's parameter count. The same runs on the released files:
+    :func:`urnlib.reports.tpru_released.released_table2`."""
     rows = []
     for name, vals in PAPER_TABLE2.items():
         rows.append({"source": "paper", "model": name, **{s: f"{vals[s]:.1f}" for s in SPLITS},
@@ -257,15 +243,19 @@ def table2(ent_runs: dict[str, Seeds]) -> pd.DataFrame:
 
 
 def _percent(key: str):
-    """A run's per-epoch ``key`` (a fraction) in percent, for :func:`urnlib.seeds.band`."""
+    """A run's per-epoch ``key`` (a fraction) in percent, for :func:`_curves`."""
     return lambda run: 100 * np.asarray(run.column(key), dtype=float)
 
 
 def _two_panels(panels: list[dict], styles: dict):
-    """Two panels side by side, with whole-number epoch ticks; ``styles``: each series' (its model's)."""
-    fig = panels_figure([{**panel, "integer_x": True} for panel in panels], styles, rows=1, cols=2)
-    fig.set_size_inches(10.4, 4.4)
-    return fig
+    """Two panels side by side, as wide as the book's column, with whole-number epoch ticks; ``styles``: each
+    series' (its model's)."""
+    return panels_figure([{**panel, "integer_x": True} for panel in panels], styles, rows=1, cols=2)
+
+
+def _curves(seeds: Seeds, curve) -> SeedCurves:
+    """Each seed's per-epoch curve: ``curve`` is an epoch metric's key or a function of a run."""
+    return SeedCurves(seeds.each((lambda run: run.column(curve)) if isinstance(curve, str) else curve))
 
 
 def _loss_panel(series: dict) -> dict:  # the dash-dotted line: ln 2, the loss of a coin
@@ -275,29 +265,29 @@ def _loss_panel(series: dict) -> dict:  # the dash-dotted line: ln 2, the loss o
 
 def _accuracy_panel(series: dict, title: str) -> dict:  # the dash-dotted line: chance
     return {"series": series, "xlabel": "epoch", "ylabel": f"{title} (%)", "title": title,
-            "hline": 100 * CHANCE}
+            "hline": 100 * CHANCE, "bounds": (0, 100)}
 
 
 def fig1(ent_runs: dict[str, Seeds]):
     """Fig. 1: training loss and validation accuracy (%) per epoch of the one-slice TPRUs by N, and the GRU
-    and LSTM, mean ± sd over seeds."""
+    and LSTM, over the seeds (:func:`_curves`)."""
     labels = {f"TPRU N={n}": k for n, k in role_series(ent_runs).items()}
     labels.update({k: k for kind in ("gru", "lstm") for k in runs_of_kind(ent_runs, kind)})
-    loss = {name: band(ent_runs[k], "train_loss") for name, k in labels.items()}
-    acc = {name: band(ent_runs[k], _percent("valid_acc")) for name, k in labels.items()}
+    loss = {name: _curves(ent_runs[k], "train_loss") for name, k in labels.items()}
+    acc = {name: _curves(ent_runs[k], _percent("valid_acc")) for name, k in labels.items()}
     styles = {name: look(ent_runs[k]) for name, k in labels.items()}
     return _two_panels([_loss_panel(loss), _accuracy_panel(acc, "validation accuracy")], styles)
 
 
 def fig2(ent_runs: dict[str, Seeds]):
     """Fig. 2: one slice ("N") against several ("N M"): training loss and accuracy (%) on the fixed training
-    pairs per epoch, mean ± sd over seeds."""
+    pairs per epoch, over the seeds (:func:`_curves`)."""
     loss, acc, styles = {}, {}, {}
     for n, (single, multi) in slice_pairs(ent_runs).items():
         s = model_spec(ent_runs[multi])["slices"]
         for name, label in ((f"{n}", single), (f"{n} M ({s} slices)", multi)):
-            loss[name] = band(ent_runs[label], "train_loss")
-            acc[name] = band(ent_runs[label], _percent(TRAIN_PROBE))
+            loss[name] = _curves(ent_runs[label], "train_loss")
+            acc[name] = _curves(ent_runs[label], _percent(TRAIN_PROBE))
             styles[name] = look(ent_runs[label])
     return _two_panels([_loss_panel(loss), _accuracy_panel(acc, "accuracy on training pairs")], styles)
 
@@ -333,13 +323,14 @@ def table4(lm_runs: dict[str, Seeds]) -> pd.DataFrame:
 
 
 def lm_curves(lm_runs: dict[str, Seeds]):
-    """Table 4 (right) stand-in: training loss (NLL per token) and validation perplexity per epoch, mean ± sd
-    over seeds."""
+    """Table 4 (right) stand-in: training loss (NLL per token) and validation perplexity per epoch, over the
+    seeds (:func:`_curves`)."""
     return _two_panels([
-        {"series": {k: band(v, "train_loss") for k, v in lm_runs.items()}, "xlabel": "epoch",
+        {"series": {k: _curves(v, "train_loss") for k, v in lm_runs.items()}, "xlabel": "epoch",
          "ylabel": "training NLL (nats per token)", "title": "training loss", "markers": True},
-        {"series": {k: band(v, "valid_ppl") for k, v in lm_runs.items()}, "xlabel": "epoch",
-         "ylabel": "validation perplexity", "title": "validation perplexity", "markers": True}],
+        {"series": {k: _curves(v, "valid_ppl") for k, v in lm_runs.items()}, "xlabel": "epoch",
+         "ylabel": "validation perplexity", "title": "validation perplexity", "markers": True,
+         "bounds": (1.0, None)}],  # a perplexity is at least 1
         looks(lm_runs))
 
 

@@ -30,7 +30,8 @@ TRAINED_RULE = ("every model it rests on trained: best validation accuracy off c
                 "sd above 50% + 2 standard errors of the split, or its best surface baseline where higher)")
 LM_TRAINED_RULE = ("every model it rests on trained: test perplexity below the vocabulary's size (a uniform "
                    "guess)")
-EPOCH = "best validation epoch (its weights kept; the paper states no number of epochs)"
+EPOCH = ("best validation epoch, by the accuracy on generated validation pairs (its weights kept; the paper "
+         "states no number of epochs)")
 #: the sentences the claims decide, word for word from paper 002 (the PDF's text)
 QUOTES = {
     "gru": "Overall, our proposed TPRU outperforms its closest comparison counterpart GRU",
