@@ -94,7 +94,7 @@ def test_evaluate_counts_correct_predictions_per_attractor_bucket_in_batches():
 
 
 def test_sources_missing_file_and_wrong_format_say_how_to_get_the_data(tmp_path):
-    missing = r"neither 'synthetic', 'offline' nor an existing file.*agreement-data"
+    missing = r"neither 'synthetic', 'offline', 'linzen' nor an existing file.*agreement-data"
     with pytest.raises(ParameterError, match=missing):
         ex.task_for(str(tmp_path / "agr_50_mostcommon_10K.tsv.gz"), synthetic={}, corpus={})
     bad = tmp_path / "wrong.tsv"
@@ -117,11 +117,13 @@ def test_the_paper_config_plans_the_runs_of_every_seed():
     assert (config.setting, config.code_setting) == ("lr 0.01", "lr 0.001")  # the paper's text, its code
     synthetic = [("agreement/synthetic", f"{label} seed {s}") for s in (0, 1, 2)
                  for label in ("3-TURN", "LSTM", "3-TURN, lr 0.001", "LSTM, lr 0.001")]
-    offline = [("agreement/offline", f"{label} seed {s}") for s in (0, 1, 2)
-               for label in ("3-TURN", "LSTM", "3-TURN, vocabulary 1000", "3-TURN, lr 0.001",
-                             "LSTM, lr 0.001")]
-    assert [(s.experiment, s.name) for s in plan] == synthetic + offline
-    assert len({(s.experiment, s.folder_name) for s in plan}) == 27  # distinct labels: distinct folders
+    real = {source: [(f"agreement/{source}", f"{label} seed {s}") for s in (0, 1, 2)
+                     for label in ("3-TURN", "LSTM", "3-TURN, vocabulary 1000", "3-TURN, lr 0.001",
+                                   "LSTM, lr 0.001")] for source in ("linzen", "offline")}
+    assert [(s.experiment, s.name) for s in plan] == real["linzen"] + synthetic + real["offline"]
+    assert len({(s.experiment, s.folder_name) for s in plan}) == 42  # distinct labels: distinct folders
+    monitored = {(s.params["train"]["monitor"], s.params["stop"]["min_epochs"]) for s in plan}
+    assert monitored == {("val_loss", 10)}  # the protocol, after the paper's ten epochs
     lrs = {s.name: s.params["train"]["lr"] for s in plan}
     assert lrs["LSTM seed 0"] == 0.01 and lrs["LSTM, lr 0.001 seed 0"] == 0.001
     named = {(s.experiment, s.name): s for s in plan}
@@ -130,17 +132,18 @@ def test_the_paper_config_plans_the_runs_of_every_seed():
     assert variant.params["task"]["vocab_size"] == 1000 and turn0.params["task"]["vocab_size"] == 10000
     assert variant.params["task"]["seed"] == turn0.params["task"]["seed"] == 1  # the same split
     assert "data.agreement_offline" in variant.components and "model.urn" in variant.components
-    assert "data.agreement_grammar" in plan[0].components and "model.lstm" in plan[1].components
+    assert "data.numpred" in plan[0].components and "model.lstm" in plan[1].components
+    assert "data.agreement_grammar" in named[("agreement/synthetic", "3-TURN seed 0")].components
     for spec in plan:  # a seed fixes the data and the training; every run keeps its best epoch
         seed = int(spec.name.rsplit(" ", 1)[1])
         assert spec.params["task"]["seed"] == spec.params["train"]["seed"] == seed
         train = spec.params["train"]
         assert (train["monitor"], train["minimize"], train["keep_best"]) == (config.monitor, True, True)
-        assert (train["epochs"], train["patience"]) == (config.epochs, config.patience)
-        assert "stop" not in spec.params  # no minimum of epochs before patience acts: the loop's own
-    task = plan[0].params["task"]  # training covers the tested attractor counts
+        assert (train["epochs"], train["patience"]) == (config.epochs, None)  # the stop rule waits
+        assert spec.params["stop"] == {"key": "val_loss", "patience": 3, "min_epochs": 10}  # paper: 10 epochs
+    task = named[("agreement/synthetic", "3-TURN seed 0")].params["task"]  # training covers each tested count
     assert task["train_max_attractors"] == task["max_attractors"] == 12
-    assert "27 runs" in config.summary() and "seeds [0, 1, 2]" in config.summary()
+    assert "42 runs" in config.summary() and "seeds [0, 1, 2]" in config.summary()
     assert "every model also at lr 0.001" in config.summary()
 
 
@@ -234,7 +237,7 @@ def test_a_defect_after_line_100_of_a_tsv_stops_before_training(tmp_path):
     data = gzip.compress(_linzen_file(tmp_path / "big.tsv", repeat=2000).read_bytes(), mtime=0)
     packed.write_bytes(data[: len(data) * 3 // 4])
     with pytest.raises(AgreementFormatError, match="cut short"):
-        tiny(sources=[str(packed)])
+        tiny(sources=[str(packed)], max_examples=0)
     assert tiny(sources=[str(path)], mode="load").sources == [str(path)]  # mode load reads no data
     with pytest.raises(ParameterError, match="max_examples=5.*at least 10"):
         tiny(sources=[str(SAMPLE)], max_examples=5)
@@ -411,11 +414,14 @@ def test_paper_tables_are_as_printed():
 
 
 class _Run:
-    """A hand-made stored run: per-epoch rows (test loss, accuracy by attractors) and its data statistics."""
+    """A hand-made stored run: per-epoch rows (a loss, given as both the validation loss its training
+    monitored and the test loss, and accuracy by attractors) and its data statistics."""
+
+    name = "hand-made"
 
     def __init__(self, rows, heuristics=None, plural_share=0.5):
         self.history = [{"train_loss": 0.1, "accuracy": sum(c) / sum(t), "attr_correct": c, "attr_total": t,
-                         "test_loss": loss, "seconds": 1.0} for loss, c, t in rows]
+                         "val_loss": loss, "test_loss": loss, "seconds": 1.0} for loss, c, t in rows]
         heuristics = heuristics or {"first noun": ([50, 30], [100, 100]),
                                     "nearest noun": ([100, 10], [100, 100])}
         scored = {name: {"accuracy": sum(c) / sum(t), "attr_correct": c, "attr_total": t}
@@ -425,7 +431,7 @@ class _Run:
                                "test_examples": 200, "vocabulary": 50,
                                "train_attractors": {"0": 500, "1": 500},
                                "test_attractors": {"0": 100, "1": 100}, "heuristics": scored}}
-        self.params = {"model": {"n": 4, "k": 1}}
+        self.params = {"model": {"n": 4, "k": 1}, "train": {"monitor": "val_loss"}}
 
     def column(self, key):
         return [row[key] for row in self.history]
@@ -450,7 +456,11 @@ DECLINES = "the LSTM's accuracy declines as attractors increase"
 
 def test_runs_are_read_at_their_best_epoch():
     run = _Run([(0.5, [60, 40], [100, 100]), (0.2, [99, 98], [100, 100]), (0.4, [70, 50], [100, 100])])
-    assert rep.best_row(run)["accuracy"] == 0.985  # epoch 2, not the last
+    assert rep.best_row(run)["accuracy"] == 0.985  # epoch 2 (lowest validation loss), not the last
+    stale = _Run([(0.5, [60, 40], [100, 100])])
+    stale.params = {"model": {}, "train": {"monitor": "test_loss"}}  # a run stored before the protocol
+    with pytest.raises(ValueError, match="predates the book's protocol"):
+        rep.best_row(stale)
     acc = rep.by_attractors(_seeds("m", [run, run]), 1)
     assert list(acc["accuracy"]) == [0.99, 0.98]
     assert list(rep.by_attractors(_seeds("m", [run, run]), 1, rep.at_epoch(3))["accuracy"]) == [0.7, 0.5]
@@ -520,8 +530,8 @@ def test_a_model_at_chance_or_stopped_early_is_no_evidence():
 
 
 def test_claims_read_the_papers_final_epoch_and_show_the_selected_one_beside_it():
-    """Epoch 10 decides (paper 000 trains ten epochs); the lowest test loss (selected on test data) is
-    shown beside it, and where the two disagree the claim says so."""
+    """Epoch 10 decides (paper 000 trains ten epochs); the lowest validation loss's epoch is shown beside
+    it, and where the two disagree the claim says so."""
     early = [(0.5, [90, 80], [100, 100])] * 4 + [(0.05, [100, 100], [100, 100])]  # best: epoch 5, no errors
     late = [(0.3, [95, 90], [100, 100])] * 7  # epochs 6-12: 7.5% errors
     runs = [_Run(early + late) for _ in range(2)]
@@ -529,9 +539,9 @@ def test_claims_read_the_papers_final_epoch_and_show_the_selected_one_beside_it(
                    min_total=1)[1]
     assert c.statement.startswith(ERROR) and (c.verdict, c.cause) == ("not reproduced", "open")
     assert c.ours.startswith("at epoch 10: test error 0.075")
-    assert "at the lowest test loss: test error 0, below" in c.ours
+    assert "at the lowest validation loss: test error 0, below" in c.ours
     assert "there it holds: the two readings disagree" in c.ours and c.settle and "CPU hours" in c.settle
-    assert c.epoch.startswith("epoch 10 (the paper's final") and "selected on test data" in c.epoch
+    assert c.epoch.startswith("epoch 10 (the paper's final") and "lowest validation loss" in c.epoch
     assert c.quote == rep.QUOTES["error"] and c.direction == "test error 0.075, above 0.01"
 
 

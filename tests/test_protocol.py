@@ -29,7 +29,6 @@ PRESETS = sorted((REPO / "notebooks" / "params").glob("*.yaml"))
 
 #: (chapter, preset) whose runs still select on test data, and what removes them
 PRESETS_AWAITING_RETRAIN = {
-    ("agreement", "paper"): "the agreement retrain (issue 33): stop on held-out training sentences",
     ("matrix_embeddings", "paper"): "the matrix-embedding retrain (issue 33): keep a validation loss's epoch",
     ("matrix_embeddings", "tiny"): "the same change, tiny preset",
     ("matrix_embeddings", "full"): "the same change, full preset",
@@ -37,8 +36,6 @@ PRESETS_AWAITING_RETRAIN = {
 #: report modules that take the lowest value of a test measure, and why: a selection awaiting its retrain, or
 #: not a selection at all (a claim about the test curve's own shape, or a loss that is a validation loss)
 REPORT_EXCEPTIONS = {
-    "agreement_claims.py": "awaiting the agreement retrain: runs without a monitor of validation data (those "
-                           "stored before the protocol) are read at their lowest test loss",
     "matrix_embeddings.py": "awaiting the matrix-embedding retrain: the kept epoch is the held-out test "
                             "loss's",
     "dyck_claims_001.py": "not a selection: paper 001 says the 8-unit LSTM's test loss turns up after "

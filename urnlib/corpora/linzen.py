@@ -30,7 +30,8 @@ from urnlib.corpora.files import DECOMPRESSION_ERRORS, damaged_archive, decode
 from urnlib.params import DataError, ParameterError
 
 __all__ = ["COLUMNS", "REQUIRED", "AgreementExample", "AgreementFormatError", "read_tsv", "write_tsv",
-           "iter_tsv", "attractor_histogram", "source_names", "OBTAIN_HINT", "NAMED_SOURCES"]
+           "iter_tsv", "split_sentences", "attractor_histogram", "source_names", "OBTAIN_HINT",
+           "NAMED_SOURCES"]
 
 #: the columns of Linzen et al.'s files, in their order
 COLUMNS = ("sentence", "orig_sentence", "pos_sentence", "subj", "verb", "subj_pos", "has_rel", "has_nsubj",
@@ -39,13 +40,15 @@ COLUMNS = ("sentence", "orig_sentence", "pos_sentence", "subj", "verb", "subj_po
 #: the columns this package reads; the others are kept when present and written as ``-`` when unknown
 REQUIRED = ("sentence", "pos_sentence", "verb_pos", "subj_index", "verb_index", "n_diff_intervening")
 NUMBERS = {"VBZ": False, "VBP": True}  # verb_pos -> plural?
-#: data sources that are not files (the agreement grammar and the offline build)
-NAMED_SOURCES = ("synthetic", "offline")
+#: data sources that are not files (the agreement grammar, the offline build, Linzen et al.'s released files)
+NAMED_SOURCES = ("synthetic", "offline", "linzen")
 _GZIP_MAGIC = b"\x1f\x8b"
 
 OBTAIN_HINT = (
     "The data source is 'synthetic' (the agreement grammar), 'offline' (built here from the Brown corpus "
-    "and the State of the Union addresses: `python -m urnlib.cli agreement-data`), or the path of a TSV "
+    "and the State of the Union addresses: `python -m urnlib.cli agreement-data`), 'linzen' (Linzen et "
+    "al.'s released number-prediction files, shipped in notebooks/data/linzen-agreement), or the path of a "
+    "TSV "
     "file in the format of Linzen et al. (2016), e.g. agr_50_mostcommon_10K.tsv.gz from their "
     "rnn_agreement data (not downloadable from this machine; copy it here and pass its path)."
 )
@@ -231,6 +234,21 @@ def write_tsv(examples: Iterable[AgreementExample], path: str | os.PathLike) -> 
                 count += 1
     os.replace(tmp, path)
     return count
+
+
+def split_sentences(examples: list, fraction: float, seed) -> tuple[list, list]:
+    """``(rest, held)``: ``fraction`` of the distinct sentences (``example.words``; at least one) held out by
+    a shuffle from ``numpy.random.default_rng(seed)``, every example of a sentence on its side (two verbs of
+    one sentence never fall on both). The split of real text into training and test sentences, and of the
+    training side into training and validation sentences, in :mod:`urnlib.tasks.agreement`."""
+    import math
+
+    import numpy as np
+
+    sentences = list(dict.fromkeys(ex.words for ex in examples))
+    order = np.random.default_rng(seed).permutation(len(sentences))
+    held = {sentences[i] for i in order[: max(1, math.ceil(fraction * len(sentences)))]}
+    return [ex for ex in examples if ex.words not in held], [ex for ex in examples if ex.words in held]
 
 
 def attractor_histogram(examples: Iterable[AgreementExample]) -> dict[int, int]:

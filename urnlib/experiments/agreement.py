@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 
-from urnlib.experiments.agreement_data import FileSummary, check_file, check_offline
+from urnlib.experiments.agreement_data import FileSummary, check_file, check_linzen, check_offline
 from urnlib.experiments.config import ChapterConfig, run_config
 from urnlib.languages.agreement_grammar import MAX_LENGTH
 from urnlib.models.registry import component_of, parse_spec
@@ -63,7 +63,8 @@ MODEL_LABELS = {"urn": "{k}-TURN", "lstm": "LSTM"}
 COMPONENTS = ("train.loop", "experiment.agreement")
 #: data components of each kind of source
 DATA_COMPONENTS = {"synthetic": ("data.agreement_grammar",),
-                   "offline": ("data.agreement_offline", "data.linzen"), "file": ("data.linzen",)}
+                   "offline": ("data.agreement_offline", "data.linzen"), "file": ("data.linzen",),
+                   "linzen": ("data.numpred",)}
 #: the memory of this machine: a configuration estimated to need more is refused before any work
 MEMORY_BYTES = 24 * 2**30
 BYTES_PER_TOKEN = 200  # an example in memory: its words and tags as tuples of str (measured: ~165 per token)
@@ -71,9 +72,8 @@ URN_COPIES = 8  # (V', n, n) float32 tensors a URN batch holds: expm, its backwa
 SYNTHETIC_LENGTH = MAX_LENGTH  # tokens of the longest grammar sentence
 TAGS = 60  # POS tags that enter a real-text vocabulary, at most (the PTB tag set has 45, spaCy's some more)
 GRAMMAR_SYMBOLS = 120  # the agreement grammar's vocabulary: its words, tags and padding (117 in all)
-#: the measures that may pick a run's best epoch and stop it early: ``val_loss`` on validation sentences
-#: drawn like the training ones (the book's protocol), ``test_loss`` on the test sentences (the runs stored
-#: before it)
+#: what may pick a run's best epoch and stop it: ``val_loss`` on validation sentences drawn like the training
+#: ones (the protocol); ``test_loss`` on the test sentences (runs stored before it)
 MONITORS = {"val_loss": "validation loss", "test_loss": "test loss"}
 
 
@@ -150,8 +150,8 @@ class Config(ChapterConfig):
         """Read every file source to its end; verify the corpora of ``offline``. Returns the files' sizes."""
         files = {}
         for name, task in tasks.items():
-            if source_kind(task) == "offline":
-                check_offline()
+            if source_kind(task) in ("offline", "linzen"):  # their corpora and files, verified
+                {"offline": check_offline, "linzen": check_linzen}[source_kind(task)]()
             elif source_kind(task) == "file":
                 limit = f" (max_examples={self.max_examples})" if self.max_examples else ""
                 summary = files[name] = check_file(task.source, self.max_examples or None)
@@ -197,8 +197,8 @@ class Config(ChapterConfig):
         seed = self.seeds[0] if seed is None else seed
         if not isinstance(self.sources, list) or not self.sources or not all(
                 isinstance(s, str) and s for s in self.sources):
-            raise ParameterError(f"sources={self.sources!r}: give a non-empty list of 'synthetic', 'offline' "
-                                 "or paths of Linzen-format TSV files")
+            raise ParameterError(f"sources={self.sources!r}: give a non-empty list of 'synthetic', "
+                                 "'offline', 'linzen' or paths of Linzen-format TSV files")
         synthetic = dict(train_size=self.synthetic_train, test_per_count=self.synthetic_test_per_count,
                          train_max_attractors=self.synthetic_train_max_attractors,
                          max_attractors=self.synthetic_max_attractors, seed=seed)

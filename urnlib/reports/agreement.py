@@ -4,10 +4,9 @@ Fig. 2 (accuracy by attractors, TURN vs LSTM, one panel per data source, with th
 heuristics beside them), the same numbers as a table, and the claims; Tables 1-2 and the phrase effects are in
 :mod:`urnlib.reports.agreement_tables`. ``runs`` is what :func:`urnlib.experiments.agreement.run` returns
 (``runs.by_source[source][label]`` and ``runs.variants[source]``, each the :class:`~urnlib.seeds.Seeds` of one
-model). Figures and tables read every run at its best epoch (lowest test loss: selected on test data, as the
-stored runs were stopped on it; the retrain will select on validation data) and give the mean ± one standard
-deviation over seeds; the claims (:mod:`urnlib.reports.agreement_claims`) read the paper's final epoch, 10,
-behind a training guard, and are decided by :mod:`urnlib.rules` over the seeds. The
+model). Figures and tables read every run at its best epoch (lowest validation loss) and give the mean ± one
+standard deviation over seeds; the claims (:mod:`urnlib.reports.agreement_claims`) read the paper's final
+epoch, 10, behind a training guard, and are decided by :mod:`urnlib.rules` over the seeds. The
 heuristics are scored on each seed's test set (stored with the run's data statistics). The paper's numbers are
 constants, with their source; ours always come from the runs.
 """
@@ -27,11 +26,12 @@ from urnlib.reports.agreement_tables import (PAPER_TABLE1, PAPER_TABLE2, PAPER_T
                                              table2_section)
 from urnlib.reports.agreement_tables import PAPER_SENTENCES, differences, implementation_notes  # noqa: F401
 from urnlib.reports.agreement_claims import (CHAPTER, HEURISTICS, PAPER_EPOCHS, QUOTES,  # noqa: F401
-                                             SELECTED, _majority, _stats, _with_attractors, at_epoch,
+                                             FIRST_EXACT, _majority, _stats, _with_attractors, at_epoch,
                                              attractor_stat, baseline_stat, best_index, best_row,
                                              by_attractors,
                                              chapter_claims, claims, fall, heuristic_by_attractors,
                                              heuristic_stat, settings, untrained)
+from urnlib.reports.agreement_linzen import figure_marks
 from urnlib.reports.common import looks
 from urnlib.reports.common import provenance as _provenance
 from urnlib.reports.common import provenance_table
@@ -55,7 +55,8 @@ def figure2(runs_by_source: dict[str, dict[str, Seeds]], min_total: int = 5):
     styles = {label: BASELINE for label in HEURISTICS.values()}  # the heuristics: reference lines
     for runs in runs_by_source.values():
         styles |= looks(runs)  # each model its spec's
-    return attractor_panels_figure(panels, styles, min_total)
+    notes, reference = figure_marks(runs_by_source)
+    return attractor_panels_figure(panels, styles, notes=notes, reference=reference)
 
 
 def attractor_tables(runs_by_source: dict[str, dict[str, Seeds]], min_total: int = 5

@@ -1,21 +1,26 @@
 """How the agreement chapter reads its runs, and its claims (paper 000 sec. 4, Fig. 2; Linzen et al. 2016).
 
-Figures and tables read every run at its best epoch (:func:`best_row`: lowest test loss). The stored runs
-were stopped early and kept their weights on the **test** loss (``patience`` in the preset): that reading is
-selected on test data, which the protocol (:mod:`urnlib.claims`) forbids; the retrain will select on
-validation data. The claims therefore read each run at **the paper's final epoch** (paper 000 sec. 4:
-"Training is performed for ten epochs", :data:`PAPER_EPOCHS`) where its history reaches it, and give the
-lowest-test-loss reading beside it.
+Figures and tables read every run at its best epoch (:func:`best_row`): the lowest validation loss, on
+sentences drawn like the training ones (the ``linzen`` source: a part of Linzen et al.'s validation file), the
+measure its training monitored under the book's protocol (:mod:`urnlib.claims`); test data are read for
+reporting only, and a run stored before the protocol is refused (:func:`best_index`). The claims read each run
+at **the paper's final epoch** (paper 000 sec. 4: "Training is performed for ten epochs",
+:data:`PAPER_EPOCHS`) and give the validation-selected reading beside it; where the two disagree the claim
+says so.
 
 **The training guard** (:func:`untrained`): a model whose run stopped before the paper's ten epochs, or
 whose accuracy at epoch 10 is not clearly above the majority class or whose test loss is not clearly below
 the class entropy (the loss of predicting the class shares; ``ln 2`` for balanced classes), both by
-:func:`urnlib.rules.off_chance` over the seeds, is no evidence: its claims are inconclusive with cause
+:func:`urnlib.rules.off_chance` over the seeds, is no evidence (on Linzen et al.'s files, whose test
+sentences are not drawn like the training ones, the validation loss against the validation sentences' class
+entropy decides instead): its claims are inconclusive with cause
 ``untrained``, and ``ours`` says which model and why.
 
 Every rule is a t-test of :mod:`urnlib.rules` on the seeds against a value the paper's sentence states
 (0 for "no evidence of accuracy dropping" and "declines", 1% for "error rates well under one percent"), or
-a comparison with the heuristics (Welch's t-test): no tolerance of ours.
+a comparison with the heuristics (Welch's t-test): no tolerance of ours. A curve's change is fitted from the
+first bucket whose attractor count is exact (:data:`FIRST_EXACT`: on Linzen et al.'s files the 0 bucket is
+our selection of held-out sentences, :mod:`urnlib.tasks.agreement_linzen`).
 """
 
 from __future__ import annotations
@@ -31,12 +36,14 @@ from urnlib.metrics import accuracy_by_count_seeds
 from urnlib.reports.agreement_tables import PAPER_SENTENCES, analysis_claims
 from urnlib.results import Run
 from urnlib.seeds import Seeds, Stat
+from urnlib.tasks.agreement_linzen import validation_share
 
 CHAPTER = "agreement"
 #: the heuristics stored with every run's data statistics, by the label the figure and tables give them
 HEURISTICS = {"first noun": "first-noun heuristic", "nearest noun": "nearest-noun heuristic"}
 PAPER_EPOCHS = 10  # paper 000 sec. 4: "Training is performed for ten epochs"
-SELECTED = "lowest test loss (selected on test data: the retrain will select on validation data)"
+#: source -> the first attractor count whose bucket is exact (the fitted changes start there; default 0)
+FIRST_EXACT = {"linzen": 1}
 #: the sentences of paper 000 the claims decide, word for word
 QUOTES = {
     "flat": "Crucially, there is no evidence of accuracy dropping as the number of attractors increases.",
@@ -51,10 +58,20 @@ QUOTES = {
 
 # --------------------------------------------------------------------------- reading runs
 def best_index(run: Run) -> int:
-    """The 0-based index of the run's best epoch: the lowest value of the measure its training monitored (the
-    validation loss under the book's protocol; the test loss for the runs stored before it)."""
-    key = run.params.get("train", {}).get("monitor") or "test_loss"
+    """The 0-based index of the run's best epoch: the lowest validation loss, the measure its training
+    monitored (the book's protocol). A run that monitored anything else is refused: it predates the protocol
+    and must be trained again (``python -m urnlib.cli train --scale paper --only agreement``)."""
+    key = run.params.get("train", {}).get("monitor")
+    if key != "val_loss":
+        raise ValueError(f"run {run.name!r} selected its epoch on {key or 'no measure'!r}, not on validation "
+                         "data: it predates the book's protocol; train it again (python -m urnlib.cli train "
+                         "--scale <preset> --only agreement)")
     return int(np.argmin(run.column(key)))
+
+
+def selection(seeds: Seeds) -> str:
+    """The best-epoch reading of ``seeds`` in words (:func:`best_index`: the lowest validation loss)."""
+    return "lowest validation loss"
 
 
 def best_row(run: Run) -> dict:
@@ -102,15 +119,16 @@ def heuristic_stat(seeds: Seeds, name: str) -> Stat:
     return Stat.of(_with_attractors(s["heuristics"][name]) for s in _stats(seeds))
 
 
-def fall(acc: dict[str, np.ndarray]) -> Stat:
-    """Per seed, the least-squares change of accuracy from 0 attractors to the largest count kept (the
-    whole curve, not its noisiest bucket), rounded to 12 decimals (a flat curve's least-squares fit leaves
-    float residue like -8e-17, whose sign would otherwise decide a rule); NaN for a seed with fewer than 2
-    buckets."""
-    counts = np.asarray(acc["count"], dtype=float)
+def fall(acc: dict[str, np.ndarray], start: int = 0) -> Stat:
+    """Per seed, the least-squares change of accuracy from ``start`` attractors (the first exact bucket,
+    :data:`FIRST_EXACT`) to the largest count kept (the whole curve, not its noisiest bucket), rounded to 12
+    decimals (a flat curve's least-squares fit leaves float residue like -8e-17, whose sign would otherwise
+    decide a rule); NaN for a seed with fewer than 2 buckets."""
+    kept = np.asarray(acc["count"]) >= start
+    counts = np.asarray(acc["count"], dtype=float)[kept]
     if len(counts) < 2:
         return Stat.of([float("nan")] * len(acc["per_seed"]))
-    return Stat.of(round(float(np.polyfit(counts, row, 1)[0] * (counts[-1] - counts[0])), 12)
+    return Stat.of(round(float(np.polyfit(counts, row[kept], 1)[0] * (counts[-1] - counts[0])), 12)
                    for row in acc["per_seed"])
 
 
@@ -132,23 +150,41 @@ def _entropy(p: float) -> float:
     return -sum(x * math.log(x) for x in (p, 1 - p) if x > 0)
 
 
+def _valid_shares(seeds: Seeds) -> list[float] | None:
+    """Per seed, the share of plural verbs among the validation sentences, for a source whose test sentences
+    are not drawn like its training ones (``linzen``: trained on the mixed validation file, tested mostly on
+    sentences with attractors); ``None`` for the others, whose test sentences are."""
+    if seeds[0].params.get("task", {}).get("source") != "linzen":
+        return None
+    return [validation_share(t["seed"], t["test_fraction"], t["max_examples"])
+            for t in (run.params["task"] for run in seeds)]
+
+
 def untrained(seeds: Seeds, label: str, epochs: int = PAPER_EPOCHS, *, at_zero: bool = False) -> str:
     """Why the runs of ``seeds`` are no evidence, in words ("" when they are): a run stopped before the
     paper's ``epochs``; or, at that epoch, accuracy not clearly above the majority class or test loss not
-    clearly below the class entropy (:func:`urnlib.rules.off_chance` over the seeds); with ``at_zero``, also
-    accuracy without attractors not clearly above the majority class (a decline presupposes it)."""
+    clearly below the class entropy (:func:`urnlib.rules.off_chance` over the seeds); where the test
+    sentences are not drawn like the training ones (:func:`_valid_shares`), the validation loss not clearly
+    below the validation sentences' class entropy instead (a model that fails on attractors is not thereby
+    untrained); with ``at_zero``, also accuracy without attractors not clearly above the majority class (a
+    decline presupposes it)."""
     short = [f"seed {s} after {len(run.history)}" for s, run in zip(seeds.seeds, seeds)
              if len(run.history) < epochs]
     if short:
-        return (f"the {label} stopped before the paper's {epochs} epochs ({', '.join(short)} epochs, stopped "
-                "on the test loss)")
-    read, data = at_epoch(epochs), _stats(seeds)
-    acc = Stat.of(read(r)["accuracy"] - max(d["test_plural_share"], 1 - d["test_plural_share"])
-                  for r, d in zip(seeds, data))
-    loss = Stat.of(_entropy(d["test_plural_share"]) - read(r)["test_loss"] for r, d in zip(seeds, data))
-    if not rules.off_chance(0.0, acc, loss):
-        return (f"the {label} is at chance at epoch {epochs}: accuracy minus majority class {acc.text(3)}, "
-                f"class entropy minus test loss {loss.text(3)}")
+        return f"the {label} stopped before the paper's {epochs} epochs ({', '.join(short)} epochs)"
+    read, data, shares = at_epoch(epochs), _stats(seeds), _valid_shares(seeds)
+    if shares is not None:
+        gap = Stat.of(_entropy(p) - read(r)["val_loss"] for r, p in zip(seeds, shares))
+        if not rules.off_chance(0.0, gap):
+            return (f"the {label} is at chance at epoch {epochs} on its validation sentences: class entropy "
+                    f"minus validation loss {gap.text(3)}")
+    else:
+        acc = Stat.of(read(r)["accuracy"] - max(d["test_plural_share"], 1 - d["test_plural_share"])
+                      for r, d in zip(seeds, data))
+        loss = Stat.of(_entropy(d["test_plural_share"]) - read(r)["test_loss"] for r, d in zip(seeds, data))
+        if not rules.off_chance(0.0, acc, loss):
+            return (f"the {label} is at chance at epoch {epochs}: accuracy minus majority class "
+                    f"{acc.text(3)}, class entropy minus test loss {loss.text(3)}")
     if at_zero:
         acc0 = by_attractors(seeds, 1, read)
         zero = Stat.of(acc0["per_seed"][:, 0] - np.asarray(_majority(seeds).values)
@@ -176,23 +212,23 @@ def _word(r: _Read) -> str:
 
 def _decided(statement: str, source: str, paper: str, rule: str, decide, seeds: Seeds, why: str, miss: str,
              settle: str, quote: str, epochs: int) -> Claim:
-    """A claim read at the paper's final epoch (the lowest-test-loss reading beside it), or inconclusive
+    """A claim read at the paper's final epoch (the validation-selected reading beside it), or inconclusive
     (cause ``untrained``) when ``why`` says a model it rests on is no evidence."""
-    best = decide(best_row)
+    best, selected = decide(best_row), selection(seeds)
     if why:
         return claim(CHAPTER, source, statement, paper,
-                     f"no evidence: {why}. For information, at the {SELECTED.split(' (')[0]}: {best.text} "
+                     f"no evidence: {why}. For information, at the {selected.split(' (')[0]}: {best.text} "
                      f"({_word(best)})", rule, None, seeds=len(seeds), cause="untrained", quote=quote,
-                     epoch=f"- (not trained); the information at the {SELECTED}", direction=best.direction,
+                     epoch=f"- (not trained); the information at the {selected}", direction=best.direction,
                      settle=f"retrain for the paper's {epochs} epochs, selecting on validation data")
     main = decide(at_epoch(epochs))
     same = "the same verdict" if best.holds == main.holds else (
         f"there it {_word(best)}: the two readings disagree")
     return claim(CHAPTER, source, statement, paper,
-                 f"at epoch {epochs}: {main.text}; at the lowest test loss: {best.text} ({same})", rule,
-                 main.holds, seeds=len(seeds), cause="noise" if main.holds is None else miss,
+                 f"at epoch {epochs}: {main.text}; at the {selected.split(' (')[0]}: {best.text} ({same})",
+                 rule, main.holds, seeds=len(seeds), cause="noise" if main.holds is None else miss,
                  quote=quote, direction=main.direction, seeds_needed=main.seeds_needed,
-                 epoch=f"epoch {epochs} (the paper's final; the runs trained on), beside it the {SELECTED}",
+                 epoch=f"epoch {epochs} (the paper's final; the runs trained on), beside it the {selected}",
                  settle="" if main.holds is not False else settle)
 
 
@@ -219,7 +255,17 @@ def claims(runs_by_source: dict[str, dict[str, Seeds]], *, turn: str, analysis_s
                                  for name, label in HEURISTICS.items()) + ")")
         lstm_settle = (f"train the LSTM on Linzen et al.'s Wikipedia sentences (only their validation and "
                        f"test files are shipped here), {epochs} epochs, selecting on validation data")
-        if source == "synthetic":  # our grammar: no data is missing for the TURN's claims
+        start = FIRST_EXACT.get(source, 0)
+        if source == "linzen":  # the paper's distribution, but not its training data
+            miss = "data"
+            factor = PAPER_SENTENCES * 0.9 / first[0].final["data"]["train_examples"]
+            size = first[0].final["data"]["train_examples"]
+            settle = (f"train on Linzen et al.'s training sentences, which are not released (paper 000: "
+                      f"90% of {PAPER_SENTENCES / 1e6:.1f} million; here {size:,} of their validation file), "
+                      f"{epochs} epochs, selecting on validation data: about "
+                      f"{_hours(list(runs.values()), epochs, factor):.0f} CPU hours per 3 seeds, scaled from "
+                      "these runs")
+        elif source == "synthetic":  # our grammar: no data is missing for the TURN's claims
             miss = "open"
             settle = (f"retrain on the synthetic grammar for {epochs} epochs, selecting on a validation set "
                       f"drawn like the training data, with more seeds: about "
@@ -237,14 +283,14 @@ def claims(runs_by_source: dict[str, dict[str, Seeds]], *, turn: str, analysis_s
             seeds = runs[turn]
             why = untrained(seeds, turn, epochs)
 
-            def flat(read, seeds=seeds):
+            def flat(read, seeds=seeds, start=start):
                 acc, mine = by_attractors(seeds, min_total, read), attractor_stat(seeds, read)
-                change = fall(acc)
+                change = fall(acc, start)
                 drop = rules.threshold(change, 0.0, above=False, name="fitted change")
                 above = rules.compare(mine, base, names=(turn, "the best baseline"))
                 no_drop = None if not change.n else drop.holds is not True  # the paper: no evidence of a drop
                 holds = rules.combine([no_drop, above.holds])[0]  # the heuristics: what gives it meaning
-                return _Read(holds, f"fitted change from 0 to {_last(acc)} attractors {change.text()} "
+                return _Read(holds, f"fitted change from {start} to {_last(acc)} attractors {change.text()} "
                              f"({'a drop at 5%' if drop.holds else 'no evidence of a drop'}); accuracy on "
                              f"sentences with attractors {mine.text()} vs {base_text}",
                              f"{drop.direction}; {above.direction}", above.seeds_needed)
@@ -281,11 +327,11 @@ def claims(runs_by_source: dict[str, dict[str, Seeds]], *, turn: str, analysis_s
         if "LSTM" in runs:
             seeds = runs["LSTM"]
 
-            def declines(read, seeds=seeds):
+            def declines(read, seeds=seeds, start=start):
                 acc = by_attractors(seeds, min_total, read)
-                d = rules.threshold(fall(acc), 0.0, above=False, name="fitted change")
-                return _Read(d.holds, f"fitted change from 0 to {_last(acc)} attractors {fall(acc).text()}",
-                             d.direction, d.seeds_needed)
+                d = rules.threshold(fall(acc, start), 0.0, above=False, name="fitted change")
+                return _Read(d.holds, f"fitted change from {start} to {_last(acc)} attractors "
+                             f"{fall(acc, start).text()}", d.direction, d.seeds_needed)
 
             out.append(_decided(
                 f"the LSTM's accuracy declines as attractors increase ({source} data)",

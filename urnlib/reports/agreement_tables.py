@@ -187,9 +187,9 @@ TABLE_QUOTES = {
               "between them), while nouns with differing numbers are further apart (with a distance of "
               "7.5 or more).",
 }
-#: the weights Tables 1-2 read: the stored ones, of the best epoch
-STORED = ("the stored weights: lowest test loss (selected on test data: the retrain will select on "
-          "validation data); the paper's epoch-10 weights are not stored")
+#: the weights Tables 1-2 read: the stored ones, of the best epoch (by the validation loss: the protocol)
+STORED = ("the stored weights: the epoch of the lowest validation loss (selected on validation sentences); "
+          "the paper's epoch-10 weights are not stored")
 
 
 def analysis_claims(seeds: Seeds, source: str, chapter: str, *, untrained: str = "") -> list[Claim]:
@@ -328,6 +328,18 @@ def differences(runs, turn: str | None) -> str:
         "architecture trained here, on each source, with the paper's optimiser settings.")
 
 
+def first_run_stop(first: dict) -> str:
+    """How the runs were stopped, in words, from the first run's stored stopping rule."""
+    run = next(iter(first.values()))
+    rule = run.params.get("stop") or {}
+    patience = rule.get("patience") or run.params["train"].get("patience")
+    if not patience:
+        return ""
+    after = f" after epoch {rule['min_epochs']}" if rule.get("min_epochs") else ""
+    plural = "s" if patience > 1 else ""
+    return f", stopped{after} once {patience} epoch{plural} pass without a lower validation loss"
+
+
 def implementation_notes(runs, turn: str | None) -> str:
     """The models and the optimiser as the runs used them (Markdown bullets)."""
     first = {label: seeds[0] for by_label in runs.by_source.values() for label, seeds in by_label.items()}
@@ -349,22 +361,21 @@ def implementation_notes(runs, turn: str | None) -> str:
     rates = ", ".join(f"{lr:g}" for lr in sorted(code))
     also = (f" Every model is also trained at learning rate {rates} (the authors' code; see *The learning "
             "rate* above)." if code else "")
-    patience = train.get("patience")
-    stop = (f", stopped after {patience} epoch{'s' if patience > 1 else ''} without a lower test loss"
-            if patience else "")
+    stop = first_run_stop(first)
     return "\n".join([
         " ".join(models),
         "* **Vocabulary**: the `vocab_size` most frequent words of the training sentences; every other word "
         "is replaced by its POS tag (paper 000 sec. 4). Training computes the matrices of only the words a "
         "batch reads.",
         "* **Real text** is split by a seeded shuffle of its sentences (two verbs of one sentence stay on "
-        "one side; each seed has its own split). The offline builder keeps sentences of at most 50 tokens "
-        "and every present-tense verb (VBZ/VBP) whose subject is a common noun (NN/NNS), coordinated "
-        "subjects excluded.",
+        "one side; each seed has its own split), and a part of the training side is held out for validation. "
+        "On Linzen et al.'s files the shuffle divides their validation file (their test files are read "
+        "whole). The offline builder keeps sentences of at most 50 tokens and every present-tense verb "
+        "(VBZ/VBP) whose subject is a common noun (NN/NNS), coordinated subjects excluded.",
         "* **The heuristics** read only the tags of the prefix: the number of its first noun, and of its "
         "last noun (the one nearest the verb); nouns are `NN`/`NNS`, as attractors are counted.",
         f"* **Adam, learning rate {train['lr']}, batch {train['batch_size']}, at most {train['epochs']} "
-        f"epochs{stop}**; figures and tables read each run at its best epoch (lowest test loss: selected on "
-        "test data; the paper's 10% held-out set serves for validation and testing), the claims at epoch 10, "
-        f"the paper's final. Paper 000 sec. 4: learning rate 0.01, 10 epochs; "
+        f"epochs{stop}**; figures and tables read each run at its best epoch (lowest validation loss; the "
+        "paper's 10% held-out set serves for both validation and testing), the claims at epoch 10, the "
+        f"paper's final. Paper 000 sec. 4: learning rate 0.01, 10 epochs; "
         f"the authors' code: batch 512.{also}"])

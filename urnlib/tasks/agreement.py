@@ -11,6 +11,8 @@ Three data sources, one format (:mod:`urnlib.corpora.linzen`):
   where real text has too few examples;
 * ``"offline"``: real English from the Brown corpus and the State of the Union addresses, parsed here
   (:mod:`urnlib.corpora.agreement_builder`, cached);
+* ``"linzen"``: Linzen et al.'s released validation and test files (simplified form, shipped;
+  :mod:`urnlib.tasks.agreement_linzen` says which part trains and which tests);
 * a path to a TSV in the format of Linzen et al. (the paper's ``agr_50_mostcommon_10K.tsv.gz``).
 
 Real text is split 90/10 by a seeded shuffle of its sentences (paper 000 sec. 4; a sentence with two
@@ -25,7 +27,6 @@ Used by :mod:`urnlib.experiments.agreement` and :mod:`urnlib.experiments.zoo`.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -35,8 +36,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from urnlib.corpora.linzen import (OBTAIN_HINT, AgreementExample, attractor_histogram, read_tsv,
-                                   source_names)
+from urnlib.corpora.linzen import (NAMED_SOURCES, OBTAIN_HINT, AgreementExample, attractor_histogram,
+                                   read_tsv, source_names, split_sentences)
 from urnlib.params import ParameterError, check_float, check_int
 from urnlib.tokens import IGNORE, TokenData, device_of
 
@@ -119,9 +120,9 @@ def task_for(source: str, *, synthetic: dict[str, Any], corpus: dict[str, Any]) 
     """The task of one data source: ``"synthetic"``, ``"offline"`` or a path (which must exist)."""
     if source == "synthetic":
         return SyntheticTask(**synthetic)
-    if source != "offline" and not Path(source).is_file():
-        raise ParameterError(f"data source {source!r} is neither 'synthetic', 'offline' nor an existing "
-                             f"file. {OBTAIN_HINT}")
+    if source not in NAMED_SOURCES and not Path(source).is_file():
+        raise ParameterError(f"data source {source!r} is neither 'synthetic', 'offline', 'linzen' nor an "
+                             f"existing file. {OBTAIN_HINT}")
     return CorpusTask(source=str(source), **corpus)
 
 
@@ -148,10 +149,10 @@ def source_name(task: SyntheticTask | CorpusTask) -> str:
 
 
 def source_kind(task: SyntheticTask | CorpusTask) -> str:
-    """``"synthetic"``, ``"offline"`` or ``"file"``."""
+    """``"synthetic"``, ``"offline"``, ``"linzen"`` or ``"file"``."""
     if isinstance(task, SyntheticTask):
         return "synthetic"
-    return "offline" if task.source == "offline" else "file"
+    return task.source if task.source in NAMED_SOURCES else "file"
 
 
 @dataclass
@@ -210,7 +211,9 @@ def encode_examples(examples: list[AgreementExample], vocab: AgreementVocab) -> 
     return TokenData(inputs, targets)
 
 
-def _split(task: SyntheticTask | CorpusTask) -> tuple[list[AgreementExample], list[AgreementExample]]:
+def _split(task: SyntheticTask | CorpusTask
+           ) -> tuple[list[AgreementExample], list[AgreementExample], dict[str, Any]]:
+    """Training and test examples of a source, and what a source's split reports beyond them."""
     if isinstance(task, SyntheticTask):
         from urnlib.languages import agreement_grammar as grammar
 
@@ -220,7 +223,12 @@ def _split(task: SyntheticTask | CorpusTask) -> tuple[list[AgreementExample], li
         counts = list(range(task.max_attractors + 1))
         test = grammar.generate(task.test_per_count * len(counts), attractor_counts=counts, stratified=True,
                                 rng=np.random.default_rng([task.seed, 1]))
-        return train, test
+        return train, test, {}
+    if task.source == "linzen":
+        from urnlib.tasks.agreement_linzen import linzen_split
+
+        train, test, info = linzen_split(task.seed, task.test_fraction, task.max_examples)
+        return train, test, {"linzen": info}
     if task.source == "offline":
         from urnlib.corpora.agreement_builder import offline_dataset
 
@@ -230,24 +238,14 @@ def _split(task: SyntheticTask | CorpusTask) -> tuple[list[AgreementExample], li
     examples = read_tsv(path, limit=task.max_examples or None)
     if len(examples) < 10:
         raise ParameterError(f"{path}: only {len(examples)} examples; need at least 10 to split 90/10")
-    # split by sentence, so that two verbs of one sentence never fall on both sides
-    sentences = list(dict.fromkeys(ex.words for ex in examples))
-    order = np.random.default_rng(task.seed).permutation(len(sentences))
-    n_test = max(1, math.ceil(task.test_fraction * len(sentences)))
-    held_out = {sentences[i] for i in order[:n_test]}
-    return ([ex for ex in examples if ex.words not in held_out],
-            [ex for ex in examples if ex.words in held_out])
+    return (*split_sentences(examples, task.test_fraction, task.seed), {})
 
 
 def _hold_out(train: list[AgreementExample], task: CorpusTask
               ) -> tuple[list[AgreementExample], list[AgreementExample]]:
     """Validation sentences carved from the training side of real text: ``test_fraction`` of its sentences,
     by a shuffle from the stream ``[seed, 2]`` (a sentence's verbs stay on one side)."""
-    sentences = list(dict.fromkeys(ex.words for ex in train))
-    order = np.random.default_rng([task.seed, 2]).permutation(len(sentences))
-    n_valid = max(1, math.ceil(task.test_fraction * len(sentences)))
-    held = {sentences[i] for i in order[:n_valid]}
-    return [ex for ex in train if ex.words not in held], [ex for ex in train if ex.words in held]
+    return split_sentences(train, task.test_fraction, [task.seed, 2])
 
 
 @lru_cache(maxsize=4)
@@ -256,7 +254,7 @@ def make_data(task: SyntheticTask | CorpusTask, validation: bool = False) -> Agr
     ``validation``, also validation sentences drawn like the training ones: new grammar sentences
     (:func:`validation_data`), or for real text a part of the training side held out (:func:`_hold_out`;
     the vocabulary is then built from the rest)."""
-    train, test = _split(task)
+    train, test, split_info = _split(task)
     valid_examples = None
     if validation and isinstance(task, CorpusTask):
         train, valid_examples = _hold_out(train, task)
@@ -274,6 +272,7 @@ def make_data(task: SyntheticTask | CorpusTask, validation: bool = False) -> Agr
         "test_plural_share": float(np.mean([ex.plural for ex in test])),
         "mean_prefix_length": float(np.mean([len(ex.prefix) for ex in train])),
         "heuristics": heuristic_accuracy(test),
+        **split_info,
     }
     valid = None
     if validation:
