@@ -7,8 +7,8 @@ import pytest
 
 from urnlib.claims import claim
 from urnlib.params import ParameterError
-from urnlib.rules import (at_least, at_most, beats, combine, compare, off_chance, on_every_seed, positive,
-                          threshold)
+from urnlib.rules import (at_least, at_most, beats, combine, compare, off_chance, on_every_seed, paired,
+                          positive, threshold)
 from urnlib.seeds import (Seeds, Stat, by_label, check_seeds, split_setting,
                           stack_curves)
 
@@ -211,3 +211,13 @@ def test_within_a_tolerance_the_paper_gives():
     # relative: perplexities (lower is better) within 10% of each other
     assert within(Stat.of([104.0, 105.0, 106.0]), Stat.of([100.0, 101.0, 99.0]), 0.10, relative=True,
                   higher=False).holds is True
+
+
+def test_seeds_exactly_at_the_bound_without_spread_are_not_past_it():
+    """Every seed exactly at the value (a perfectly flat curve's change of 0): not above it, not below it;
+    a decisive no, not noise (there is no spread for more seeds to shrink)."""
+    flat = Stat.of([0.0, 0.0, 0.0])
+    assert threshold(flat, 0.0, above=False).holds is False
+    assert threshold(flat, 0.0, above=True).holds is False
+    assert paired(flat).holds is False
+    assert threshold(Stat.of([-0.1, -0.1, -0.1]), 0.0, above=False).holds is True

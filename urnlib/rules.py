@@ -150,8 +150,8 @@ def paired(difference: Stat, *, name: str = "the per-seed difference") -> Decisi
 
 
 def _one_sample(size: float, s: Stat, direction: str) -> Decision:
-    if s.n < 2 or s.sd == 0:
-        return Decision(True if size > 0 else False if size < 0 else None, direction, size)
+    if s.n < 2 or s.sd == 0:  # no spread: the sign decides, and a value exactly at the bound is not past it
+        return Decision(size > 0, direction, size)
     crit = _t(s.n - 1) * s.sd / math.sqrt(s.n)
     if size > crit:
         return Decision(True, direction, size)
