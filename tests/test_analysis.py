@@ -21,6 +21,7 @@ from urnlib.analysis import (
     rotation_decomposition,
     signature,
 )
+from urnlib.plots.style import COLUMN
 from urnlib.plots.dials import draw_dial, signature_table_figure
 
 
@@ -412,7 +413,7 @@ def test_signature_table_figure_structure(rng):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     FigureCanvasAgg(fig).draw()
-    assert fig.get_size_inches()[0] == pytest.approx(8.0)
+    assert fig.get_size_inches()[0] == pytest.approx(COLUMN)  # the book's column: legible unshrunk
 
 
 def test_signature_table_figure_height_grows_with_rows():
