@@ -416,3 +416,26 @@ def test_stack_lm_with_n_out_is_a_classifier_over_each_position():
     tokens = torch.randint(0, 11, (3, 5))
     assert lm(tokens).shape == (3, 5, 11) and classifier(tokens).shape == (3, 5, 2)
     assert classifier.readout.weight.shape == (2, 8) and torch.equal(classifier.readout.bias, torch.zeros(2))
+
+
+def test_the_scalar_biases_start_at_bias_init_and_default_to_one():
+    """Eq. 5's b_b, b_x start at 1 (the original implementation) unless ``bias_init`` says otherwise (the
+    initialisation ablation); the stored runs' specs have no ``bias_init``, so they build as before."""
+    from urnlib.experiments.tpru_entailment import Architecture, build_classifier
+
+    assert (TPRU(5, 8, 4).b_b.item(), TPRU(5, 8, 4).b_x.item()) == (1.0, 1.0)
+    cell = TPRU(5, 8, 4, bias_init=0.1)
+    assert cell.b_b.item() == pytest.approx(0.1) and cell.b_x.item() == pytest.approx(0.1)
+    stack = RecurrentStack("tpru", 5, 8, 2, n_roles=4, bias_init=0.0)
+    assert all(c.b_b.item() == 0.0 and c.b_x.item() == 0.0 for c in stack.cells)
+    with pytest.raises(ParameterError, match="bias_init"):
+        TPRU(5, 8, 4, bias_init="one")
+    arch = Architecture(embedding_size=6, layers=1, hidden=8, dropout=0.0, permute=False)
+    spec = {"kind": "tpru", "d": 8, "n_roles": 4, "slices": 1}
+    stored = build_classifier(spec, arch, seed=3).state_dict()
+    default = build_classifier({**spec, "bias_init": 1.0}, arch, seed=3).state_dict()
+    assert stored.keys() == default.keys() and all(torch.equal(stored[k], default[k]) for k in stored)
+    ablated = build_classifier({**spec, "bias_init": 0.0}, arch, seed=3).state_dict()
+    assert torch.equal(ablated["encoder.cells.0.E"], stored["encoder.cells.0.E"])  # only the biases differ
+    assert [k for k in stored if not torch.equal(stored[k], ablated[k])] == [
+        "encoder.cells.0.b_b", "encoder.cells.0.b_x"]

@@ -175,11 +175,12 @@ def model_label(spec: dict[str, Any]) -> str:
 
 def build_classifier(spec: dict[str, Any], arch: Architecture, seed: int) -> EntailmentModel:
     """The siamese classifier with a ``layers``-layer encoder of ``spec``'s kind, initialised from
-    ``seed``."""
+    ``seed``; a TPRU's scalar biases start at ``spec["bias_init"]`` where the spec has one (an ablation; the
+    specs of the stored runs have none: 1, the original implementation's)."""
     seed_everything(seed)
     encoder = RecurrentStack(spec["kind"], arch.embedding_size, spec["d"], arch.layers,
                              n_roles=spec["n_roles"], slices=spec["slices"] or 1, dropout=arch.dropout,
-                             seed=seed)
+                             seed=seed, bias_init=spec.get("bias_init", 1.0))
     return EntailmentModel(len(logic.VOCAB), arch.embedding_size, encoder, spec["d"], arch.hidden,
                            sep_id=logic.SEP_ID, pad_id=logic.PAD_ID,
                            variable_ids=logic.variable_ids().tolist() if arch.permute else None,

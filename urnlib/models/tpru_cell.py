@@ -64,7 +64,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from urnlib.models import tpru_scan
-from urnlib.params import ParameterError, check_choice, check_int
+from urnlib.params import ParameterError, check_choice, check_float, check_int
 
 __all__ = ["TPRU", "VARIANTS", "TPRUStep", "relu_square_normalise"]
 
@@ -116,10 +116,12 @@ class TPRU(nn.Module):
         seed: seed of the ``torch.Generator`` that draws ``E`` (same seed, same ``E``); ``None`` (default)
             draws ``E`` from torch's global generator (so ``torch.manual_seed`` fixes it).
         generator: a ``torch.Generator`` (CPU) to draw ``E`` from instead of ``seed``.
+        bias_init: the initial value of both scalar biases ``b_b, b_x`` of eq. 5 (default 1, the original
+            implementation's; an ablation of how they dominate the unbinding scores at initialisation).
     """
 
     def __init__(self, input_size: int, d: int, n_roles: int, *, variant: str = "tpru", slices: int = 1,
-                 seed: int | None = None, generator: torch.Generator | None = None):
+                 seed: int | None = None, generator: torch.Generator | None = None, bias_init: float = 1.0):
         super().__init__()
         check_int("input_size", input_size, minimum=1)
         check_int("d", d, minimum=1)
@@ -146,8 +148,9 @@ class TPRU(nn.Module):
         self.recurrent = nn.Linear(d, d if self.identity_Vb else 2 * d, bias=False)
         self.input = nn.Linear(input_size, 2 * d, bias=False)  # rows [V_x; W_x]
         self.gate_bias = nn.Parameter(torch.zeros(d))  # c in g_t = sigmoid(W_b b + W_x x + c)
-        self.b_b = nn.Parameter(torch.tensor(1.0))  # eq. 5
-        self.b_x = nn.Parameter(torch.tensor(1.0))
+        check_float("bias_init", bias_init, minimum=-100.0, maximum=100.0)
+        self.b_b = nn.Parameter(torch.tensor(float(bias_init)))  # eq. 5 (reference: 1)
+        self.b_x = nn.Parameter(torch.tensor(float(bias_init)))
         #: run the recurrence through :mod:`urnlib.models.tpru_scan` (False: autograd step by step)
         self.scan = True
 
