@@ -27,7 +27,7 @@ from urnlib.reports.agreement_tables import (PAPER_TABLE1, PAPER_TABLE2, PAPER_T
 from urnlib.reports.agreement_tables import PAPER_SENTENCES, differences, implementation_notes  # noqa: F401
 from urnlib.reports.agreement_claims import (CHAPTER, HEURISTICS, PAPER_EPOCHS, QUOTES,  # noqa: F401
                                              FIRST_EXACT, _majority, _stats, _with_attractors, at_epoch,
-                                             attractor_stat, baseline_stat, best_index, best_row,
+                                             SELECTED, attractor_stat, baseline_stat, best_index, best_row,
                                              by_attractors,
                                              chapter_claims, claims, fall, heuristic_by_attractors,
                                              heuristic_stat, settings, untrained)

@@ -69,9 +69,8 @@ def best_index(run: Run) -> int:
     return int(np.argmin(run.column(key)))
 
 
-def selection(seeds: Seeds) -> str:
-    """The best-epoch reading of ``seeds`` in words (:func:`best_index`: the lowest validation loss)."""
-    return "lowest validation loss"
+#: the best-epoch reading (:func:`best_index`), in words
+SELECTED = "lowest validation loss"
 
 
 def best_row(run: Run) -> dict:
@@ -214,21 +213,21 @@ def _decided(statement: str, source: str, paper: str, rule: str, decide, seeds: 
              settle: str, quote: str, epochs: int) -> Claim:
     """A claim read at the paper's final epoch (the validation-selected reading beside it), or inconclusive
     (cause ``untrained``) when ``why`` says a model it rests on is no evidence."""
-    best, selected = decide(best_row), selection(seeds)
+    best = decide(best_row)
     if why:
         return claim(CHAPTER, source, statement, paper,
-                     f"no evidence: {why}. For information, at the {selected.split(' (')[0]}: {best.text} "
-                     f"({_word(best)})", rule, None, seeds=len(seeds), cause="untrained", quote=quote,
-                     epoch=f"- (not trained); the information at the {selected}", direction=best.direction,
+                     f"no evidence: {why}. For information, at the {SELECTED}: {best.text} ({_word(best)})",
+                     rule, None, seeds=len(seeds), cause="untrained", quote=quote,
+                     epoch=f"- (not trained); the information at the {SELECTED}", direction=best.direction,
                      settle=f"retrain for the paper's {epochs} epochs, selecting on validation data")
     main = decide(at_epoch(epochs))
     same = "the same verdict" if best.holds == main.holds else (
         f"there it {_word(best)}: the two readings disagree")
     return claim(CHAPTER, source, statement, paper,
-                 f"at epoch {epochs}: {main.text}; at the {selected.split(' (')[0]}: {best.text} ({same})",
+                 f"at epoch {epochs}: {main.text}; at the {SELECTED}: {best.text} ({same})",
                  rule, main.holds, seeds=len(seeds), cause="noise" if main.holds is None else miss,
                  quote=quote, direction=main.direction, seeds_needed=main.seeds_needed,
-                 epoch=f"epoch {epochs} (the paper's final; the runs trained on), beside it the {selected}",
+                 epoch=f"epoch {epochs} (the paper's final; the runs trained on), beside it the {SELECTED}",
                  settle="" if main.holds is not False else settle)
 
 
@@ -258,8 +257,8 @@ def claims(runs_by_source: dict[str, dict[str, Seeds]], *, turn: str, analysis_s
         start = FIRST_EXACT.get(source, 0)
         if source == "linzen":  # the paper's distribution, but not its training data
             miss = "data"
-            factor = PAPER_SENTENCES * 0.9 / first[0].final["data"]["train_examples"]
             size = first[0].final["data"]["train_examples"]
+            factor = PAPER_SENTENCES * 0.9 / size
             settle = (f"train on Linzen et al.'s training sentences, which are not released (paper 000: "
                       f"90% of {PAPER_SENTENCES / 1e6:.1f} million; here {size:,} of their validation file), "
                       f"{epochs} epochs, selecting on validation data: about "

@@ -12,7 +12,7 @@ import pandas as pd
 
 from urnlib.corpora.numpred import SPLITS
 from urnlib.metrics import wilson_interval
-from urnlib.reports.agreement_claims import HEURISTICS, _stats, best_row, selection
+from urnlib.reports.agreement_claims import HEURISTICS, SELECTED, _stats, best_row
 from urnlib.reports.agreement_tables import PAPER_SENTENCES
 from urnlib.seeds import Seeds
 
@@ -48,7 +48,7 @@ def data_text(runs: dict[str, Seeds]) -> str:
         f"**Linzen et al.'s released files** (source *{SOURCE}*, the distribution of the paper's Fig. 2). "
         f"Their training split is not released. The models train on {stats['train_examples']:,} sentences "
         f"of their validation file `{SPLITS['val']}`, select their epoch on "
-        f"{stats.get('valid_examples', 0):,} others ({selection(first)}), and are tested on the five "
+        f"{stats.get('valid_examples', 0):,} others ({SELECTED}), and are tested on the five "
         f"released test files (`numpred.test.1` ... `.5`: {buckets} sentences with 1 to 5 attractors) and on "
         f"{info['zero_bucket']:,} of {info['held_out']:,} held-out sentences of the validation file, those "
         f"with no noun of the other number than the verb (the 0 bucket; an easier set than Linzen et al.'s, "

@@ -102,6 +102,7 @@ def _limited(split: str, limit: int) -> list[NumpredExample]:
     return examples[:limit] if limit else examples
 
 
+@lru_cache(maxsize=64)
 def validation_share(seed: int, test_fraction: float, max_examples: int = 0) -> float:
     """The share of plural verbs among the validation sentences a run of the ``linzen`` source held out
     (the same two shuffles as :func:`linzen_split` and :func:`urnlib.tasks.agreement.make_data`; no tags
