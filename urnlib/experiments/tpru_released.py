@@ -56,8 +56,6 @@ EVALUATOR = 1
 FORMAT = 1  #: the cache file's layout
 CACHE = Path(".derived") / "tpru_released.json"  #: the cache, relative to the run store (its own folder)
 BATCH = 256  #: rows per forward pass
-#: the command that fills the cache of a preset's stored runs (:func:`fill_command`)
-FILL_COMMAND = "python -m urnlib.experiments.tpru_released_fill --scale paper"
 ABOUT = ("Accuracy of each stored entailment model of the TPRU chapter (paper 002 Table 2) on Evans et "
          "al.'s released files (notebooks/data/logical-entailment): correct and total pairs per file, under "
          "the run's key. An entry is current while the run's key and weights, the evaluator and each file's "
@@ -87,6 +85,10 @@ def fill_command(scale: str = "paper", store: str | Path | None = None) -> str:
     """The command that fills the cache of the preset ``scale``'s stored runs (in ``store``, where given)."""
     where = f" --store {store}" if store is not None else ""
     return f"python -m urnlib.experiments.tpru_released_fill --scale {scale}{where}"
+
+
+#: the command that fills the cache of the paper preset's stored runs
+FILL_COMMAND = fill_command()
 
 
 def released_files() -> dict[str, dict[str, str]]:
