@@ -45,7 +45,9 @@ def attractor_panels_figure(panels: Mapping[str, tuple[Mapping[str, Mapping[str,
         for handle, label in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(label, handle)  # one legend for all panels
         ax.set_ylim(min(0.45, ax.get_ylim()[0]), 1.01)
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # attractors are counted
+        low, high = ax.get_xlim()
+        ax.set_xlim(min(low, -0.5), max(high, 0.5))  # one bucket alone: still a readable axis
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))  # attractors are counted
     where = dict(loc="center", frameon=False) if spare else dict(loc="outside lower center", ncols=3)
     (spare if spare else fig).legend(list(handles.values()), list(handles), fontsize="small", **where)
     return fig
