@@ -10,6 +10,9 @@ chapter. A series is ``(x, y)``, ``(x, mean, low, high)`` or :class:`~urnlib.plo
 
 Figures are as wide as the book's text column (:data:`urnlib.plots.style.COLUMN`), two panels to a row at most
 (:func:`column_figure`).
+
+A value a paper prints for a figure is drawn on the panel that shows it (:func:`draw_marks`): black, a dotted
+line or a point, named in a small legend of that panel's own; figure legends name the models only.
 """
 
 from __future__ import annotations
@@ -26,13 +29,23 @@ from urnlib.models.registry import Style
 from urnlib.plots.series import NON_NEGATIVE, UNIT, Bounds, Series, clip, dodge, draw_series
 from urnlib.plots.style import COLUMN, MAX_COLS, ROW, grid_shape
 
-__all__ = ["BASELINE", "Styles", "series_style", "shaded", "accuracy_by_count_figure", "curves_panel",
-           "panel_grid", "column_figure", "figure_legend", "panels_figure"]
+__all__ = ["BASELINE", "Styles", "Mark", "MARK_GID", "series_style", "shaded", "draw_marks", "is_mark",
+           "accuracy_by_count_figure", "curves_panel", "panel_grid", "column_figure", "figure_legend",
+           "panels_figure"]
 
 #: the look of reference lines: heuristics, n-gram counts, word vectors (not a model kind)
 BASELINE = Style("baseline", ("#969696", "#525252", "#bdbdbd"), ".", ":", shade=1)
 #: the look of every series of a figure, by its label
 Styles = Mapping[str, Style]
+#: a value a paper prints, drawn on a panel (:func:`draw_marks`): ``(y, label)`` a horizontal line,
+#: ``(x, None, label)`` a vertical line, ``(x, y, label)`` a point; the label says where it comes from
+Mark = tuple
+#: the gid of every artist :func:`draw_marks` draws: :func:`figure_legend` leaves them out
+MARK_GID = "paper-mark"
+#: the look of a mark: black, lines dotted (as the agreement chapter's paper line) under the curves, points on
+#: top of them
+_MARK_LINE = {"color": "black", "linewidth": 1.0, "linestyle": ":", "zorder": 1.8}
+_MARK_POINT = {"color": "black", "marker": "D", "markersize": 5, "linestyle": "none", "zorder": 4}
 
 
 def series_style(label: str, styles: Styles) -> Style:
@@ -61,6 +74,41 @@ def shaded(labels: Sequence[str], styles: Styles) -> dict[str, dict]:
         out[label] = look.matplotlib(seen.get(look, 0))
         seen[look] = seen.get(look, 0) + 1
     return out
+
+
+def is_mark(artist) -> bool:
+    """Whether ``artist`` is a paper's value drawn by :func:`draw_marks`."""
+    return getattr(artist, "get_gid", lambda: None)() == MARK_GID
+
+
+def draw_marks(ax: Axes, marks: Sequence[Mark] | None) -> list:
+    """Draw the values a paper prints for this panel (:data:`Mark`): black, lines dotted and under the curves,
+    points as diamonds on top, each named by its label in a legend of the panel's own, placed where it
+    covers the fewest data (matplotlib's ``"best"``); figure legends leave marks out (:func:`figure_legend`).
+    Nothing is drawn (and no legend made) for ``None`` or no marks.
+
+    Returns:
+        the artists drawn, one per mark.
+    """
+    drawn = []
+    for mark in marks or ():
+        if len(mark) == 2:
+            (y, label), x = mark, None
+        elif len(mark) == 3:
+            x, y, label = mark
+        else:
+            raise ValueError(f"a mark is (y, label), (x, None, label) or (x, y, label), not {mark!r}")
+        if x is None:
+            artist = ax.axhline(y, label=label, **_MARK_LINE)
+        elif y is None:
+            artist = ax.axvline(x, label=label, **_MARK_LINE)
+        else:
+            (artist,) = ax.plot([x], [y], label=label, **_MARK_POINT)
+        artist.set_gid(MARK_GID)
+        drawn.append(artist)
+    if drawn:
+        ax.legend(handles=drawn, loc="best", fontsize="small", framealpha=0.85, handlelength=1.6)
+    return drawn
 
 
 def accuracy_by_count_figure(
@@ -128,6 +176,7 @@ def curves_panel(
     markers: bool = False,
     integer_x: bool = False,
     bounds: Bounds | None = NON_NEGATIVE,
+    marks: Sequence[Mark] | None = None,
 ) -> Axes:
     """One panel of curves, e.g. test loss per epoch (paper 001 Fig. 2a/3a), maximum error rate
     per epoch (Fig. 3c) or error rate against training loss (Fig. 2c/3d). A series is ``(x, y)``,
@@ -139,6 +188,8 @@ def curves_panel(
         bounds: the measure's range, which no band leaves (default: non-negative, like every loss,
             perplexity, rate and count of the papers' curves; :data:`urnlib.plots.series.UNIT` for a
             fraction; ``None``: not clipped).
+        marks: values the paper prints for this panel (:data:`Mark`, :func:`draw_marks`), each named in
+            the panel's own legend; none by default.
     """
     looks = shaded(list(series), styles)
     for label, curve in series.items():
@@ -154,6 +205,7 @@ def curves_panel(
     ax.grid(alpha=0.3)
     if title:
         ax.set_title(title)
+    draw_marks(ax, marks)
     return ax
 
 
@@ -195,9 +247,11 @@ def column_figure(panels: int, *, row_height: float = ROW, max_cols: int = MAX_C
 
 
 def figure_legend(fig: Figure, ax: Axes, spare: Axes | None = None, max_cols: int = 4) -> None:
-    """One legend for every panel of ``fig``, of ``ax``'s labelled lines: in the ``spare`` cell of the grid
-    when there is one, else below the panels."""
-    handles, names = ax.get_legend_handles_labels()
+    """One legend for every panel of ``fig``, of ``ax``'s labelled lines (a paper's marks left out: the
+    panel's own legend names them): in the ``spare`` cell of the grid when there is one, else below the
+    panels."""
+    pairs = [(h, n) for h, n in zip(*ax.get_legend_handles_labels()) if not is_mark(h)]
+    handles, names = [h for h, _ in pairs], [n for _, n in pairs]
     if not handles:
         return
     if spare is not None:
@@ -215,8 +269,9 @@ def panels_figure(panels: Sequence[Mapping], styles: Styles, rows: int | None = 
     Args:
         panels: one mapping per panel: the keyword arguments of :func:`curves_panel` (``series``,
             ``xlabel``, ``ylabel``, ``title``, ``logy``, ``invert_x``, ``markers``, ``integer_x``,
-            ``bounds``) and optionally ``hline``, the height of a dash-dotted reference line (e.g. the
-            majority-class error rate).
+            ``bounds``, ``marks``: values the paper prints, each named in the panel's legend) and optionally
+            ``hline``, the height of a dash-dotted, unlabelled reference line (e.g. the majority-class error
+            rate).
         styles: label -> :class:`~urnlib.models.registry.Style` of every series of every panel.
         rows, cols: the grid (``rows * cols`` panels at least; default:
             :func:`~urnlib.plots.style.grid_shape`).

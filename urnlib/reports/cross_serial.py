@@ -21,7 +21,7 @@ import pandas as pd
 
 from urnlib.languages import cross_serial as cs
 from urnlib.models import build_model, count_parameters
-from urnlib.plots.curves import curves_panel, panel_grid
+from urnlib.plots.curves import Mark, curves_panel, figure_legend, panel_grid
 from urnlib.reports.common import looks
 from urnlib.results import Run
 from urnlib.seeds import Seeds, Stat, band, by_label
@@ -33,6 +33,9 @@ PAPER_TABLE1 = {("LSTM", 32): 7314, ("LSTM", 16): 2738, ("LSTM", 8): 1218,
 PAPER_VOCAB = 10  # the vocabulary size Table 1's counts imply
 PAPER_ERROR = 0.10  # paper 001 sec. 3 / Fig. 2b: the best models get below 10% full-string error
 PAPER_URN32_ERROR, PAPER_URN32_LOSS = 0.4, 1.0  # paper 001 Fig. 2c: URN 32 below 0.4 error at training loss 1
+#: paper 001 sec. 3.1 on Fig. 2c: "In contrast, the LSTM models exhibit a sharp drop in error rate around 0.7
+#: training loss."
+PAPER_LSTM_DROP_LOSS = 0.7
 SHARE = 0.5  # paper 001 sec. 3.1: URNs "tend to achieve lower error rates": at more than half the levels
 #: paper 001 sec. 4 trains 100 epochs (and the authors' code the cross-serial models too: reference-facts):
 #: the epoch tables and claims read; our runs trained on (early stopping on the test loss), reported beside it
@@ -158,9 +161,28 @@ def _rate(curve):
     return x, mean, np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
 
 
-def figure_paper001(seeds: Grouped, units: list[int], train_k: int):
+def paper_marks() -> dict[str, list[Mark]]:
+    """The values paper 001 prints for its Fig. 2, by panel letter (:data:`urnlib.plots.curves.Mark`), each
+    labelled with its source; the sentences are the paper's (sec. 3.1)."""
+    return {
+        # "The best models can achieve less then ten percent error rate on average on the test set."
+        "b": [(PAPER_ERROR, f"paper 001, Fig. 2b:\nbest models < {PAPER_ERROR:.0%} error")],
+        # "For instance, the 32-unit URN is able to obtain an error rate below 0.4 with a training loss as
+        # high as 1."
+        "c": [(PAPER_URN32_LOSS, PAPER_URN32_ERROR,
+               f"paper 001, Fig. 2c: URN 32\n< {PAPER_URN32_ERROR:g} error at loss {PAPER_URN32_LOSS:g}"),
+              # "In contrast, the LSTM models exhibit a sharp drop in error rate around 0.7 training loss."
+              (PAPER_LSTM_DROP_LOSS, None,
+               f"paper 001, Fig. 2c: LSTMs'\nsharp drop near loss {PAPER_LSTM_DROP_LOSS:g}")],
+    }
+
+
+def figure_paper001(seeds: Grouped, units: list[int], train_k: int, marks: bool = True):
     """Paper 001 Fig. 2a-d, the mean over seeds with a band of ± one standard deviation (cut at 0 and 1 for
-    error rates)."""
+    error rates); with ``marks``, the values the paper prints for them (:func:`paper_marks`: the 10% error of
+    the best models in (b); the URN 32's error below 0.4 at training loss 1 and the LSTMs' drop near 0.7 in
+    (c)), black, each named in its panel's legend."""
+    drawn = paper_marks() if marks else {}
     seeds = _grouped(seeds)
     labels = labels_of(seeds, units)
     styles = looks({lab: seeds[lab] for lab in labels})  # each model's from its spec
@@ -169,10 +191,11 @@ def figure_paper001(seeds: Grouped, units: list[int], train_k: int):
     curves_panel(a, {lab: band(seeds[lab], "test_loss") for lab in labels}, styles, integer_x=True,
                  xlabel="epoch", ylabel="test cross-entropy (nats/symbol)", title="test loss per epoch")
     curves_panel(b, {lab: _rate(band(seeds[lab], "error_rate")) for lab in labels}, styles, integer_x=True,
-                 xlabel="epoch", ylabel="full-string error rate", title="error rate per epoch")
+                 xlabel="epoch", ylabel="full-string error rate", title="error rate per epoch",
+                 marks=drawn.get("b"))
     curves_panel(c, {lab: _rate(error_against_train_loss(seeds[lab])) for lab in labels}, styles,
                  xlabel="training loss (nats/symbol)", ylabel="full-string error rate",
-                 title="error rate against training loss", invert_x=True)
+                 title="error rate against training loss", invert_x=True, marks=drawn.get("c"))
     by_length = {lab: error_by_length_stats(seeds[lab]) for lab in labels}
     curves_panel(d, {lab: _rate((s.index, s["mean"], s["low"], s["high"])) for lab, s in by_length.items()},
                  styles, xlabel="pattern length m + n", ylabel="full-string error rate",
@@ -181,8 +204,7 @@ def figure_paper001(seeds: Grouped, units: list[int], train_k: int):
     d.axvspan(train_k - 0.5, d.get_xlim()[1], color="0.9", zorder=0)
     d.text(train_k - 0.4, 0.97, "unseen in training", transform=d.get_xaxis_transform(), va="top",
            fontsize="small")
-    handles, names = a.get_legend_handles_labels()
-    fig.legend(handles, names, loc="outside lower center", ncol=min(len(labels), 6))
+    figure_legend(fig, a, max_cols=6)  # the models (the marks are named in their panels)
     return fig
 
 

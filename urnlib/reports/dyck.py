@@ -22,7 +22,7 @@ from urnlib.languages.dyck import PAIRS, VOCAB_SIZE, DyckVocab, depth
 from urnlib.metrics import accuracy_by_count, accuracy_by_count_seeds, max_error_rate
 from urnlib.models import build_model, count_parameters
 from urnlib.models.registry import label as model_label
-from urnlib.plots.curves import accuracy_by_count_figure, column_figure, figure_legend, panels_figure
+from urnlib.plots.curves import Mark, accuracy_by_count_figure, column_figure, figure_legend, panels_figure
 from urnlib.plots.dials import signature_table_figure
 from urnlib.plots.series import UNIT
 from urnlib.reports.common import looks
@@ -31,7 +31,8 @@ from urnlib.seeds import Seeds, Stat, band, stack_curves
 
 CHAPTER = "dyck"
 
-#: paper 000 sec. 5: validation losses of the Full URN and the arbitrary-embedding RNN
+#: paper 000 sec. 5: validation losses of the Full URN and the arbitrary-embedding RNN (in
+#: :func:`validation_loss_table`; no figure draws these models' losses, so none marks them)
 PAPER_VAL_LOSS = {"Full URN": 1.47213, "Arbitrary": 1.52914}
 #: paper 000 Table 4: average effect of each bracket and matching pair (3-TURN, 50 units)
 PAPER_TABLE4 = {"(": 14.79, "<": 14.34, "{": 13.98, "[": 14.25, "+": 14.20, ")": 14.85, ">": 14.42,
@@ -43,6 +44,10 @@ PAPER_TABLE3 = np.array([[0.33, 0.35, 1.35], [0.46, 1.73, 0.20], [1.09, 0.20, 0.
 PAPER_TABLE2 = {("LSTM", 32): 6300, ("LSTM", 16): 2204, ("LSTM", 8): 924,
                 ("URN", 32): 6348, ("URN", 16): 1644, ("URN", 8): 444}
 MAJORITY_ACCURACY = 0.2  # five closing brackets
+#: paper 001 sec. 4.1 on Fig. 3a: "In fact, for 8 units, the LSTM exhibits overfitting. The test loss
+#: increases slowly after epoch 30." (the epoch urnlib.reports.dyck_claims_001.PAPER_TURN_EPOCH decides its
+#: claim on)
+PAPER_LSTM8_TURN_EPOCH = 30
 #: paper 000 sec. 5 and paper 001 sec. 4: "Training is performed with a learning rate of 0.01, and a dropout
 #: rate of 0.05, for 100 epochs": the epoch every figure, table and claim reads
 PAPER_EPOCHS = 100
@@ -252,10 +257,25 @@ def comparison_labels(view: dict[str, Seeds], units: list[int]) -> list[str]:
     return [lab for lab in labels if lab in view]
 
 
-def figure_paper001(view: dict[str, Seeds], units: list[int], min_total: int = 1):
+def paper_marks(labels: list[str]) -> dict[str, list[Mark]]:
+    """The values paper 001 prints for its Fig. 3 that a panel of :func:`figure_paper001` shows, by panel
+    letter (:data:`urnlib.plots.curves.Mark`), each labelled with its source: the epoch after which the 8-unit
+    LSTM's test loss rises, in (a), when ``labels`` has an LSTM 8. (The majority class's 80% error rate, which
+    the paper gives for (b) and (c), is the panels' unlabelled dash-dotted line.)"""
+    if "LSTM 8" not in labels:
+        return {}
+    # "In fact, for 8 units, the LSTM exhibits overfitting. The test loss increases slowly after epoch 30."
+    return {"a": [(PAPER_LSTM8_TURN_EPOCH, None,
+                   f"paper 001, Fig. 3a: LSTM 8's test\nloss rises after epoch {PAPER_LSTM8_TURN_EPOCH}")]}
+
+
+def figure_paper001(view: dict[str, Seeds], units: list[int], min_total: int = 1, marks: bool = True):
     """Paper 001 Fig. 3a-d for the compared models (paper: URN and LSTM) at each size, in one setting: means
-    over seeds, bands ± one standard deviation."""
+    over seeds, bands ± one standard deviation. The majority class's error rate (80%) is a dash-dotted line in
+    (b) and, with ``marks``, in (c) too (sec. 4.1 gives it for both), where the paper's other printed values
+    are drawn as well (:func:`paper_marks`), black and named in their panel's legend."""
     labels = comparison_labels(view, units)
+    drawn = paper_marks(labels) if marks else {}
     max_err = {lab: (lambda run: max_error_per_epoch(run, min_total)) for lab in labels}
     by_count = {lab: attractor_accuracy(view[lab], min_total) for lab in labels}
     by_loss = {}
@@ -265,7 +285,8 @@ def figure_paper001(view: dict[str, Seeds], units: list[int], min_total: int = 1
         by_loss[lab] = (loss, err)
     return panels_figure([
         {"series": {lab: band(view[lab], "test_loss") for lab in labels},
-         "xlabel": "epoch", "ylabel": "test cross-entropy (nats/symbol)", "title": "test loss per epoch"},
+         "xlabel": "epoch", "ylabel": "test cross-entropy (nats/symbol)", "title": "test loss per epoch",
+         "marks": drawn.get("a")},
         {"series": {lab: (s["count"], 1 - s["accuracy"], 1 - s["high"], 1 - s["low"]) for lab, s in
                     by_count.items()},
          "xlabel": "number of attractors", "ylabel": "error rate",
@@ -273,7 +294,10 @@ def figure_paper001(view: dict[str, Seeds], units: list[int], min_total: int = 1
          "bounds": UNIT},
         {"series": {lab: band(view[lab], max_err[lab]) for lab in labels},
          "xlabel": "epoch", "ylabel": "maximum error rate over attractor counts",
-         "title": "maximum error rate per epoch", "bounds": UNIT},
+         # sec. 4.1 on Fig. 3c: "every model is capable of generalising to deeper nesting levels to some
+         # extent, with an accuracy well above a majority class baseline (with an error rate of 80%)"
+         "title": "maximum error rate per epoch", "bounds": UNIT,
+         "hline": 1 - MAJORITY_ACCURACY if marks else None},
         {"series": by_loss, "xlabel": "training loss (nats/symbol)", "ylabel": "maximum error rate",
          "title": "maximum error rate against training loss", "invert_x": True},
     ], looks({lab: view[lab] for lab in labels}))  # each model in its spec's style

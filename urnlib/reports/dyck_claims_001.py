@@ -12,7 +12,8 @@ import numpy as np
 from urnlib import rules
 from urnlib.claims import Claim, claim
 from urnlib.reports.common import largest_rise, overfit_rise, share_lower_at_matched_x
-from urnlib.reports.dyck import MAJORITY_ACCURACY, PAPER_EPOCHS, max_error_per_epoch, run_accuracy, table2
+from urnlib.reports.dyck import (MAJORITY_ACCURACY, PAPER_EPOCHS, PAPER_LSTM8_TURN_EPOCH, max_error_per_epoch,
+                                 run_accuracy, table2)
 from urnlib.seeds import Seeds, Stat
 
 __all__ = ["paper001", "table2_claim", "overfit_rise", "ClaimList", "FINAL", "CURVE", "WEIGHTS",
@@ -22,7 +23,7 @@ CHAPTER = "dyck"
 FINAL = f"final (epoch {PAPER_EPOCHS}, the papers'; they select no epoch)"
 CURVE = f"every epoch, 1-{PAPER_EPOCHS} (the training curve)"
 WEIGHTS = f"final (epoch {PAPER_EPOCHS}, the papers': the stored weights)"
-PAPER_TURN_EPOCH = 30  # paper 001 sec. 4.1: "The test loss increases slowly after epoch 30"
+PAPER_TURN_EPOCH = PAPER_LSTM8_TURN_EPOCH  # paper 001 sec. 4.1 (quoted beside it in urnlib.reports.dyck)
 RETRAIN = "about {h} CPU hours"
 
 
