@@ -17,7 +17,8 @@ The package's modules, one idea each (everything public is re-exported here, so 
 * :mod:`~urnlib.languages.logic.formulas`: the syntax tree, parser, printer and syntactic measures;
 * :mod:`~urnlib.languages.logic.semantics`: evaluation, truth tables and entailment;
 * :mod:`~urnlib.languages.logic.examples`: one example line and its heuristics H1-H3;
-* :mod:`~urnlib.languages.logic.splits`: the splits' parameters (:class:`SplitSpec`, :data:`SPLITS`);
+* :mod:`~urnlib.languages.logic.splits`: the splits' parameters (:class:`SplitSpec`, :data:`SPLITS`, and
+  :data:`RELEASED_SPLITS` matched to the released files, chosen by :func:`split_table`);
 * :mod:`~urnlib.languages.logic.generation`: generating splits by Evans et al.'s procedure;
 * :mod:`~urnlib.languages.logic.exam`: the hand-made exam split;
 * :mod:`~urnlib.languages.logic.stats`: split statistics and surface baselines;
@@ -37,8 +38,9 @@ from urnlib.languages.logic.formulas import (ALPHABET, OPERATORS, STYLES, Bin, F
                                              parse, to_string, variables)
 from urnlib.languages.logic.generation import generate_dataset, generate_split, random_formula
 from urnlib.languages.logic.semantics import entails, evaluate
-from urnlib.languages.logic.splits import (METHODS, PAPER_MEAN_WORLDS, PAPER_SIZES, SPLIT_NAMES, SPLITS,
-                                           SplitSpec)
+from urnlib.languages.logic.splits import (METHODS, PAPER_MEAN_WORLDS, PAPER_SIZES, PROFILES,
+                                           RELEASED_PROFILE_NOTE, RELEASED_SPLITS, SPLIT_NAMES, SPLITS,
+                                           SplitSpec, split_table)
 from urnlib.languages.logic.stats import (SURFACE_FEATURES, heuristic_accuracy, profile_table,
                                           released_vs_generated, split_profile, split_statistics,
                                           surface_baseline, surface_features)
@@ -51,6 +53,7 @@ __all__ = [
     "num_variables", "num_operators", "length", "evaluate", "entails", "alpha_key",
     "Entailment", "heuristics", "make_example",
     "SplitSpec", "SPLITS", "SPLIT_NAMES", "PAPER_MEAN_WORLDS", "PAPER_SIZES", "EXAM_PAIRS",
+    "RELEASED_SPLITS", "RELEASED_PROFILE_NOTE", "PROFILES", "split_table",
     "random_formula", "generate_split", "generate_dataset", "exam_examples",
     "split_statistics", "heuristic_accuracy", "surface_features", "surface_baseline", "SURFACE_FEATURES",
     "split_profile", "profile_table", "released_vs_generated",

@@ -13,6 +13,36 @@ additionally keeps only four-tuples on which each heuristic H1-H3 is right on ex
 (our reading of "constructed so that the heuristics fail"); ``massive`` uses ``method="swap"``; ``exam``
 is written by hand (:mod:`urnlib.languages.logic.exam`; their file is not shipped), labels checked by
 truth table.
+
+A second table, :data:`RELEASED_SPLITS`, aims at the released files themselves (the copies shipped in
+notebooks/data/logical-entailment, read by :func:`~urnlib.languages.logic.load_original_split` and
+measured by :func:`~urnlib.languages.logic.split_statistics`) rather than at the paper's Table 1. Its
+ranges come from what those files hold, operators per formula and distinct variables per pair:
+
+* validate.txt and test_easy.txt (alike): formulas have 1 to 10 operators, mean about 6.9; formulas with
+  5 to 10 operators are about equally frequent, those with 3 or 4 rarer, and only about 1 % have 1 or 2.
+  This is the [k // 3, k] rule with k = 10, i.e. [3, 10], cut more thinly at the bottom; we take
+  [4, 10], which gives the released mean (with [3, 10] ours is about 6.4, 7 % low). Pairs use 1 to 10
+  variables, mean about 5.2, mean 2^#vars 75.7 (valid) and 81.0 (easy); a pool of 2 to 10 letters
+  gives these (a pool starting at 1 puts too many pairs on one letter: mean #vars about 7 % low, mean
+  2^#vars about 12 % low). train is drawn like valid.
+* test_hard.txt: every formula has 15 to 20 operators, each count equally often (mean 17.5), so
+  [15, 20], which is not of the [k // 3, k] form. Pairs use 1 to 10 variables (mean 5.8, mean 2^#vars
+  184.5, a flat histogram): a pool of 1 to 10 letters. H1-H3 are at chance (0.50) there, as with
+  ``heuristic_neutral``.
+* test_big.txt: 10 to 30 operators, flat (mean 19.8): exactly the rule with k = 30. Its variable counts
+  (1 to 16, mean 5.2, mean 2^#vars 519) are a mixture: peaks at 6 and 9 variables and a thin tail of a
+  few dozen pairs beyond 12; the file is in blocks (its first 1,200 lines never exceed 11 variables,
+  one block of 100 stays at 4 or fewer), as if several runs, each with its own pool, were concatenated.
+  One uniform pool range cannot give that mean with that maximum: a pool of 1 to 12 letters matches
+  mean 2^#vars (Table 1's statistic) at the price of a higher mean #vars and a maximum of 12 (see
+  :data:`RELEASED_PROFILE_NOTE`).
+* test_massive.txt: 20 to 30 operators, flat (mean 24.7), so [20, 30] (not of the rule's form either);
+  12 to 24 variables per pair, mean 18.5, mean 2^#vars 848,570. With formulas this size a pool of 22 to
+  24 letters leaves about that many in use. Built by swapping subformulas, as in :data:`SPLITS`.
+
+The remaining differences are listed in :data:`RELEASED_PROFILE_NOTE`; :func:`split_table` picks a table
+by name (:data:`PROFILES`).
 """
 
 from __future__ import annotations
@@ -21,7 +51,8 @@ from dataclasses import dataclass
 
 from urnlib.params import ParameterError, check_choice, check_int
 
-__all__ = ["METHODS", "SplitSpec", "PAPER_MEAN_WORLDS", "PAPER_SIZES", "SPLITS", "SPLIT_NAMES"]
+__all__ = ["METHODS", "SplitSpec", "PAPER_MEAN_WORLDS", "PAPER_SIZES", "SPLITS", "SPLIT_NAMES",
+           "RELEASED_SPLITS", "RELEASED_PROFILE_NOTE", "PROFILES", "split_table"]
 
 METHODS = ("quadruple", "swap")
 
@@ -92,3 +123,46 @@ SPLITS: dict[str, SplitSpec] = {
     "massive": SplitSpec("massive", 200, 20, 24, 13, 40, method="swap"),
 }
 SPLIT_NAMES = ("train", "valid", "easy", "hard", "big", "massive", "exam")
+
+# Matched to the released files' own statistics (see the module docstring); same names and counts as
+# SPLITS. The generator's output under SPLITS is unchanged: this table is used only when passed, e.g.
+# generate_dataset(specs=split_table("released")).
+RELEASED_SPLITS: dict[str, SplitSpec] = {
+    "train": SplitSpec("train", 400, 2, 10, 4, 10),
+    "valid": SplitSpec("valid", 200, 2, 10, 4, 10),
+    "easy": SplitSpec("easy", 200, 2, 10, 4, 10),
+    "hard": SplitSpec("hard", 200, 1, 10, 15, 20, heuristic_neutral=True),
+    "big": SplitSpec("big", 200, 1, 12, 10, 30),
+    "massive": SplitSpec("massive", 200, 22, 24, 20, 30, method="swap"),
+}
+
+#: what RELEASED_SPLITS does not reproduce of the released files, per split (the rest: operators mean and
+#: range, variables mean and maximum, mean 2^#vars within about 10 %)
+RELEASED_PROFILE_NOTE: dict[str, str] = {
+    "valid": "operators start at 4 (released: about 6 % of formulas have 1-3, 1 % have 1-2); almost no "
+             "pair uses a single variable (released: 2 %); H2 and H3 about 0.52-0.53 (released 0.54)",
+    "easy": "as valid",
+    "hard": "mean #vars about 5-8 % low (5.4-5.5 against 5.8); mean 2^#vars within a few percent",
+    "big": "not matchable with one uniform pool: the released variable counts mix blocks of different "
+           "pools (mean 5.2 but up to 16). Pool [1, 12] matches mean 2^#vars (about 519, within 10 % at "
+           "the released size) but mean #vars is 20-30 % high (about 6.4-6.7) and the maximum is 12, not 16",
+    "massive": "24 variables are rare in both (8 of 2,230 released pairs), so a sample may stop at 23; "
+               "the fewest variables in a pair is about 13-14 (released 12)",
+}
+
+#: names of the split tables :func:`split_table` returns
+PROFILES = ("reconstruction", "released")
+
+
+def split_table(profile: str) -> dict[str, SplitSpec]:
+    """The split table of a profile: ``"reconstruction"`` -> :data:`SPLITS` (our reconstruction towards
+    Evans et al.'s Table 1, the default of the generator), ``"released"`` -> :data:`RELEASED_SPLITS`
+    (matched to the released files' statistics). Pass it as ``generate_dataset(specs=...)``.
+
+    Raises:
+        ParameterError: ``profile`` is not one of :data:`PROFILES`.
+    """
+    if not isinstance(profile, str) or profile not in PROFILES:
+        raise ParameterError(f"profile={profile!r} is not a split-table profile; choose one of "
+                             f"{', '.join(repr(p) for p in PROFILES)}")
+    return SPLITS if profile == "reconstruction" else RELEASED_SPLITS
