@@ -16,7 +16,7 @@ import pandas as pd
 from scipy.cluster.hierarchy import fcluster, linkage
 
 from urnlib.languages.elman import generate, word_classes
-from urnlib.plots.curves import panels_figure
+from urnlib.plots.curves import Mark, panels_figure
 from urnlib.plots.primer import acceptance_figure, state_panels_figure, word_tree_figure
 from urnlib.plots.series import SeedCurves
 from urnlib.reports.common import looks
@@ -26,8 +26,10 @@ from urnlib.seeds import Seeds, Stat, by_label
 CHAPTER = "primer"
 #: Elman (1990) Fig. 7: the animate and inanimate noun categories.
 ANIMATE, INANIMATE = ("NOUN-HUM", "NOUN-ANIM", "NOUN-AGRESS"), ("NOUN-INANIM", "NOUN-FRAG", "NOUN-FOOD")
-#: Lecture 004 (Bengio et al. 2003, Brown corpus): name, n, h, m, direct connections, mixture with a trigram,
-#: train / valid / test perplexity (h, m, direct and mix are None for the rows that are not neural).
+#: Lecture 004, the slide "Old (2003!) perplexity results on Brown corpus" (Bengio et al. 2003's table): name,
+#: n, h, m, direct connections, mixture with a trigram, train / valid / test perplexity (h, m, direct and mix
+#: are None for the rows that are not neural). The valid. column of the unmixed MLP rows is marked on
+#: :func:`brown_curves` (:func:`brown_marks`).
 _COLUMNS = ("name", "n", "h", "m", "direct", "mix", "train", "valid", "test")
 LECTURE_ROWS = [dict(zip(_COLUMNS, row)) for row in [
     ("MLP1", 5, 50, 60, True, False, 182, 284, 268), ("MLP2", 5, 50, 60, True, True, None, 275, 257),
@@ -152,11 +154,28 @@ def brown_table(runs: dict[str, Run], kn_runs: dict[str, Run]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=pd.MultiIndex.from_tuples(rows[0].keys()) if rows else None)
 
 
-def brown_curves(runs: dict[str, Run]):
+def brown_marks(groups: dict[str, Seeds]) -> list[Mark]:
+    """The lecture's validation perplexities (its table's valid. column, :data:`LECTURE_ROWS`) of the neural
+    n-gram models drawn at the table's sizes (n, h, m and direct connections of an unmixed MLP row), as
+    marks of :func:`brown_curves` (a) (:data:`urnlib.plots.curves.Mark`), highest first as the lines lie
+    from top to bottom; each label names the lecture's row and its value (the table below the figure gives
+    each of our models its row). The mixed rows (a network averaged with a trigram) and the recurrent models
+    have no curve of the same measure."""
+    marks = []
+    for seeds in groups.values():
+        row = lecture_row(seeds[0].params["model"], False)
+        if row is not None:
+            marks.append((row["valid"], f"lecture 004, {row['name']}: {row['valid']}"))
+    return sorted(marks, key=lambda mark: -mark[0])
+
+
+def brown_curves(runs: dict[str, Run], marks: bool = True):
     """Validation perplexity after every epoch, to the best epoch and beyond (as far as each run trained):
     (a) the perplexity, (b) its excess over the run's own best (0 at the best epoch). The mean over the seeds
     ± one sd; where a model's seeds stopped at different epochs (patience), each seed's curve and the mean
-    over the epochs all of them reached."""
+    over the epochs all of them reached. With ``marks``, (a) marks the lecture's validation perplexity of
+    each neural n-gram model it has a row for (:func:`brown_marks`), black and dotted, named in the panel's
+    legend."""
     absolute, relative = {}, {}
     groups = by_label(runs)
     for label, seeds in groups.items():
@@ -165,7 +184,8 @@ def brown_curves(runs: dict[str, Run]):
         relative[label] = SeedCurves([c / c.min() - 1 for c in curves])
     return panels_figure([
         {"series": absolute, "xlabel": "epoch", "ylabel": "validation perplexity", "logy": True,
-         "markers": True, "title": "Brown, validation part", "integer_x": True, "bounds": (1.0, None)},
+         "markers": True, "title": "Brown, validation part", "integer_x": True, "bounds": (1.0, None),
+         "marks": brown_marks(groups) if marks else None},
         {"series": relative, "xlabel": "epoch", "ylabel": "perplexity / the run's best - 1", "markers": True,
          "hline": 0.0, "title": "above each run's best epoch (0 = best)", "integer_x": True}], looks(groups),
         max_legend_cols=3)
