@@ -7,10 +7,15 @@ trained on what is reachable offline (Brown and the State of the Union addresses
 on the same split and vocabulary (:mod:`urnlib.experiments.urn_lm`; the data and the analogy test:
 :mod:`urnlib.tasks.matrix_lm`). A matrix model trains in
 :mod:`urnlib.train` with the loss :func:`token_nll` (``exp(test loss)``: the per-word perplexity) until its
-held-out loss stops improving, and keeps its best epoch. Analogies (3CosAdd, the Google set) are scored in two
-representations (:data:`REPRESENTATIONS`): ``exp`` after every epoch, both at the best epoch when a run ends
-(its final metrics), and both again from a run's weights where it stored them by :func:`analogy_scores`
-(scoring, not training: it changes no run).
+held-out loss stops improving, and keeps its best epoch. With ``valid_fraction`` > 0 that held-out loss is the
+validation loss (``val_loss``, on sentences drawn like the training ones) and the test loss is only
+reported; at 0 (the stored runs) it is the test loss, which the protocol forbids (the retrain of issue 33).
+``optimizer`` (Adam, or the authors' Adagrad) and ``train_fraction`` (train on a share of the training
+sentences, same vocabulary and held-out sentences) are options whose defaults keep the stored runs' keys.
+Analogies (3CosAdd, the Google set) are scored in two representations (:data:`REPRESENTATIONS`): ``exp``
+after every epoch (the history's ``analogies_correct``), both at the best epoch when a run ends (its final
+metrics), and both again from a run's weights where it stored them by :func:`analogy_scores` (scoring, not
+training: it changes no run).
 """
 
 from __future__ import annotations
@@ -43,10 +48,13 @@ __all__ = ["Config", "LMTask", "make_data", "token_nll", "train_run", "run", "an
            "REPRESENTATIONS"]
 
 EXPERIMENT = "matrix_embeddings"
-#: the epoch metrics this chapter's runs may select on (early stopping, kept weights): none yet: its runs
-#: keep the epoch of the lowest held-out test loss (to be moved to validation data by the retrain of issue
-#: 33)
-VALIDATION_MONITORS = ()
+#: the epoch metrics this chapter's runs may select on (early stopping, kept weights): ``val_loss``, the loss
+#: on the ``valid_fraction`` sentences carved from the training side (drawn like the training sentences). The
+#: stored runs (valid_fraction 0) still keep the epoch of the lowest test loss, until the retrain of issue 33
+VALIDATION_MONITORS = ("val_loss",)
+#: the optimisers the matrix models may train with (``optimizer``): Adam (ours) or Adagrad (the authors' code,
+#: learning rate 1.0), each at ``lr``; their display names
+MATRIX_OPTIMIZERS = {"adam": "Adam", "adagrad": "Adagrad"}
 MATRIX_KINDS = ("4.1", "4.2", "4.3")  #: paper 003 sec. 4.1-4.3
 _DATA = ("data.text_corpus", "data.analogy")
 _BASELINES = "urnlib.experiments.urn_lm:train_run"  # word2vec, Kneser-Ney and the URN language model
@@ -64,7 +72,13 @@ class Config(ChapterConfig):
     comes from). ``seeds``: one run of every trained model per seed (initialisation, data order, dropout,
     word2vec's seed); ``split_seed`` fixes the held-out sentences and the vocabulary of every run. ``epochs``
     and ``urn_epochs`` are caps (see :meth:`train_config`). ``word2vec_size``, ``ngram_order`` or
-    ``urn_units`` of 0 leaves that baseline out."""
+    ``urn_units`` of 0 leaves that baseline out.
+
+    Options whose defaults are the stored runs' (left out of a run's parameters at their defaults, so those
+    runs keep their keys): ``valid_fraction`` (0: no validation sentences, early stopping and the kept epoch
+    on the test loss; > 0: that share of all sentences, carved from the training side, is what every trained
+    run selects on), ``optimizer`` (``"adam"``; ``"adagrad"``, the authors', for the matrix models at ``lr``)
+    and ``train_fraction`` (1: every training sentence; less: the first share of them, for every run)."""
 
     CHAPTER = "matrix_embeddings"
 
@@ -76,11 +90,14 @@ class Config(ChapterConfig):
     max_length: int
     max_sentences: int
     test_fraction: float
+    valid_fraction: float
+    train_fraction: float
     models: list
     epochs: int
     patience: int
     batch_size: int
     lr: float
+    optimizer: str
     word2vec_size: int
     word2vec_epochs: int
     ngram_order: int
@@ -100,6 +117,10 @@ class Config(ChapterConfig):
                       maximum=1_000_000)
             check_float(f"{prefix}lr", getattr(self, f"{prefix}lr"), minimum=0.0, strict_min=True)
         check_int("patience", self.patience, minimum=1, maximum=100_000)
+        if self.optimizer not in MATRIX_OPTIMIZERS:
+            raise ParameterError(f"optimizer={self.optimizer!r} is not one the matrix models train with: "
+                                 f"write one of {list(MATRIX_OPTIMIZERS)} (adam: ours; adagrad: the authors' "
+                                 "code, at lr 1.0)")
         check_int("word2vec_size", self.word2vec_size, minimum=0, maximum=100_000)
         check_int("word2vec_epochs", self.word2vec_epochs, minimum=1, maximum=100_000)
         check_int("ngram_order", self.ngram_order, minimum=0, maximum=5)
@@ -116,7 +137,7 @@ class Config(ChapterConfig):
         """The data of every run: one split (``split_seed``), whatever the run's seed."""
         try:
             return LMTask(self.corpus, self.lower, self.min_count, self.max_length, self.max_sentences,
-                          self.test_fraction, self.split_seed)
+                          self.test_fraction, self.split_seed, self.valid_fraction, self.train_fraction)
         except ParameterError as err:
             raise ParameterError(str(err).replace("seed=", "split_seed=", 1)) from None
 
@@ -139,18 +160,25 @@ class Config(ChapterConfig):
             specs.append(spec)
         return specs
 
+    @property
+    def monitor(self) -> str:
+        """The held-out loss every trained run selects on: ``val_loss`` with validation sentences
+        (``valid_fraction`` > 0), else ``test_loss`` (the stored runs')."""
+        return "val_loss" if self.valid_fraction > 0 else "test_loss"
+
     def train_config(self, seed: int, urn: bool = False) -> TrainConfig:
         """A matrix model's (or the URN language model's) training: up to ``epochs`` epochs, stopped after
-        ``patience`` without a lower held-out loss, ending with the best epoch's weights."""
-        epochs, batch, lr = ((self.urn_epochs, self.urn_batch_size, self.urn_lr) if urn
-                             else (self.epochs, self.batch_size, self.lr))
-        return TrainConfig(epochs, batch, lr, seed, monitor="test_loss", keep_best=True,
+        ``patience`` without a lower held-out loss (:attr:`monitor`), ending with the best epoch's weights.
+        The matrix models train with ``optimizer``; the URN language model with Adam (paper 000's)."""
+        epochs, batch, lr, optimizer = ((self.urn_epochs, self.urn_batch_size, self.urn_lr, "adam") if urn
+                                        else (self.epochs, self.batch_size, self.lr, self.optimizer))
+        return TrainConfig(epochs, batch, lr, seed, optimizer=optimizer, monitor=self.monitor, keep_best=True,
                            patience=self.patience)
 
     def plan(self) -> list[RunSpec]:
         """Each matrix model of ``models`` per seed, then word2vec per seed, Kneser-Ney once (count-based and
         deterministic: it depends on the split only) and the URN language model per seed."""
-        task, me, baseline = asdict(self.task()), f"{__name__}:train_run", _BASELINES
+        task, me, baseline = self.task().params(), f"{__name__}:train_run", _BASELINES
         specs = [RunSpec.of(EXPERIMENT, spec_string(m),
                             {"task": task, "model": m, "train": asdict(self.train_config(s))},
                             ("train.loop", *_DATA, "experiment.matrix_embeddings", component_of(m)), me,
@@ -186,12 +214,19 @@ class Config(ChapterConfig):
         limit = (f"the first {self.max_sentences:,} sentences of each source" if self.max_sentences
                  else "all sentences")
         labels = list(by_label({s.name: s for s in self.plan()}))
+        held = f"{self.test_fraction:.0%} held out"  # the options are named only where they are not defaults
+        if self.valid_fraction > 0:
+            held = (f"{self.test_fraction:.0%} held out for testing, {self.valid_fraction:.0%} for "
+                    "validation")
+        if self.train_fraction < 1:
+            held += f", trained on the first {self.train_fraction:.0%} of the training sentences"
+        loss = "validation" if self.valid_fraction > 0 else "held-out"
         return (f"Built at {self.describe()}: corpus {self.corpus} ({limit} of 1 to {self.max_length} words, "
                 f"{'lower-cased, ' if self.lower else ''}words seen fewer than {self.min_count} times -> "
-                f"`<unk>`, {self.test_fraction:.0%} held out); seeds {list(self.seeds)}; matrix models "
-                f"{', '.join(map(str, self.models))}: Adam lr {self.lr}, batch {self.batch_size}, until the "
-                f"held-out loss has not improved for {self.patience} epoch{'s' * (self.patience > 1)} (at "
-                f"most {self.epochs}); models: "
+                f"`<unk>`, {held}); seeds {list(self.seeds)}; matrix models "
+                f"{', '.join(map(str, self.models))}: {MATRIX_OPTIMIZERS[self.optimizer]} lr {self.lr}, "
+                f"batch {self.batch_size}, until the {loss} loss has not improved for {self.patience} "
+                f"epoch{'s' * (self.patience > 1)} (at most {self.epochs}); models: "
                 + ", ".join(labels) + f" ({len(self.plan())} runs).")
 
 
@@ -263,14 +298,18 @@ def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
     model = build_model(spec.params["model"], len(d.vocab.tokens))
     evaluate = lambda m: {"analogies_correct": evaluate_3cosadd(  # noqa: E731
         embedding_vectors(m), d.vocab.tokens, analogies()).correct}
-    history, _ = fit(model, d.train, d.test, cfg, loss=token_nll, evaluate=evaluate, checkpoint=checkpoint,
-                     desc=spec.name, eval_batch_size=cfg.batch_size)
+    # every epoch's row: train_loss, test_loss (reported), val_loss (with validation sentences: what the
+    # monitor watches) and analogies_correct (entries, exp)
+    history, _ = fit(model, d.train, d.test, cfg, valid=d.valid, loss=token_nll, evaluate=evaluate,
+                     checkpoint=checkpoint, desc=spec.name, eval_batch_size=cfg.batch_size)
     final = dict(history.best_row)  # the monitor's best epoch, whose weights the model ends with
     numbers = analogy_numbers(embedding_vectors(model), d)
     sections = numbers.pop("sections")
     counts = ("correct", "answered", "questions")
     final.update(numbers, perplexity=math.exp(final["test_loss"]), n_params=model.parameter_count,
                  analogy_sections={s: {c: int(sections.loc[s, c]) for c in counts} for s in sections.index})
+    if "val_loss" in final:
+        final["val_perplexity"] = math.exp(final["val_loss"])
     if spec.params["model"]["kind"] == "4.2":
         final["properties"] = probabilistic_properties(model, np.random.default_rng(cfg.seed))
     if spec.params["model"]["kind"] != "4.1":  # the log entries (what the authors' code writes out)

@@ -52,8 +52,9 @@ def _train_urn(spec: RunSpec, checkpoint: Path | None) -> Trained:
     model = build_model(spec.params["model"], start + 1)
     evaluate = lambda m: {"analogies_correct": evaluate_3cosadd(  # noqa: E731
         word_vectors(m), d.vocab.tokens, analogies()).correct}
-    history, _ = fit(model, lm_data(d.train, start), lm_data(d.test, start), cfg, evaluate=evaluate,
-                     checkpoint=checkpoint, desc=spec.name, eval_batch_size=URN_EVAL_BATCH,
+    valid = lm_data(d.valid, start) if d.valid is not None else None  # what the monitor watches, if any
+    history, _ = fit(model, lm_data(d.train, start), lm_data(d.test, start), cfg, valid=valid,
+                     evaluate=evaluate, checkpoint=checkpoint, desc=spec.name, eval_batch_size=URN_EVAL_BATCH,
                      loss=losses.lm_loss)
     vectors = word_vectors(model)
     result = evaluate_3cosadd(vectors, d.vocab.tokens, analogies())
@@ -62,6 +63,8 @@ def _train_urn(spec: RunSpec, checkpoint: Path | None) -> Trained:
              "analogies_answered": result.answered, "analogies_skipped": result.skipped,
              "neighbours": neighbours(vectors, d.vocab.tokens), "perplexity": math.exp(best["test_loss"]),
              "data": d.stats}
+    if "val_loss" in best:
+        final["val_perplexity"] = math.exp(best["val_loss"])
     return Trained(history.rows, final, model.state_dict(), history.wall_time, history.cpu_time)
 
 
