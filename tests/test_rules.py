@@ -221,3 +221,21 @@ def test_seeds_exactly_at_the_bound_without_spread_are_not_past_it():
     assert threshold(flat, 0.0, above=True).holds is False
     assert paired(flat).holds is False
     assert threshold(Stat.of([-0.1, -0.1, -0.1]), 0.0, above=False).holds is True
+
+
+def test_rates_compares_how_often_a_property_holds_by_fishers_exact_test():
+    """Hand-made counts: 10 of 10 against 0 of 10 is decided (p = 1e-5); 3 of 3 against 0 of 3 is not
+    (p = 0.1) and 4 seeds per side at those rates would decide it (4 of 4 against 0 of 4: p = 0.029); equal
+    rates are never decided by more seeds; a count that is not one stops with a message."""
+    from urnlib.rules import rates
+
+    assert rates(10, 10, 0, 10).holds is True and rates(0, 10, 10, 10).holds is False
+    undecided = rates(3, 3, 0, 3, what="left chance", names=("b = 0", "b = 1"))
+    assert undecided.holds is None and undecided.seeds_needed == 4 and undecided.size == 1.0
+    assert undecided.direction == "left chance on 3 of 3 seeds of b = 0 and 0 of 3 of b = 1"
+    assert "4 seeds per side" in undecided.undecided
+    same = rates(2, 3, 2, 3)
+    assert same.holds is None and same.seeds_needed is None and same.size == 0
+    assert rates(6, 6, 1, 6).holds is True  # p = 0.015
+    with pytest.raises(ValueError, match="4 of 3"):
+        rates(4, 3, 0, 3)

@@ -439,3 +439,46 @@ def test_the_scalar_biases_start_at_bias_init_and_default_to_one():
     assert torch.equal(ablated["encoder.cells.0.E"], stored["encoder.cells.0.E"])  # only the biases differ
     assert [k for k in stored if not torch.equal(stored[k], ablated[k])] == [
         "encoder.cells.0.b_b", "encoder.cells.0.b_x"]
+
+
+@pytest.mark.parametrize("slices", [1, 4])
+def test_a_score_scale_a_is_the_bias_b_over_a_at_every_step(slices):
+    """Eq. 4 is invariant to a positive factor on f~, so scores times ``a`` with biases ``b`` give the fillers
+    (and states) of scores times 1 with biases ``b / a``: the two ablations are one at initialisation."""
+    torch.manual_seed(0)
+    scaled = TPRU(5, 8, 4, slices=slices, seed=1, bias_init=1.0, score_scale=2.5)
+    plain = TPRU(5, 8, 4, slices=slices, seed=1, bias_init=1.0 / 2.5)
+    plain.load_state_dict({**scaled.state_dict(), "b_b": plain.b_b.data, "b_x": plain.b_x.data})
+    x = torch.randn(3, 7, 5)
+    states, f = scaled(x, return_fillers=True)
+    states_plain, f_plain = plain(x, return_fillers=True)
+    torch.testing.assert_close(f, f_plain)
+    torch.testing.assert_close(states, states_plain)
+    # and with zero biases the factor changes nothing
+    zero = TPRU(5, 8, 4, slices=slices, seed=1, bias_init=0.0, score_scale=3.0)
+    zero_plain = TPRU(5, 8, 4, slices=slices, seed=1, bias_init=0.0)
+    zero_plain.load_state_dict(zero.state_dict())
+    torch.testing.assert_close(zero(x), zero_plain(x))
+    assert "score_scale=2.5" in repr(scaled) and "score_scale" not in repr(plain)
+
+
+def test_the_score_scale_goes_through_the_scan_and_its_gradients():
+    """The factor is folded into U before the scan, so the hand-written backward and the step-by-step
+    definition agree on it (values and every parameter's gradient)."""
+    torch.manual_seed(0)
+    cell = TPRU(5, 8, 4, slices=2, seed=0, score_scale=1.7).double()
+    x = torch.randn(2, 6, 5, dtype=torch.float64)
+    grads = []
+    for scan in (True, False):
+        cell.scan = scan
+        cell.zero_grad()
+        out = cell(x)
+        out.square().sum().backward()
+        grads.append((out.detach(), [p.grad.clone() for p in cell.parameters()]))
+    torch.testing.assert_close(grads[0][0], grads[1][0])
+    for a, b in zip(grads[0][1], grads[1][1]):
+        torch.testing.assert_close(a, b)
+    with pytest.raises(ParameterError, match="score_scale"):
+        TPRU(5, 8, 4, score_scale=0.0)
+    stack = RecurrentStack("tpru", 5, 8, 2, n_roles=4, score_scale=2.0)
+    assert [c.score_scale for c in stack.cells] == [2.0, 2.0]

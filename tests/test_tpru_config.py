@@ -137,7 +137,10 @@ def test_tiny_preset_and_overrides():
     assert f"`epochs=2` (preset: `{PAPER.epochs}`)" in config.summary()
     assert [s.name for s in config.plan()][:2] == ["GRU 64 seed 0", "GRU 64 seed 1"]
     assert "at most 2 epochs" in config.summary()
-    assert len(tiny.plan()) == len(tiny.models) * len(tiny.seeds) + len(tiny.lm_models) * len(tiny.lm_seeds)
+    main = len(tiny.models) * len(tiny.seeds) + len(tiny.lm_models) * len(tiny.lm_seeds)
+    shared = {s.name for specs in tiny.entailment_plan().values() for s in specs}
+    extra = {s.name for specs in tiny.ablation_plan().values() for s in specs} - shared
+    assert len(tiny.plan()) == main + len(extra) and extra  # the ablation's runs that are not main runs
 
 
 def test_memory_estimate_of_the_paper_preset_is_small():

@@ -27,7 +27,10 @@ TINY = replace(tpru.Config.paper(), train_size=40, valid_size=16, test_size=8, e
                epochs=2, patience=5, min_epochs=0, seeds=[0, 1], lm_seeds=[0], batch_size=16,
                models=["gru 8", "tpru 8 N4 s2"], lm_train_tokens=2000, lm_valid_tokens=500,
                lm_test_tokens=500, lm_min_count=2, lm_max_sentences=200, lm_window=8, lm_warmup=2, lm_d=8,
-               lm_roles=4, lm_epochs=2, lm_batch_size=16, pmi_min_joint=1, check_trials=2)
+               lm_roles=4, lm_epochs=2, lm_batch_size=16, pmi_min_joint=1, check_trials=2,
+               ablations=[{"model": "tpru 8 N4 s2", "seeds": [0, 1, 2]},
+                          {"model": "tpru 8 N4 s2", "bias_init": 0.0, "seeds": [0]},
+                          {"model": "tpru 8 N4 s2", "score_scale": 1.5, "seeds": [0]}])
 
 
 def _require_brown() -> None:
@@ -213,6 +216,101 @@ def test_tags_line_up_with_the_test_stream():
     # the cased corpus has other words: the check compares the stream, not just lengths
     cased = replace(SMALL_BROWN, lower=False)
     assert len(lm.test_tags(cased)) == len(make_data(cased).streams["test"])
+
+
+def test_the_ablation_plans_its_settings_and_shares_the_main_runs():
+    """An entry at the original initialisation names the main runs for the seeds they share (same name, same
+    key) and plans only its other seeds; a changed initialisation enters the spec, the default never does."""
+    plan = {s.name: s for s in TINY.plan()}
+    main = {s.name: s for specs in TINY.entailment_plan().values() for s in specs}
+    ablation = TINY.ablation_plan()
+    assert list(ablation) == ["TPRU 8 N=4 s=2", "TPRU 8 N=4 s=2, b=0", "TPRU 8 N=4 s=2, scores x1.5"]
+    shared = ablation["TPRU 8 N=4 s=2"]
+    assert [s.key for s in shared[:2]] == [main[f"TPRU 8 N=4 s=2 seed {k}"].key for k in (0, 1)]
+    assert "bias_init" not in shared[0].params["model"] and "score_scale" not in shared[0].params["model"]
+    assert ablation["TPRU 8 N=4 s=2, b=0"][0].params["model"]["bias_init"] == 0.0
+    assert ablation["TPRU 8 N=4 s=2, scores x1.5"][0].params["model"]["score_scale"] == 1.5
+    assert len(plan) == len(TINY.plan()) == len(main) + 2 + 3  # 2 language models, 3 new ablation runs
+    # an entry that writes the default explicitly is the same run as one that leaves it out
+    explicit = replace(TINY, ablations=[{"model": "tpru 8 N4 s2", "bias_init": 1.0, "score_scale": 1,
+                                         "variant": "tpru"}])
+    assert [s.key for s in explicit.ablation_plan()["TPRU 8 N=4 s=2"]] == [s.key for s in shared[:2]]
+    longer = replace(TINY, ablations=[{"model": "tpru 8 N4 s2", "min_epochs": 2}]).ablation_plan()
+    assert list(longer) == ["TPRU 8 N=4 s=2, 2+ epochs"]
+    assert longer["TPRU 8 N=4 s=2, 2+ epochs"][0].params["stop"]["min_epochs"] == 2
+    assert longer["TPRU 8 N=4 s=2, 2+ epochs"][0].params["model"] == shared[0].params["model"]
+    softmax = replace(TINY, ablations=[{"model": "tpru 8 N4 s2", "variant": "mod3"}]).ablation_plan()
+    assert list(softmax) == ["TPRU 8 N=4 s=2, mod3"]
+    assert softmax["TPRU 8 N=4 s=2, mod3"][0].params["model"]["variant"] == "mod3"
+
+
+@pytest.mark.parametrize("ablations, message", [
+    ({"model": "tpru 8 N4"}, "must be of type list"),
+    (["tpru 8 N4"], r"ablations\[0\].*must be a mapping with at least a model"),
+    ([{"model": "gru 8", "bias_init": 0.0}], "is not a TPRU"),
+    ([{"model": "tpru 8 N4", "bias": 0.0}], r"has \['bias'\]: an entry takes only"),
+    ([{"model": "tpru 8 N4", "bias_init": -1.0}], r"ablations\[0\].bias_init=-1.0 must be >= 0"),
+    ([{"model": "tpru 8 N4", "score_scale": 0}], r"score_scale=0 must be > 0"),
+    ([{"model": "tpru 8 N4", "seeds": [0, 0]}], r"ablations\[0\].seeds"),
+    ([{"model": "tpru 8 N4", "bias_init": 0.0}, {"model": "tpru 8 N4", "bias_init": 0}], "repeats"),
+    ([{"model": "tpru 8 N4", "variant": "mod4"}], r"ablations\[0\].variant"),
+    ([{"model": "tpru 8 N4", "min_epochs": 3}], r"ablations\[0\].min_epochs=3 is more than epochs=2.*"
+                                                r"ablations=\[\]"),
+])
+def test_bad_ablation_entries_are_named(ablations, message):
+    with pytest.raises(ParameterError, match=message):
+        replace(TINY, ablations=ablations)
+
+
+def test_role_use_on_a_hand_made_encoder():
+    """With its unbinding weights at 0 the top layer's scores are 0, every filler is 1/N whatever the input:
+    input dependence 0, and the argmax (the first of equal values) picks one role for every symbol: 100%."""
+    arch = ent.Architecture(layers=2, embedding_size=6, hidden=8, dropout=0.0, permute=False)
+    model = ent.build_classifier({"kind": "tpru", "d": 8, "n_roles": 4, "slices": 1}, arch, seed=0)
+    x = tpru_features._pairs(40, seed=0)
+    top, dependence = tpru_features.role_use(model, x)
+    assert 0.25 <= top <= 1 and dependence > 0
+    with torch.no_grad():
+        model.encoder.cells[-1].roles.weight[:8] = 0  # W_u = 0: U = 0, scores 0
+    assert tpru_features.role_use(model, x) == pytest.approx((1.0, 0.0), abs=1e-7)
+
+
+def test_the_ablation_comes_with_its_runs_and_role_use(tiny):
+    _, results = tiny
+    assert list(results.ablations) == ["TPRU 8 N=4 s=2", "TPRU 8 N=4 s=2, b=0", "TPRU 8 N=4 s=2, scores x1.5"]
+    assert results.ablations["TPRU 8 N=4 s=2"].seeds == [0, 1, 2]
+    # the seeds the ablation shares with the main runs are the main runs
+    assert [r.path for r in results.ablations["TPRU 8 N=4 s=2"][:2]] == [
+        r.path for r in results.entailment["TPRU 8 N=4 s=2"]]
+    names = [r.name for r in results]
+    assert len(names) == len(set(names)) == len(TINY.plan())
+    assert [r["model"] for r in results.roles] == list(results.ablations)
+    for row in results.roles:
+        assert len(row["init"]) == len(row["trained"]) == len(row["bias"]) == len(row["seeds"])
+        assert all(0.25 <= top <= 1 and dep >= 0 for top, dep in row["init"] + row["trained"])
+    b0 = results.ablations["TPRU 8 N=4 s=2, b=0"][0]
+    first_layer = {k: v for k, v in b0.weights.items() if k.endswith("cells.0.b_b")}
+    assert first_layer  # trained from 0: the weights hold the scalar biases
+
+
+def test_the_split_profile_enters_a_run_only_when_it_is_not_the_reconstruction():
+    """The default profile stays out of the runs' parameters (the stored runs keep their keys); the released
+    one enters them and generates with the ranges measured on Evans et al.'s files."""
+    from urnlib.languages import logic
+
+    default = TINY.plan()[0]
+    assert "profile" not in default.params["task"] and TINY.split_profile == "reconstruction"
+    released = replace(TINY, split_profile="released")
+    spec = released.plan()[0]
+    assert spec.params["task"]["profile"] == "released" and spec.key != default.key
+    task = ent.EntailmentTask(**spec.params["task"])
+    assert task.profile == "released"
+    hard = ent.make_data(task).stats["hard"]
+    assert hard["max_ops"] <= logic.RELEASED_SPLITS["hard"].max_ops < logic.SPLITS["hard"].max_ops
+    with pytest.raises(ParameterError, match="split_profile.*reconstruction"):
+        replace(TINY, split_profile="evans")
+    with pytest.raises(ParameterError, match="released"):
+        ent.EntailmentTask(train=4, valid=4, easy=4, hard=4, big=4, massive=4, seed=0, profile="evans")
 
 
 def test_setup_and_task_errors():

@@ -15,6 +15,8 @@ of ours: a difference is decided when a t-test at the 5% level (two-sided) decid
   ("comparable", "similar"): :func:`compare` against B moved by the tolerance; :func:`matches` for whichever
   side is behind.
 * :func:`every_seed` - a yes/no property measured per seed: all seeds yes, all no, or mixed (undecided).
+* :func:`rates` - how often a yes/no property holds over the seeds of A against those of B (Fisher's exact
+  test: a rate, unlike a mean, has no spread of its own to take a t-test from).
 * :func:`combine` - one claim over several sizes or models.
 * :func:`off_chance` - the training guard: a model whose measure is not clearly off chance did not train,
   and a claim resting on it is no evidence.
@@ -36,8 +38,9 @@ from urnlib.seeds import Stat
 
 __all__ = ["Decision", "compare", "within", "matches", "threshold", "paired", "every_seed", "beats",
            "at_least", "at_most", "positive", "on_every_seed", "combine", "off_chance", "seeds_to_decide",
+           "rates",
            "LEVEL", "BEATS_RULE", "THRESHOLD_RULE", "PAIRED_RULE", "EVERY_SEED_RULE", "CHANCE_RULE",
-           "MAX_SEEDS"]
+           "MAX_SEEDS", "RATES_RULE"]
 
 LEVEL = 0.05  #: two-sided significance level of every t-test here
 MAX_SEEDS = 1000  #: past this many seeds per side a difference is called "not decidable by seeds"
@@ -45,6 +48,8 @@ BEATS_RULE = "Welch's t-test at 5% on the seeds' values; undecided: the seeds th
 THRESHOLD_RULE = "one-sample t-test at 5% against the stated value; undecided: the seeds that would decide it"
 EVERY_SEED_RULE = "on every seed (mixed seeds: not decided)"
 PAIRED_RULE = "paired t-test at 5% on the per-seed differences; undecided: the seeds that would decide it"
+RATES_RULE = ("Fisher's exact test at 5% (two-sided) on the two sets of seeds; undecided: the seeds that "
+              "would decide it")
 CHANCE_RULE = "both sides off chance (mean - 1 sd above it); a side at chance did not train"
 
 
@@ -190,6 +195,33 @@ def every_seed(flags: Iterable[bool], *, what: str = "the property") -> Decision
     if not any(flags):
         return Decision(False, direction, -1.0)
     return Decision(None, direction, sum(flags) / len(flags) - 0.5)
+
+
+def _fisher(a: int, n_a: int, b: int, n_b: int) -> float:
+    return float(_stats.fisher_exact([[a, n_a - a], [b, n_b - b]])[1])
+
+
+def rates(a: int, n_a: int, b: int, n_b: int, *, what: str = "the property",
+          names: tuple[str, str] = ("A", "B")) -> Decision:
+    """Whether a yes/no property holds more often on A's ``n_a`` seeds (``a`` of them) than on B's (``b`` of
+    ``n_b``): ``True`` when A's rate is higher and Fisher's exact test (two-sided, :data:`LEVEL`) decides it,
+    ``False`` when B's is and the test decides it, else ``None`` with the seeds per side that would decide it
+    were the observed rates to stay as they are."""
+    for name, k, n in ((names[0], a, n_a), (names[1], b, n_b)):
+        if not (isinstance(k, int) and isinstance(n, int) and 0 <= k <= n and n >= 1):
+            raise ValueError(f"{name}: {k} of {n} seeds is not a count of seeds")
+    p_a, p_b = a / n_a, b / n_b
+    direction = f"{what} on {a} of {n_a} seeds of {names[0]} and {b} of {n_b} of {names[1]}"
+    size = p_a - p_b
+    if _fisher(a, n_a, b, n_b) < LEVEL:
+        return Decision(size > 0, direction, size)
+    needed = None
+    if size != 0:
+        for n in range(max(n_a, n_b) + 1, MAX_SEEDS + 1):
+            if _fisher(round(p_a * n), n, round(p_b * n), n) < LEVEL:
+                needed = n
+                break
+    return Decision(None, direction, size, needed)
 
 
 def beats(a: Stat, b: Stat, *, higher: bool = True, margin: float = 0.0) -> bool | None:

@@ -40,6 +40,8 @@ from typing import Any
 from urnlib.experiments import tpru_checks, tpru_features, tpru_memory, tpru_released
 from urnlib.experiments import tpru_entailment as ent, tpru_lm as lm
 from urnlib.experiments.config import ChapterConfig, run_config
+from urnlib.languages.logic import PROFILES
+from urnlib.models.tpru_cell import VARIANTS
 from urnlib.models.tpru_stack import STACK_KINDS
 from urnlib.params import ParameterError, check_list, check_bool, check_choice, check_float, check_int
 from urnlib.results import Run, RunSpec
@@ -49,6 +51,9 @@ from urnlib.train import TrainConfig
 
 __all__ = ["Config", "TpruRuns", "run"]
 VALIDATION_MONITORS = ("valid_acc", "valid_ppl")  #: what runs select on: validation accuracy, perplexity
+#: what an entry of ``ablations`` may set
+ABLATION_KEYS = ("model", "bias_init", "score_scale", "variant", "min_epochs", "seeds")
+ABLATION_EXAMPLE = "{model: 'tpru 64 N4', bias_init: 0.0, seeds: [0, 1, 2]}"
 
 
 
@@ -78,6 +83,7 @@ class Config(ChapterConfig):
 
     seed: int
     seeds: list
+    split_profile: str
     train_size: int
     valid_size: int
     test_size: int
@@ -116,6 +122,7 @@ class Config(ChapterConfig):
     lm_lr: float
     pmi_min_joint: int
     check_trials: int
+    ablations: list  # the initialisation ablation (issue 33; not in the paper): :meth:`ablation_plan`
 
     # ------------------------------------------------------------------ checks
     def validate(self) -> None:
@@ -123,6 +130,7 @@ class Config(ChapterConfig):
         trained) the Brown corpus; raises :class:`~urnlib.params.ParameterError` (or, for the corpus,
         :class:`~urnlib.errors.DataError`) before any work."""
         check_int("seed", self.seed, minimum=0)
+        check_choice("split_profile", self.split_profile, list(PROFILES))
         check_seeds(self.seeds, "seeds")
         check_seeds(self.lm_seeds, "lm_seeds")
         for name in ("train_size", "valid_size", "test_size"):
@@ -159,6 +167,7 @@ class Config(ChapterConfig):
         check_float("lm_lr", self.lm_lr, minimum=0.0, strict_min=True)
         check_int("pmi_min_joint", self.pmi_min_joint, minimum=1)
         check_int("check_trials", self.check_trials, minimum=1, maximum=10_000)
+        self.ablation_specs()
         if self.mode != "load":  # the book only loads stored runs: it does not read the corpus
             self._check_brown_corpus()
 
@@ -218,9 +227,61 @@ class Config(ChapterConfig):
             out[label] = spec
         return out
 
+    def ablation_specs(self) -> dict[str, tuple[dict[str, Any], list[int], int | None]]:
+        """``{label: (encoder spec, seeds)}`` of ``ablations``: each entry is ``{model, bias_init,
+        score_scale, variant, seeds}`` (only ``model`` required; ``bias_init`` and ``score_scale`` default to
+        1, the original implementation's, ``variant`` to ``"tpru"`` (else one of sec. 4's modifications,
+        :data:`urnlib.models.tpru_cell.VARIANTS`), and at their defaults they stay out of the spec, so that an
+        entry without them plans the main runs' very runs for its first seeds; ``min_epochs`` (default: the
+        chapter's) the epochs trained before patience may stop a run, the third item (None at the default);
+        ``seeds`` defaults to ``seeds``). Labels: :func:`ent.ablation_label`, plus ``", N+ epochs"``."""
+        if not isinstance(self.ablations, (list, tuple)):
+            raise ParameterError(f"ablations={self.ablations!r} must be a list (empty: none) of entries "
+                                 f"{ABLATION_EXAMPLE}")
+        out: dict[str, tuple[dict[str, Any], list[int], int | None]] = {}
+        for i, entry in enumerate(self.ablations):
+            name = f"ablations[{i}]"
+            if not isinstance(entry, dict) or "model" not in entry:
+                raise ParameterError(f"{name}={entry!r} must be a mapping with at least a model, e.g. "
+                                     f"{ABLATION_EXAMPLE}")
+            unknown = sorted(set(entry) - set(ABLATION_KEYS))
+            if unknown:
+                raise ParameterError(f"{name} has {unknown}: an entry takes only {list(ABLATION_KEYS)}")
+            try:
+                spec = ent.encoder_spec(entry["model"])
+            except ParameterError as err:
+                raise ParameterError(f"{name}: {err}") from None
+            if spec["kind"] != "tpru":
+                raise ParameterError(f"{name}: model {entry['model']!r} is not a TPRU; the ablation changes "
+                                     "a TPRU's initialisation (write e.g. 'tpru 64 N4')")
+            for option in ("bias_init", "score_scale"):
+                if option in entry:
+                    check_float(f"{name}.{option}", entry[option], minimum=0.0, maximum=100.0,
+                                strict_min=option == "score_scale")
+                    if float(entry[option]) != 1.0:
+                        spec[option] = float(entry[option])
+            variant = entry.get("variant", "tpru")
+            check_choice(f"{name}.variant", variant, list(VARIANTS))
+            if variant != "tpru":
+                spec["variant"] = variant
+            seeds = entry.get("seeds", self.seeds)
+            check_seeds(seeds, f"{name}.seeds")
+            least = entry.get("min_epochs", self.min_epochs)
+            check_int(f"{name}.min_epochs", least, minimum=0)
+            if least > self.epochs:
+                raise ParameterError(f"{name}.min_epochs={least} is more than epochs={self.epochs} (the "
+                                     "cap): raise epochs, or leave the ablation out with ablations=[]")
+            least = None if least == self.min_epochs else least
+            label = ent.ablation_label(spec) + (f", {least}+ epochs" if least is not None else "")
+            if label in out:
+                raise ParameterError(f"{name} repeats {label!r}; give each setting one entry (with all its "
+                                     "seeds)")
+            out[label] = (spec, list(seeds), least)
+        return out
+
     def task(self) -> ent.EntailmentTask:
         n = self.test_size
-        return ent.EntailmentTask(self.train_size, self.valid_size, n, n, n, n, self.seed)
+        return ent.EntailmentTask(self.train_size, self.valid_size, n, n, n, n, self.seed, self.split_profile)
 
     def architecture(self) -> ent.Architecture:
         return ent.Architecture(self.layers, self.embedding_size, self.hidden, self.dropout, self.permute)
@@ -257,15 +318,26 @@ class Config(ChapterConfig):
         return TrainConfig(self.lm_epochs, self.lm_batch_size, self.lm_lr, seed, clip=self.lm_clip,
                            monitor="valid_ppl", keep_best=True, patience=self.lm_patience)
 
+    def _entailment_spec(self, label: str, spec: dict[str, Any], seed: int,
+                         min_epochs: int | None = None) -> RunSpec:
+        stop = self.stop()
+        if min_epochs is not None and stop is not None:
+            stop = {**stop, "min_epochs": min_epochs}
+        return RunSpec.of(ent.EXPERIMENT, label,
+                          {"task": self.task().params(), "architecture": asdict(self.architecture()),
+                           "model": spec, "train": asdict(self.train_config(seed)), "stop": stop},
+                          ent.COMPONENTS, f"{ent.__name__}:train_run", seed=seed, model=label)
+
     def entailment_plan(self) -> dict[str, list[RunSpec]]:
         """``{label: [one RunSpec per seed of seeds]}`` of the entailment runs."""
-        task, arch = asdict(self.task()), asdict(self.architecture())
-        return {label: [RunSpec.of(ent.EXPERIMENT, label,
-                                   {"task": task, "architecture": arch, "model": spec,
-                                    "train": asdict(self.train_config(seed)), "stop": self.stop()},
-                                   ent.COMPONENTS, f"{ent.__name__}:train_run", seed=seed, model=label)
-                        for seed in self.seeds]
+        return {label: [self._entailment_spec(label, spec, seed) for seed in self.seeds]
                 for label, spec in self.encoders().items()}
+
+    def ablation_plan(self) -> dict[str, list[RunSpec]]:
+        """``{label: [one RunSpec per seed]}`` of ``ablations``, trained exactly as the main encoders; an
+        entry at the original setting names the main runs of its model for the seeds they share."""
+        return {label: [self._entailment_spec(label, spec, seed, least) for seed in seeds]
+                for label, (spec, seeds, least) in self.ablation_specs().items()}
 
     def lm_plan(self) -> dict[str, list[RunSpec]]:
         """``{label: [one RunSpec per seed of lm_seeds]}`` of the language models of ``lm_models``."""
@@ -279,10 +351,16 @@ class Config(ChapterConfig):
             for kind in self.lm_models}
 
     def plan(self) -> list[RunSpec]:
-        """Every run: each entailment encoder of ``models`` once per seed of ``seeds``, then each language
-        model of ``lm_models`` once per seed of ``lm_seeds``."""
-        groups = [*self.entailment_plan().values(), *self.lm_plan().values()]
-        return [s for specs in groups for s in specs]
+        """Every run: each entailment encoder of ``models`` once per seed of ``seeds``, each language model
+        of ``lm_models`` once per seed of ``lm_seeds``, then the ablation's runs that are not main runs
+        already."""
+        groups = [*self.entailment_plan().values(), *self.lm_plan().values(), *self.ablation_plan().values()]
+        out: dict[str, RunSpec] = {}
+        for spec in (s for specs in groups for s in specs):
+            if spec.name in out and out[spec.name].key != spec.key:
+                raise ParameterError(f"two different runs are named {spec.name!r}: rename an ablation entry")
+            out.setdefault(spec.name, spec)
+        return list(out.values())
 
     def summary(self) -> str:
         def until(cap: int, patience: int | None, what: str, least: int = 0) -> str:
@@ -312,10 +390,16 @@ class TpruRuns:
     table1: list[dict[str, Any]]  # rows of urnlib.experiments.tpru_checks.table1_check
     features: list[dict[str, Any]]  # rows of urnlib.experiments.tpru_features.feature_spread
     released: tpru_released.Released  # the entailment runs on Evans et al.'s released files (Table 2)
+    ablations: dict[str, Seeds]  # ablation label -> its runs (:meth:`Config.ablation_plan`)
+    roles: list[dict[str, Any]]  # rows of tpru_features.filler_use: the ablated encoders' use of their roles
 
     def __iter__(self) -> Iterator[Run]:
-        for runs in [*self.entailment.values(), *self.lm.values()]:
-            yield from runs
+        seen: set[str] = set()
+        for runs in [*self.entailment.values(), *self.lm.values(), *self.ablations.values()]:
+            for r in runs:
+                if r.name not in seen:  # an ablation at the original initialisation shares main runs
+                    seen.add(r.name)
+                    yield r
 
 
 def run(config: Config, *, store: str | Path | None = None, mode: str | None = None) -> TpruRuns:
@@ -326,7 +410,7 @@ def run(config: Config, *, store: str | Path | None = None, mode: str | None = N
         store: the run store (default: ``config.store``, relative to ``notebooks/``).
         mode: ``load``, ``train`` or ``retrain`` (default: ``config.mode``); see :mod:`urnlib.runner`.
     """
-    groups, lm_groups = config.entailment_plan(), config.lm_plan()
+    groups, lm_groups, ablations = config.entailment_plan(), config.lm_plan(), config.ablation_plan()
     runs = run_config(config, config.plan(), store=store, mode=mode)
 
     def seeds(label: str, specs: list[RunSpec]) -> Seeds:
@@ -335,8 +419,13 @@ def run(config: Config, *, store: str | Path | None = None, mode: str | None = N
     root = store or config.store_path()  # Table 2 on the released files, from the cache beside the runs
     command = tpru_released.fill_command(config.scale, root if store or "store" in config.overrides else None)
     released = tpru_released.released_results(entailment, root, mode or config.mode, command)
+    ablated = {label: seeds(label, group) for label, group in ablations.items()}
+    encoders = {ent.model_label(config.ablation_specs()[label][0]) for label in ablated}
+    # how the ablated encoders use their roles: the main runs and every ablation setting
+    measured = {**{k: v for k, v in entailment.items() if k in encoders}, **ablated}
     return TpruRuns(entailment=entailment,
                     lm={label: seeds(label, group) for label, group in lm_groups.items()},
                     gradient=tpru_checks.gradient_checks(trials=config.check_trials, seed=config.seed),
                     table1=tpru_checks.table1_check(),
-                    features=tpru_features.feature_spread(entailment, seed=config.seed), released=released)
+                    features=tpru_features.feature_spread(entailment, seed=config.seed), released=released,
+                    ablations=ablated, roles=tpru_features.filler_use(measured, seed=config.seed))

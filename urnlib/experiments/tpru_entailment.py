@@ -31,7 +31,7 @@ the data order and the renaming; the data have their own seed (:class:`Entailmen
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -49,7 +49,8 @@ from urnlib.results import Run, RunSpec, Trained
 from urnlib.train import TokenData, TrainConfig, fit, seed_everything
 
 __all__ = ["EXPERIMENT", "COMPONENTS", "TEST_SPLITS", "EVAL_SPLITS", "ENCODER_FORMS", "EntailmentTask",
-           "Architecture", "EntailmentData", "make_data", "encoder_spec", "model_label", "build_classifier",
+           "Architecture", "EntailmentData", "make_data", "encoder_spec", "model_label", "ablation_label",
+           "build_classifier",
            "train_run", "rebuild_classifier"]
 
 EXPERIMENT = "tpru_entailment"
@@ -78,6 +79,9 @@ class EntailmentTask:
     big: int
     massive: int
     seed: int  # generator seed (the same data for every model and initialisation seed)
+    #: which table of split ranges generates the data (:data:`urnlib.languages.logic.PROFILES`): our
+    #: reconstruction, or the ranges measured on Evans et al.'s released files
+    profile: str = "reconstruction"
 
     def __post_init__(self):
         for name in GENERATED:
@@ -88,6 +92,15 @@ class EntailmentTask:
                                      "generator gives 2 positive and 2 negative pairs): e.g. "
                                      f"{n - n % 4 or 4} or {n + 4 - n % 4}")
         check_int("seed", self.seed, minimum=0)
+        logic.split_table(self.profile)  # an unknown profile stops here, naming the known ones
+
+    def params(self) -> dict[str, Any]:
+        """The task as a run's parameters: the profile only where it is not the default, so that the runs
+        generated from the reconstruction keep their keys."""
+        out = asdict(self)
+        if out["profile"] == "reconstruction":
+            del out["profile"]
+        return out
 
     def counts(self) -> dict[str, int]:
         return {name: getattr(self, name) for name in GENERATED}
@@ -129,7 +142,7 @@ def make_data(task: EntailmentTask) -> EntailmentData:
     <sep> hypothesis`` and measure the evaluation splits (:func:`urnlib.languages.logic.split_statistics`:
     mean 2^#vars, the "Mean 2^#Vars" row of Table 2, operators, heuristic baselines; and ``acc_surface``,
     :func:`urnlib.languages.logic.surface_baseline` fit on the training pairs)."""
-    raw = logic.generate_dataset(task.counts(), seed=task.seed)
+    raw = logic.generate_dataset(task.counts(), seed=task.seed, specs=logic.split_table(task.profile))
     splits = {name: (logic.encode_packed(examples),
                      torch.tensor([e.label for e in examples], dtype=torch.long))
               for name, examples in raw.items()}
@@ -173,14 +186,29 @@ def model_label(spec: dict[str, Any]) -> str:
     return label
 
 
+def ablation_label(spec: dict[str, Any]) -> str:
+    """:func:`model_label` and what the ablation changed: ``"TPRU 64 N=4, b=0"``, ``"TPRU 64 N=4 s=8, scores
+    x2.83"``, ``"TPRU 64 N=4, mod3"`` (a spec at the original setting: its model's label)."""
+    label = model_label(spec)
+    if spec.get("bias_init", 1.0) != 1.0:
+        label += f", b={spec['bias_init']:g}"
+    if spec.get("score_scale", 1.0) != 1.0:
+        label += f", scores x{spec['score_scale']:.3g}"
+    if spec.get("variant", "tpru") != "tpru":
+        label += f", {spec['variant']}"
+    return label
+
+
 def build_classifier(spec: dict[str, Any], arch: Architecture, seed: int) -> EntailmentModel:
     """The siamese classifier with a ``layers``-layer encoder of ``spec``'s kind, initialised from
-    ``seed``; a TPRU's scalar biases start at ``spec["bias_init"]`` where the spec has one (an ablation; the
-    specs of the stored runs have none: 1, the original implementation's)."""
+    ``seed``; a TPRU's scalar biases start at ``spec["bias_init"]``, its unbinding scores are multiplied by
+    ``spec["score_scale"]`` and it is sec. 4's modification ``spec["variant"]`` where the spec has them (the
+    ablation; otherwise 1, 1 and the TPRU itself, as in the specs of the chapter's main runs)."""
     seed_everything(seed)
     encoder = RecurrentStack(spec["kind"], arch.embedding_size, spec["d"], arch.layers,
                              n_roles=spec["n_roles"], slices=spec["slices"] or 1, dropout=arch.dropout,
-                             seed=seed, bias_init=spec.get("bias_init", 1.0))
+                             seed=seed, bias_init=spec.get("bias_init", 1.0),
+                             variant=spec.get("variant", "tpru"), score_scale=spec.get("score_scale", 1.0))
     return EntailmentModel(len(logic.VOCAB), arch.embedding_size, encoder, spec["d"], arch.hidden,
                            sep_id=logic.SEP_ID, pad_id=logic.PAD_ID,
                            variable_ids=logic.variable_ids().tolist() if arch.permute else None,

@@ -20,7 +20,7 @@ from urnlib.languages import logic
 from urnlib.params import check_int
 from urnlib.seeds import Seeds
 
-__all__ = ["FEATURE_PAIRS", "participation", "feature_spread"]
+__all__ = ["FEATURE_PAIRS", "participation", "feature_spread", "role_use", "filler_use"]
 
 FEATURE_PAIRS = 800  #: generated pairs (validation distribution) on which the sentence vectors are measured
 
@@ -36,6 +36,55 @@ def participation(features: torch.Tensor) -> tuple[float, float]:
     if total <= 1e-24 * max(1, centred.numel()):
         return 0.0, float("nan")
     return total ** 2 / float((var ** 2).sum()), float(var[0]) / total
+
+
+def _pairs(pairs: int, seed: int) -> torch.Tensor:
+    counts = dict.fromkeys(ent.GENERATED, 4) | {"valid": pairs - pairs % 4}
+    return logic.encode_packed(logic.generate_dataset(counts, seed=seed)["valid"])
+
+
+def role_use(model: torch.nn.Module, x: torch.Tensor) -> tuple[float, float]:
+    """How the top TPRU layer of ``model`` (an entailment classifier) uses its roles on the premises of ``x``:
+    ``(top role, input dependence)``. *Top role*: the share of the premise symbols whose most selected role
+    (argmax of the fillers ``f_t``, eq. 4) is the role most often selected (1/N when all roles are selected
+    equally often, 1 when one role takes every symbol); with slices, per slice, averaged. *Input dependence*:
+    the standard deviation of each filler ``(f_t)_n`` over the symbols, averaged over the roles (and slices):
+    0 when the fillers ignore the input."""
+    with torch.no_grad():
+        model = model.eval()
+        premise, mask, _, _ = model.split(x)
+        _, f = model.encoder(model.embedding(premise), return_fillers=True)  # (B, T, N) or (B, T, s, N)
+    f = f[mask]  # (symbols, N) or (symbols, s, N)
+    if f.dim() == 2:
+        f = f[:, None]
+    winners = f.argmax(-1)  # (symbols, s)
+    n_roles = f.shape[-1]
+    top = torch.stack([torch.bincount(winners[:, k], minlength=n_roles).max() for k in range(f.shape[1])])
+    return float(top.double().mean() / f.shape[0]), float(f.std(0).mean())
+
+
+def filler_use(groups: dict[str, Seeds], *, pairs: int = FEATURE_PAIRS, seed: int = 0) -> list[dict]:
+    """One row per TPRU label of ``groups``: per seed, :func:`role_use` at initialisation (the run's own seed,
+    before training) and trained (its stored weights), on ``pairs`` generated validation-distribution pairs
+    (as :func:`feature_spread`); ``bias`` the scalar biases ``b_b, b_x`` of the top layer, trained."""
+    check_int("pairs", pairs, minimum=4)
+    x = _pairs(pairs, seed)
+    rows = []
+    for label, runs in groups.items():
+        if runs[0].params["model"]["kind"] != "tpru":
+            continue
+        row = {"model": label, "seeds": list(runs.seeds), "init": [], "trained": [], "bias": []}
+        for run in runs:
+            params = run.params
+            initial = ent.build_classifier(params["model"], ent.Architecture(**params["architecture"]),
+                                           params["train"]["seed"])
+            trained = ent.rebuild_classifier(run)
+            row["init"].append(role_use(initial, x))
+            row["trained"].append(role_use(trained, x))
+            top = trained.encoder.cells[-1]
+            row["bias"].append((top.b_b.item(), top.b_x.item()))
+        rows.append(row)
+    return rows
 
 
 def _premise_vectors(model: torch.nn.Module, x: torch.Tensor) -> torch.Tensor:
@@ -55,8 +104,7 @@ def feature_spread(groups: dict[str, Seeds], *, pairs: int = FEATURE_PAIRS, seed
         seed: the generator's seed.
     """
     check_int("pairs", pairs, minimum=4)
-    counts = dict.fromkeys(ent.GENERATED, 4) | {"valid": pairs - pairs % 4}
-    x = logic.encode_packed(logic.generate_dataset(counts, seed=seed)["valid"])
+    x = _pairs(pairs, seed)
     rows = []
     for label, runs in groups.items():
         row = {"model": label, "d": runs[0].params["model"]["d"], "seeds": list(runs.seeds), "init": [],

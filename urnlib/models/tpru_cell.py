@@ -118,10 +118,15 @@ class TPRU(nn.Module):
         generator: a ``torch.Generator`` (CPU) to draw ``E`` from instead of ``seed``.
         bias_init: the initial value of both scalar biases ``b_b, b_x`` of eq. 5 (default 1, the original
             implementation's; an ablation of how they dominate the unbinding scores at initialisation).
+        score_scale: a fixed factor on the unbinding scores ``f_{b,t}, f_{x,t}`` before eq. 5 (default 1, the
+            paper's). With s slices each score sums ``d/s`` products, so its spread is about ``1/sqrt(s)`` of
+            one slice's; ``score_scale = sqrt(s)`` gives every slice the spread of one (an ablation; the paper
+            has no such factor).
     """
 
     def __init__(self, input_size: int, d: int, n_roles: int, *, variant: str = "tpru", slices: int = 1,
-                 seed: int | None = None, generator: torch.Generator | None = None, bias_init: float = 1.0):
+                 seed: int | None = None, generator: torch.Generator | None = None, bias_init: float = 1.0,
+                 score_scale: float = 1.0):
         super().__init__()
         check_int("input_size", input_size, minimum=1)
         check_int("d", d, minimum=1)
@@ -151,6 +156,8 @@ class TPRU(nn.Module):
         check_float("bias_init", bias_init, minimum=-100.0, maximum=100.0)
         self.b_b = nn.Parameter(torch.tensor(float(bias_init)))  # eq. 5 (reference: 1)
         self.b_x = nn.Parameter(torch.tensor(float(bias_init)))
+        check_float("score_scale", score_scale, minimum=0.0, maximum=100.0, strict_min=True)
+        self.score_scale = float(score_scale)
         #: run the recurrence through :mod:`urnlib.models.tpru_scan` (False: autograd step by step)
         self.scan = True
 
@@ -195,6 +202,9 @@ class TPRU(nn.Module):
         ds = d // s
         U, R = self.role_matrices()
         U_s, R_s = U.reshape(s, ds, N), R.reshape(s, ds, N)  # slice k: rows k ds .. (k+1) ds - 1
+
+        if self.score_scale != 1.0:  # the scores' fixed factor, folded into U (R keeps the unscaled roles)
+            U_s = U_s * self.score_scale
 
         def unbind(V):  # V (d, n_in) -> (n_in, s N): column block k is (V^{(k)})^T U^{(k)}
             return torch.einsum("ski,skn->isn", V.reshape(s, ds, -1), U_s).reshape(V.shape[1], s * N)
@@ -270,5 +280,6 @@ class TPRU(nn.Module):
         return self.forward(x, return_fillers=True)[1]
 
     def extra_repr(self) -> str:
+        scale = f", score_scale={self.score_scale:g}" if self.score_scale != 1.0 else ""
         return (f"input_size={self.input_size}, d={self.d}, n_roles={self.n_roles}, "
-                f"variant={self.variant!r}, slices={self.slices}")
+                f"variant={self.variant!r}, slices={self.slices}{scale}")

@@ -53,11 +53,12 @@ class RecurrentStack(nn.Module):
         dropout: rate between layers (default 0).
         seed: seed of the first TPRU layer's basis (``None``: torch's global generator).
         bias_init: initial value of every TPRU layer's scalar biases ``b_b, b_x`` (default 1).
+        score_scale: every TPRU layer's fixed factor on its unbinding scores (default 1; :class:`TPRU`).
     """
 
     def __init__(self, kind: str, input_size: int, d: int, layers: int = 1, *, n_roles: int | None = None,
                  variant: str = "tpru", slices: int = 1, dropout: float = 0.0, seed: int | None = None,
-                 bias_init: float = 1.0):
+                 bias_init: float = 1.0, score_scale: float = 1.0):
         super().__init__()
         check_choice("kind", kind, list(STACK_KINDS))
         check_int("input_size", input_size, minimum=1)
@@ -70,7 +71,8 @@ class RecurrentStack(nn.Module):
                 raise ParameterError("kind='tpru' needs the number of role vectors: pass n_roles=N (e.g. 64)")
             self.cells = nn.ModuleList(
                 TPRU(input_size if i == 0 else d, d, n_roles, variant=variant, slices=slices,
-                     seed=None if seed is None else seed + i, bias_init=bias_init)
+                     seed=None if seed is None else seed + i, bias_init=bias_init,
+                     score_scale=score_scale)
                 for i in range(layers)
             )
             self.drop = nn.Dropout(self.dropout)

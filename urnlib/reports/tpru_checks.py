@@ -12,7 +12,8 @@ import pandas as pd
 from urnlib.reports.tpru import format_params
 from urnlib.seeds import Seeds, Stat
 
-__all__ = ["gradient_table", "table1_table", "feature_table", "feature_line", "escape_line", "NEAR_CHANCE"]
+__all__ = ["gradient_table", "table1_table", "feature_table", "feature_line", "escape_line", "left_chance",
+           "NEAR_CHANCE"]
 
 NEAR_CHANCE = 0.01  #: a training loss within this of ln 2 (the loss of a coin) counts as "at chance" here
 
@@ -107,7 +108,7 @@ def feature_line(rows: list[dict]) -> str:
     return text + f"Below it: {'; '.join(map(describe, off)) if off else 'none'}."
 
 
-def _left_chance(run) -> int | None:
+def left_chance(run) -> int | None:
     """The first epoch whose mean training loss is below ln 2 - :data:`NEAR_CHANCE`; None if none is."""
     bar = math.log(2) - NEAR_CHANCE
     return next((e + 1 for e, v in enumerate(run.column("train_loss")) if v < bar), None)
@@ -119,7 +120,7 @@ def escape_line(groups: dict[str, Seeds]) -> str:
     stuck run stopped, i.e. whether the stopping rule could have cut off a late escape (Markdown)."""
     parts, escapes, stuck = [], [], []
     for label, seeds in groups.items():
-        left = [_left_chance(r) for r in seeds]
+        left = [left_chance(r) for r in seeds]
         done = [e for e in left if e is not None]
         never = [len(r.history) for r, e in zip(seeds, left) if e is None]
         escapes += done

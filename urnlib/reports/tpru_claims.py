@@ -51,6 +51,7 @@ from urnlib.reports.tpru import (
     train_fit,
     valid_accuracy,
 )
+from urnlib.reports.tpru_ablation import ORIGINAL, left_count
 from urnlib.reports.tpru_check_claims import check_claims
 from urnlib.reports.tpru_released import released_accuracy, released_test_accuracy
 from urnlib.reports.tpru_claim_rules import (
@@ -70,6 +71,9 @@ from urnlib.seeds import Seeds, Stat
 
 __all__ = ["claims", "untrained"]
 
+#: :func:`urnlib.reports.tpru_ablation.groups`: encoder -> setting -> its runs
+Ablation = dict[str, dict[str, Seeds]]
+
 def untrained(ent: dict[str, Seeds], labels: Sequence[str]) -> list[str]:
     """Of ``labels``, the entailment encoders that did not train (best validation accuracy not off chance over
     the seeds), each as ``"<label> (seeds s, t at chance: best validation accuracy a%, b%, below c%)"``."""
@@ -86,14 +90,29 @@ def untrained(ent: dict[str, Seeds], labels: Sequence[str]) -> list[str]:
     return out
 
 
-def _collapse(ent: dict[str, Seeds], idle: list[str]) -> str:
-    """The retrain that investigates why the encoders in ``idle`` stayed at chance, and its cost."""
+def _collapse(ent: dict[str, Seeds], ablation: Ablation, idle: list[str]) -> str:
+    """What would make the encoders in ``idle`` (:func:`untrained`'s texts) evidence, and its cost: a retrain
+    in the setting of the ablation (:mod:`urnlib.reports.tpru_ablation`) under which every seed of theirs
+    left chance, where one did; else what the ablation tried, and the next experiment."""
     labels = [text.split(" (")[0] for text in idle]
     hours = _cpu_hours(*(ent[k] for k in labels))
-    return (f"the collapse investigation of the coming retrain: {', '.join(labels)} again, every seed, with "
-            "the scalar biases b_b, b_x of eq. 5 initialised otherwise than at 1 (the authors' value) - the "
-            "ablation of the scalar-bias initialisation - to see whether their seeds then leave ln 2; about "
-            f"{2 * hours:.1f} CPU hours for two alternative initialisations (these runs took {hours:.1f})")
+    tried = {k: ablation[k] for k in labels if k in ablation}
+    fixed = sorted({name for settings in tried.values() for name, seeds in settings.items()
+                    if name != ORIGINAL and len(seeds) > 1 and left_count(seeds) == len(seeds)})
+    if fixed:
+        return (f"retrain {', '.join(labels)} in the ablation's setting {fixed[0]!r}, under which every seed "
+                f"of {', '.join(tried)} left chance (the chapter's ablation section): about {hours:.1f} CPU "
+                "hours, as these runs took")
+    found = "; ".join(f"{k}: " + ", ".join(f"{name} {left_count(s)} of {len(s)} seeds"
+                                           for name, s in settings.items())
+                      for k, settings in tried.items())
+    if not tried:
+        return (f"the ablation of {', '.join(labels)}'s initialisation (scalar biases b_b = b_x of eq. 5 at "
+                "0 instead of the authors' 1, and the softmax of sec. 4 in place of eq. 4), 3 seeds each: "
+                f"about {2 * hours:.1f} CPU hours")
+    return (f"the ablation found no setting in which every seed left chance ({found}); the next experiments: "
+            f"Evans et al.'s 100,000 training pairs (5 times the steps per epoch) and a learning-rate "
+            f"ablation (3e-3 and 3e-4, 3 seeds each): about {5 * hours + 2 * hours:.0f} CPU hours")
 
 
 def _trend(stats: list[Stat], higher: bool, names: tuple[str, str]) -> tuple[rules.Decision, bool]:
@@ -106,11 +125,12 @@ def _trend(stats: list[Stat], higher: bool, names: tuple[str, str]) -> tuple[rul
     return ends, False
 
 
-def _settle(ent: dict[str, Seeds], idle: list[str], labels: Sequence[str]) -> str:
-    """What would settle a claim on ``labels``, with its cost: the collapse investigation where a model did
-    not train (``idle``), else the retrain at Evans et al.'s size (its TPRU with 512 roles)."""
+def _settle(ent: dict[str, Seeds], ablation: Ablation, idle: list[str], labels: Sequence[str]) -> str:
+    """What would settle a claim on ``labels``, with its cost: where a model did not train (``idle``), what
+    the ablation found and the next experiment (:func:`_collapse`), else the retrain at Evans et al.'s size
+    (its TPRU with 512 roles)."""
     if idle:
-        return _collapse(ent, idle)
+        return _collapse(ent, ablation, idle)
     top, train = main_tpru(ent), ent[labels[0]][0].params["task"]["train"]
     d, n = model_spec(ent[top])["d"], model_spec(ent[top])["n_roles"]
     per_step = (2 * 512 * d + 6 * d * d) / (2 * n * d + 6 * d * d)  # Table 1's time, N = 512 against ours
@@ -121,7 +141,7 @@ def _settle(ent: dict[str, Seeds], idle: list[str], labels: Sequence[str]) -> st
             f"{hours:.0f} CPU hours (ours took {_cpu_hours(*(ent[k] for k in labels)):.1f})")
 
 
-def _table2_claims(ent: dict[str, Seeds], released) -> list[Claim]:
+def _table2_claims(ent: dict[str, Seeds], released, ablation: Ablation) -> list[Claim]:
     """The claims on Table 2, decided on Evans et al.'s released files (``released``: see
     :mod:`urnlib.reports.tpru_released`)."""
     out: list[Claim] = []
@@ -143,7 +163,7 @@ def _table2_claims(ent: dict[str, Seeds], released) -> list[Claim]:
                                                              for s in ("hard", "big")),
              f"TPRU better on both released files ({rules.BEATS_RULE}; partly: on one)", holds,
              _n(ent[top], ent[gru]), partly, quote=Q["gru"], idle=idle,
-             settle=_settle(ent, idle, [top, gru]),
+             settle=_settle(ent, ablation, idle, [top, gru]),
              direction="; ".join(f"released {s}: {p.direction}" for s, p in zip(("hard", "big"), parts)))
     if lstm is not None and top is not None:
         at, am = released_test_accuracy(released, top), released_test_accuracy(released, lstm)
@@ -154,7 +174,8 @@ def _table2_claims(ent: dict[str, Seeds], released) -> list[Claim]:
              f"the TPRU not behind the LSTM by more than the {100 * COMPARABLE:.1f} points Table 2 calls "
              f"comparable ({rules.BEATS_RULE}, against the LSTM moved by that gap)",
              near, _n(ent[top], ent[lstm]), quote=Q["lstm"], direction=f"released files: {near.direction}",
-             idle=untrained(ent, [top, lstm]), settle=_settle(ent, untrained(ent, [top, lstm]), [top, lstm]))
+             idle=untrained(ent, [top, lstm]),
+             settle=_settle(ent, ablation, untrained(ent, [top, lstm]), [top, lstm]))
     if top is not None:
         train = ent[top][0].params["task"]["train"]
         shown = [k for k in (top, gru, lstm) if k is not None]
@@ -171,11 +192,12 @@ def _table2_claims(ent: dict[str, Seeds], released) -> list[Claim]:
                        "generated by our re-implementation of Evans et al.'s generator (their training file "
                        "is not released); the released files test both", None,
                        seeds=_n(*(ent[k] for k in shown)), cause="scale", quote=Q["table2"], epoch=EPOCH,
-                       direction="; ".join(behind(k) for k in shown), settle=_settle(ent, [], shown)))
+                       direction="; ".join(behind(k) for k in shown),
+                       settle=_settle(ent, ablation, [], shown)))
     return out
 
 
-def _entailment_claims(ent: dict[str, Seeds]) -> list[Claim]:
+def _entailment_claims(ent: dict[str, Seeds], ablation: Ablation) -> list[Claim]:
     """The claims on Figs. 1 and 2 and sec. 6.3 (training curves and the generated validation pairs)."""
     out: list[Claim] = []
     gru = next(iter(runs_of_kind(ent, "gru")), None)
@@ -191,7 +213,7 @@ def _entailment_claims(ent: dict[str, Seeds]) -> list[Claim]:
              "best validation accuracy by N: " + "; ".join(f"N={n}: {pct(a)}" for n, a in zip(ns, acc)),
              f"largest N beats smallest ({rules.BEATS_RULE}), no smaller N beats the next (else partly)",
              decision, _n(*(ent[k] for k in labels)), partly, quote=Q["roles"], idle=idle,
-             settle=_settle(ent, idle, labels))
+             settle=_settle(ent, ablation, idle, labels))
         epochs = common_epochs(*(ent[k] for k in labels))
         loss = [mean_train_loss(ent[k], epochs) for k in labels]
         decision, partly = _trend(loss, higher=False, names=names)
@@ -202,7 +224,7 @@ def _entailment_claims(ent: dict[str, Seeds]) -> list[Claim]:
              f"largest N lower than smallest ({rules.BEATS_RULE}), no smaller N lower than the next (else "
              "partly)", decision, _n(*(ent[k] for k in labels)), partly, quote=Q["roles"],
              epoch=f"epochs 1-{epochs} (the training curve every run trained)", idle=idle,
-             settle=_settle(ent, idle, labels))
+             settle=_settle(ent, ablation, idle, labels))
     if 8 in series and gru is not None:
         t8, g = ent[series[8]], ent[gru]
         idle = untrained(ent, [series[8], gru])
@@ -212,12 +234,12 @@ def _entailment_claims(ent: dict[str, Seeds]) -> list[Claim]:
              f"no number; {rules.BEATS_RULE}, against the side ahead moved by that gap)",
              _matches(valid_accuracy(t8), valid_accuracy(g), COMPARABLE, names=("TPRU N=8", "GRU")),
              _n(t8, g), quote=Q["eight"], idle=idle,
-             settle=_settle(ent, idle, [series[8], gru]))
-    out += _slice_claims(ent)
+             settle=_settle(ent, ablation, idle, [series[8], gru]))
+    out += _slice_claims(ent, ablation)
     return out
 
 
-def _slice_claims(ent: dict[str, Seeds]) -> list[Claim]:
+def _slice_claims(ent: dict[str, Seeds], ablation: Ablation) -> list[Claim]:
     out: list[Claim] = []
     pairs = slice_pairs(ent)
     if not pairs:
@@ -240,7 +262,7 @@ def _slice_claims(ent: dict[str, Seeds]) -> list[Claim]:
          f"at the smallest N both lower loss and higher accuracy ({rules.BEATS_RULE}; partly: one)", holds,
          _n(single, multi), partly, quote=Q["slices"],
          epoch=f"epochs 1-{epochs} (loss) and the best epoch on the training pairs (accuracy)", idle=idle,
-         settle=_settle(ent, idle, pairs[n0]),
+         settle=_settle(ent, ablation, idle, pairs[n0]),
          direction=f"loss: {parts[0].direction}; accuracy: {parts[1].direction}")
     if len(pairs) >= 2:
         n1 = max(pairs)
@@ -255,7 +277,7 @@ def _slice_claims(ent: dict[str, Seeds]) -> list[Claim]:
              rules.compare(gains[n0], gains[n1], names=(f"gain at N={n0}", f"gain at N={n1}")),
              _n(*(ent[k] for k in [*pairs[n0], *pairs[n1]])), quote=Q["shrinks"],
              epoch="the best epoch on the training pairs", idle=idle,
-             settle=_settle(ent, idle, [*pairs[n0], *pairs[n1]]))
+             settle=_settle(ent, ablation, idle, [*pairs[n0], *pairs[n1]]))
     return out
 
 
@@ -348,12 +370,14 @@ def _lm_claims(lm: dict[str, Seeds]) -> list[Claim]:
 
 
 def claims(ent_runs: dict[str, Seeds], lm_runs: dict[str, Seeds], grad_rows: list[dict],
-           t1_rows: list[dict], released) -> list[Claim]:
+           t1_rows: list[dict], released, ablation: Ablation | None = None) -> list[Claim]:
     """The chapter's claims (``ent_runs``, ``lm_runs``: ``{label: Seeds}``; ``released``: the entailment runs'
-    scores on Evans et al.'s released files, :func:`urnlib.experiments.tpru_released.released_results`),
+    scores on Evans et al.'s released files, :func:`urnlib.experiments.tpru_released.released_results`;
+    ``ablation``: :func:`urnlib.reports.tpru_ablation.groups`, which the untrained claims' settle texts read),
     decided by rules fixed before the paper-scale runs were looked at (those on Table 2 moved from the
     generated test splits to the released files, the paper's own data, once those were scored)."""
-    out = (_table2_claims(ent_runs, released) + _entailment_claims(ent_runs) + _lm_claims(lm_runs)
+    out = (_table2_claims(ent_runs, released, ablation or {}) + _entailment_claims(ent_runs, ablation or {})
+           + _lm_claims(lm_runs)
            + check_claims(grad_rows, t1_rows))
     out.append(claim(CHAPTER, "paper 002 Table 3", "the TPRU outperforms the LSTM on MNLI and QNLI",
                      "e.g. MNLI matched 74.8 vs 73.4 (dim 512)", "not run",
