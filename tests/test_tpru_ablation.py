@@ -96,7 +96,7 @@ def test_the_table_and_the_figure():
     roles = [{"model": "TPRU 64 N=4, b=0", "init": [(0.5, 0.1)] * 3, "trained": [(0.4, 0.2)] * 3}]
     table = ablation.ablation_table(grouped, roles)
     assert list(table["left chance"]) == ["1 of 3", "3 of 3", "0 of 3", "3 of 3", "1 of 3"]
-    row = table[table["initialisation"] == "b = 0"].iloc[0]
+    row = table[table["setting"] == "b = 0"].iloc[0]
     assert row["top role, initial (%)"] == "50 ± 0" and row["input dependence, trained"] == "0.200 ± 0.000"
     assert table.iloc[0]["top role, initial (%)"] == "-"  # no measure given for that setting
     fig = ablation.ablation_figure(grouped)

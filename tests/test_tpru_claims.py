@@ -189,7 +189,7 @@ def test_a_model_at_chance_is_no_evidence_and_a_trained_model_near_chance_on_a_t
     settle = {c.statement: c for c in tpru_claims.claims(runs, {}, [], [], released_of(runs), none)}
     text = settle[ROLES_BETTER].settle
     assert "found no setting in which every seed left chance (TPRU 64 N=4: b = 1 (original) 0 of 3 seeds, " \
-           "b = 0 0 of 3 seeds)" in text and "learning-rate ablation" in text
+           "b = 0 0 of 3 seeds)" in text and "learning-rate ablation" in text and "amsgrad" in text
     assert v["a TPRU with only 8 roles matches the GRU"] == ("not reproduced", "open", 3)  # 0.70 vs 0.80
     assert tpru_claims.untrained(runs, ["GRU 64", "TPRU 64 N=8"]) == []
     both = ent_runs_of(("gru", None, None, {}), ("tpru", 4, 1, {}), ("tpru", 16, 1, {}))  # all at chance

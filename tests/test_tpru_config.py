@@ -131,9 +131,11 @@ def test_tiny_preset_and_overrides():
     assert tiny.scale == "tiny" and tiny.mode == "train" and "tiny" in tiny.store
     with pytest.raises(ParameterError, match="min_epochs=30 is more than epochs=2"):
         tpru.Config.load("paper", epochs=2)
-    config = tpru.Config.load("paper", epochs=2, min_epochs=1, seeds=[0, 1])
+    with pytest.raises(ParameterError, match=r"min_epochs=100 is more than epochs=2.*ablations=\[\]"):
+        tpru.Config.load("paper", epochs=2, min_epochs=1)  # the ablation's longer runs cannot fit either
+    config = tpru.Config.load("paper", epochs=2, min_epochs=1, seeds=[0, 1], ablations=[])
     assert config.overrides == {"epochs": (PAPER.epochs, 2), "min_epochs": (PAPER.min_epochs, 1),
-                                "seeds": (PAPER.seeds, [0, 1])}
+                                "seeds": (PAPER.seeds, [0, 1]), "ablations": (PAPER.ablations, [])}
     assert f"`epochs=2` (preset: `{PAPER.epochs}`)" in config.summary()
     assert [s.name for s in config.plan()][:2] == ["GRU 64 seed 0", "GRU 64 seed 1"]
     assert "at most 2 epochs" in config.summary()
@@ -181,9 +183,11 @@ def test_paper_plan():
     plan = {s.name: s for s in PAPER.plan()}
     encoders = ("GRU 64", "LSTM 64", "TPRU 64 N=4", "TPRU 64 N=8", "TPRU 64 N=64", "TPRU 64 N=4 s=8",
                 "TPRU 64 N=64 s=8")
+    ablated = [s.name for specs in PAPER.ablation_plan().values() for s in specs]
     assert list(plan) == ([f"{label} seed {s}" for label in encoders for s in PAPER.seeds]
                           + [f"{label} seed {s}" for label in ("TPRU LM 64 N=64", "LSTM LM 64")
-                             for s in PAPER.lm_seeds])
+                             for s in PAPER.lm_seeds] + ablated)
+    assert ablated and all(", " in name for name in ablated)  # the ablation's own runs come last
     assert PAPER.seeds == [0, 1, 2] and PAPER.lm_seeds == [0, 1, 2]  # issue 16: three seeds in the book
     gru = plan["GRU 64 seed 1"]
     assert gru.experiment == "tpru_entailment" and gru.train == "urnlib.experiments.tpru_entailment:train_run"
@@ -260,7 +264,8 @@ def test_paper_config_loads_stored_runs_without_training(cwd, tmp_path, monkeypa
                     models=["gru 4", "tpru 4 N2"], epochs=2, patience=1, min_epochs=0, seeds=[0, 1],
                     lm_models=["lstm"], lm_seeds=[0], lm_train_tokens=300, lm_valid_tokens=100,
                     lm_test_tokens=100, lm_min_count=1, lm_max_sentences=40, lm_window=8, lm_warmup=2, lm_d=4,
-                    lm_roles=2, lm_epochs=1, check_trials=1, store=str(tmp_path / "runs"))
+                    lm_roles=2, lm_epochs=1, check_trials=1, store=str(tmp_path / "runs"),
+                    ablations=[{"model": "tpru 4 N2", "bias_init": 0.0, "seeds": [0]}])
     trained = tpru.run(replace(small, mode="train"))
 
     def no_training(*args, **kwargs):
@@ -272,7 +277,8 @@ def test_paper_config_loads_stored_runs_without_training(cwd, tmp_path, monkeypa
     assert [r.path for r in results] == [r.path for r in trained]  # the runs just trained, loaded
     assert list(results.entailment) == ["GRU 4", "TPRU 4 N=2"] and list(results.lm) == ["LSTM LM 4"]
     assert [r.name for r in results.entailment["TPRU 4 N=2"]] == ["TPRU 4 N=2 seed 0", "TPRU 4 N=2 seed 1"]
-    assert results.entailment["GRU 4"].seeds == [0, 1] and len(list(results)) == 5
+    assert results.entailment["GRU 4"].seeds == [0, 1] and len(list(results)) == 6
+    assert [r.name for r in results.ablations["TPRU 4 N=2, b=0"]] == ["TPRU 4 N=2, b=0 seed 0"]
     assert len(results.gradient) == 3 and len(results.table1) == 9
 
 

@@ -103,14 +103,14 @@ def _roles(rows: list[dict], seeds: Seeds) -> dict[str, Stat] | None:
 
 
 def ablation_table(grouped: dict[str, dict[str, Seeds]], roles: list[dict]) -> pd.DataFrame:
-    """One row per encoder and setting: the seeds that left chance, the best validation accuracy and the
+    """One row per encoder and setting (column ``setting``): the seeds that left chance, the best validation accuracy and the
     *hard* accuracy (%, mean ± sd over the seeds), and how the top layer used its roles at initialisation
     and trained (``roles``: rows of :func:`urnlib.experiments.tpru_features.filler_use`, matched by label)."""
     out = []
     for encoder, settings in grouped.items():
         for name, seeds in settings.items():
             use = _roles(roles, seeds)
-            row = {"encoder": encoder, "initialisation": name,
+            row = {"encoder": encoder, "setting": name,
                    "left chance": f"{left_count(seeds)} of {len(seeds)}",
                    "validation accuracy (%)": report.pct(report.valid_accuracy(seeds)),
                    "hard (%)": report.pct(report.split_accuracy(seeds, "hard"))}
@@ -184,8 +184,8 @@ def ablation_line(grouped: dict[str, dict[str, Seeds]]) -> str:
     for encoder, settings in found.items():
         for name, d in settings.items():
             where = "all encoders pooled" if encoder == "all" else encoder
-            verdict = ("more often than at the original initialisation, decided" if d.holds else
+            verdict = ("more often than in the original setting, decided" if d.holds else
                        "less often, decided" if d.holds is False else f"not decided: {d.undecided}")
             parts.append(f"{where}, {name}: {d.direction}; {verdict}")
-    return (f"Left chance (training loss below ln 2 - {NEAR_CHANCE}), each setting against the original "
-            f"initialisation ({rules.RATES_RULE}): " + "; ".join(parts) + ".")
+    return (f"Left chance (training loss below ln 2 - {NEAR_CHANCE}), each setting against the original one "
+            f"({rules.RATES_RULE}): " + "; ".join(parts) + ".")
