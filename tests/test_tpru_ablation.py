@@ -87,8 +87,9 @@ def test_rates_of_leaving_chance_per_encoder_and_pooled():
     assert found["all"]["b = 0"].holds is True
     assert "b = 1, scores x 2.83" not in found["all"]  # run on one encoder: nothing to pool
     line = ablation.ablation_line(_grouped())
-    assert "all encoders pooled, b = 0: left chance on 6 of 6 seeds" in line and "decided" in line
-    assert "about 7 seeds per side would decide it" in line
+    assert "* all encoders pooled, *b = 0*: left chance on 6 of 6 seeds" in line
+    assert "more often than in the original setting." in line
+    assert "not decided (about 7 seeds per side would decide it at this spread)" in line
 
 
 def test_the_table_and_the_figure():

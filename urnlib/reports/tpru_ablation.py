@@ -102,18 +102,23 @@ def _roles(rows: list[dict], seeds: Seeds) -> dict[str, Stat] | None:
             "dep_trained": Stat.of(d for _, d in row["trained"])}
 
 
+def _percent(stat: Stat) -> str:  # the seeds are in the caption, not in every cell
+    return Stat.of(100 * v for v in stat.values).mean_sd(1)
+
+
 def ablation_table(grouped: dict[str, dict[str, Seeds]], roles: list[dict]) -> pd.DataFrame:
-    """One row per encoder and setting (column ``setting``): the seeds that left chance, the best validation accuracy and the
-    *hard* accuracy (%, mean ± sd over the seeds), and how the top layer used its roles at initialisation
-    and trained (``roles``: rows of :func:`urnlib.experiments.tpru_features.filler_use`, matched by label)."""
+    """One row per encoder and setting (column ``setting``): the seeds that left chance, the best validation
+    accuracy and the *hard* accuracy (%, mean ± sd over the seeds), and how the top layer used its roles at
+    initialisation and trained (``roles``: rows of :func:`urnlib.experiments.tpru_features.filler_use`,
+    matched by label)."""
     out = []
     for encoder, settings in grouped.items():
         for name, seeds in settings.items():
             use = _roles(roles, seeds)
             row = {"encoder": encoder, "setting": name,
                    "left chance": f"{left_count(seeds)} of {len(seeds)}",
-                   "validation accuracy (%)": report.pct(report.valid_accuracy(seeds)),
-                   "hard (%)": report.pct(report.split_accuracy(seeds, "hard"))}
+                   "validation accuracy (%)": _percent(report.valid_accuracy(seeds)),
+                   "hard (%)": _percent(report.split_accuracy(seeds, "hard"))}
             for key, column, digits in (("top_init", "top role, initial (%)", 0),
                                         ("dep_init", "input dependence, initial", 3),
                                         ("top_trained", "top role, trained (%)", 0),
@@ -179,13 +184,12 @@ def ablation_line(grouped: dict[str, dict[str, Seeds]]) -> str:
     original initialisation, and whether that difference is decided."""
     if not grouped:
         return "No ablation was run at this preset (the parameter `ablations` is empty)."
-    found = decisions(grouped)
     parts = []
-    for encoder, settings in found.items():
+    for encoder, settings in decisions(grouped).items():
         for name, d in settings.items():
             where = "all encoders pooled" if encoder == "all" else encoder
-            verdict = ("more often than in the original setting, decided" if d.holds else
-                       "less often, decided" if d.holds is False else f"not decided: {d.undecided}")
-            parts.append(f"{where}, {name}: {d.direction}; {verdict}")
-    return (f"Left chance (training loss below ln 2 - {NEAR_CHANCE}), each setting against the original one "
-            f"({rules.RATES_RULE}): " + "; ".join(parts) + ".")
+            verdict = ("more often than in the original setting" if d.holds else "less often"
+                       if d.holds is False else f"not decided ({d.undecided})")
+            parts.append(f"* {where}, *{name}*: {d.direction}; {verdict}.")
+    return (f"Seeds that left chance (training loss below ln 2 - {NEAR_CHANCE}) in each setting, against the "
+            f"original one ({rules.RATES_RULE}):\n\n" + "\n".join(parts))

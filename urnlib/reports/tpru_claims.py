@@ -111,9 +111,9 @@ def _collapse(ent: dict[str, Seeds], ablation: Ablation, idle: list[str]) -> str
                 "0 instead of the authors' 1, and the softmax of sec. 4 in place of eq. 4), 3 seeds each: "
                 f"about {2 * hours:.1f} CPU hours")
     return (f"the ablation found no setting in which every seed left chance ({found}); the next experiments, "
-            "3 seeds each: the optimisation of the authors' code (Adam with amsgrad, gradients clipped by value "
-            "at 10 where ours clips their norm at 1) and a learning-rate ablation (3e-3 and 3e-4): about "
-            f"{3 * hours:.1f} CPU hours")
+            "3 seeds each: the optimisation of the authors' code (Adam with amsgrad, gradients clipped by "
+            "value at 10 where ours clips their norm at 1) and a learning-rate ablation (3e-3 and 3e-4): "
+            f"about {3 * hours:.1f} CPU hours")
 
 
 def _trend(stats: list[Stat], higher: bool, names: tuple[str, str]) -> tuple[rules.Decision, bool]:
