@@ -33,8 +33,8 @@ SLICED = dict(lm_d=4, lm_layers=1, lm_roles=3, lm_slices=2, lm_dropout=0.1, lm_t
 
 
 def _config(**changes) -> tpru.Config:
-    """The paper config (mode load: the corpus is not checked) with ``changes``."""
-    return replace(tpru.Config.paper(), **changes)
+    """The paper config (mode load: the corpus is not checked) without its ablation, with ``changes``."""
+    return replace(tpru.Config.paper(), **{"ablations": [], **changes})
 
 
 def probe_tpru_entailment():

@@ -37,11 +37,10 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from urnlib.experiments import tpru_checks, tpru_features, tpru_memory, tpru_released
+from urnlib.experiments import tpru_ablation, tpru_checks, tpru_features, tpru_memory, tpru_released
 from urnlib.experiments import tpru_entailment as ent, tpru_lm as lm
 from urnlib.experiments.config import ChapterConfig, run_config
 from urnlib.languages.logic import PROFILES
-from urnlib.models.tpru_cell import VARIANTS
 from urnlib.models.tpru_stack import STACK_KINDS
 from urnlib.params import ParameterError, check_list, check_bool, check_choice, check_float, check_int
 from urnlib.results import Run, RunSpec
@@ -51,9 +50,6 @@ from urnlib.train import TrainConfig
 
 __all__ = ["Config", "TpruRuns", "run"]
 VALIDATION_MONITORS = ("valid_acc", "valid_ppl")  #: what runs select on: validation accuracy, perplexity
-#: what an entry of ``ablations`` may set
-ABLATION_KEYS = ("model", "bias_init", "score_scale", "variant", "min_epochs", "seeds")
-ABLATION_EXAMPLE = "{model: 'tpru 64 N4', bias_init: 0.0, seeds: [0, 1, 2]}"
 
 
 
@@ -228,56 +224,10 @@ class Config(ChapterConfig):
         return out
 
     def ablation_specs(self) -> dict[str, tuple[dict[str, Any], list[int], int | None]]:
-        """``{label: (encoder spec, seeds)}`` of ``ablations``: each entry is ``{model, bias_init,
-        score_scale, variant, seeds}`` (only ``model`` required; ``bias_init`` and ``score_scale`` default to
-        1, the original implementation's, ``variant`` to ``"tpru"`` (else one of sec. 4's modifications,
-        :data:`urnlib.models.tpru_cell.VARIANTS`), and at their defaults they stay out of the spec, so that an
-        entry without them plans the main runs' very runs for its first seeds; ``min_epochs`` (default: the
-        chapter's) the epochs trained before patience may stop a run, the third item (None at the default);
-        ``seeds`` defaults to ``seeds``). Labels: :func:`ent.ablation_label`, plus ``", N+ epochs"``."""
-        if not isinstance(self.ablations, (list, tuple)):
-            raise ParameterError(f"ablations={self.ablations!r} must be a list (empty: none) of entries "
-                                 f"{ABLATION_EXAMPLE}")
-        out: dict[str, tuple[dict[str, Any], list[int], int | None]] = {}
-        for i, entry in enumerate(self.ablations):
-            name = f"ablations[{i}]"
-            if not isinstance(entry, dict) or "model" not in entry:
-                raise ParameterError(f"{name}={entry!r} must be a mapping with at least a model, e.g. "
-                                     f"{ABLATION_EXAMPLE}")
-            unknown = sorted(set(entry) - set(ABLATION_KEYS))
-            if unknown:
-                raise ParameterError(f"{name} has {unknown}: an entry takes only {list(ABLATION_KEYS)}")
-            try:
-                spec = ent.encoder_spec(entry["model"])
-            except ParameterError as err:
-                raise ParameterError(f"{name}: {err}") from None
-            if spec["kind"] != "tpru":
-                raise ParameterError(f"{name}: model {entry['model']!r} is not a TPRU; the ablation changes "
-                                     "a TPRU's initialisation (write e.g. 'tpru 64 N4')")
-            for option in ("bias_init", "score_scale"):
-                if option in entry:
-                    check_float(f"{name}.{option}", entry[option], minimum=0.0, maximum=100.0,
-                                strict_min=option == "score_scale")
-                    if float(entry[option]) != 1.0:
-                        spec[option] = float(entry[option])
-            variant = entry.get("variant", "tpru")
-            check_choice(f"{name}.variant", variant, list(VARIANTS))
-            if variant != "tpru":
-                spec["variant"] = variant
-            seeds = entry.get("seeds", self.seeds)
-            check_seeds(seeds, f"{name}.seeds")
-            least = entry.get("min_epochs", self.min_epochs)
-            check_int(f"{name}.min_epochs", least, minimum=0)
-            if least > self.epochs:
-                raise ParameterError(f"{name}.min_epochs={least} is more than epochs={self.epochs} (the "
-                                     "cap): raise epochs, or leave the ablation out with ablations=[]")
-            least = None if least == self.min_epochs else least
-            label = ent.ablation_label(spec) + (f", {least}+ epochs" if least is not None else "")
-            if label in out:
-                raise ParameterError(f"{name} repeats {label!r}; give each setting one entry (with all its "
-                                     "seeds)")
-            out[label] = (spec, list(seeds), least)
-        return out
+        """``{label: (encoder spec, seeds, min_epochs or None)}`` of ``ablations``
+        (:func:`urnlib.experiments.tpru_ablation.ablation_specs`)."""
+        return tpru_ablation.ablation_specs(self.ablations, seeds=self.seeds, min_epochs=self.min_epochs,
+                                            epochs=self.epochs)
 
     def task(self) -> ent.EntailmentTask:
         n = self.test_size

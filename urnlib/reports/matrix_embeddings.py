@@ -115,12 +115,10 @@ def section_table(view: View, scores: dict, representation: str = "log") -> pd.D
 
 
 def _epochs(seeds: Seeds) -> str:
-    """Each seed's kept epoch / epochs run: the epoch of the lowest validation loss where the run has
-    validation sentences, else (the runs before the retrain) of the lowest held-out test loss."""
-    key = lambda r: "val_loss" if "val_loss" in r.history[0] else "test_loss"  # noqa: E731
-    best = [int(np.argmin(r.column(key(r)))) + 1 for r in seeds]
-    run = [len(r.history) for r in seeds]
-    return ", ".join(f"{b}/{n}" for b, n in zip(best, run))
+    """Each seed's kept epoch / epochs run: of the lowest validation loss, else (older runs) test loss."""
+    best = [int(np.argmin(r.column("val_loss" if "val_loss" in r.history[0] else "test_loss"))) + 1
+            for r in seeds]
+    return ", ".join(f"{b}/{len(r.history)}" for b, r in zip(best, seeds))
 
 
 def perplexity_table(view: View) -> pd.DataFrame:

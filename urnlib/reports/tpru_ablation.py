@@ -60,13 +60,12 @@ def _kind(spec: dict, name: str = "") -> str:
 def groups(entailment: dict[str, Seeds], ablations: dict[str, Seeds]) -> dict[str, dict[str, Seeds]]:
     """``{encoder label: {setting name: Seeds}}`` for every encoder the ablation changes, the original
     setting first: the ablation's own runs at the original initialisation where it has them (more seeds),
-    else the chapter's main runs of that encoder."""
-    from urnlib.experiments.tpru_entailment import model_label
-
+    else the chapter's main runs of that encoder. An ablation label is its encoder's label, then what it
+    changes after a comma (:func:`urnlib.experiments.tpru_entailment.ablation_label`)."""
     out: dict[str, dict[str, Seeds]] = {}
-    for seeds in ablations.values():
+    for label, seeds in ablations.items():
         spec = report.model_spec(seeds)
-        encoder = model_label(spec)
+        encoder = label.split(",")[0]
         row = out.setdefault(encoder, {})
         if encoder in entailment and ORIGINAL not in row:
             row[ORIGINAL] = entailment[encoder]
