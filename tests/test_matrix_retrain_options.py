@@ -28,7 +28,7 @@ def test_the_default_options_keep_every_stored_run_s_key():
     keys = {s.key for s in specs}
     assert keys <= stored  # every planned run stored, under the same key
     retrain = {s.key for s in ex.Config.load("retrain").plan()}
-    assert not keys & retrain and stored - keys <= retrain  # the rest: the retrain's runs, under their own keys
+    assert not keys & retrain and stored - keys <= retrain  # the rest: the retrain runs, their own keys
     for spec in specs:
         assert not set(OPTIONS) & set(spec.params["task"])  # the defaults stay out of a run's parameters
         if "train" in spec.params:

@@ -132,7 +132,8 @@ def test_resume_of_a_finished_run_trains_no_more(data, tmp_path):
 @pytest.mark.parametrize(
     "kwargs, name",
     [(dict(epochs=0), "epochs"), (dict(lr=-0.1), "lr"), (dict(lr=0.0), "lr"),
-     (dict(batch_size=0), "batch_size"), (dict(epochs=2.5), "epochs"), (dict(seed=-1), "seed")],
+     (dict(batch_size=0), "batch_size"), (dict(epochs=2.5), "epochs"), (dict(seed=-1), "seed"),
+     (dict(clip_value=0.0), "clip_value"), (dict(optimizer="adamw"), "optimizer")],
 )
 def test_bad_train_config_raises_parameter_error(kwargs, name):
     with pytest.raises(ParameterError, match=name):
@@ -215,3 +216,53 @@ def test_validation_data_gives_each_epoch_a_val_loss_to_select_on(data):
     assert all(math.isfinite(v) for v in losses) and all("test_loss" in row for row in history.rows)
     assert history.best_epoch == 1 + losses.index(min(losses))
     assert evaluate_loss(model, valid) == pytest.approx(min(losses), rel=1e-6)  # the kept weights' loss
+
+
+# --------------------------------------------------------------------------- #
+# later settings: gradient value clipping, AMSGrad; a run's parameters without them at their defaults
+# --------------------------------------------------------------------------- #
+def test_params_leave_later_settings_out_at_their_defaults():
+    cfg = TrainConfig(epochs=3, lr=0.003, clip=1.0)
+    assert "clip_value" not in cfg.params()  # stored runs keep their keys
+    assert TrainConfig(**cfg.params()) == cfg
+    valued = TrainConfig(epochs=3, clip_value=10.0, optimizer="amsgrad")
+    assert valued.params()["clip_value"] == 10.0 and TrainConfig(**valued.params()) == valued
+
+
+class _Steep(nn.Module):
+    """One weight whose loss has gradient 100 per scored token: clipping decides the step."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.zeros(V))
+
+    def forward(self, x):
+        return self.w.expand(*x.shape, V)
+
+
+def _steep_loss(model, x, y):
+    return 100.0 * model(x)[..., 0].mean(), 1
+
+
+@pytest.mark.parametrize("clip_value, clip, step", [(None, None, 0.1), (10.0, None, 0.01), (None, 1.0, 0.001),
+                                                    (10.0, 1.0, 0.001)])
+def test_clipping_by_value_and_by_norm_bound_the_sgd_step(clip_value, clip, step):
+    # SGD lr 0.001: the raw step is 0.1; a value clip at 10 makes it 0.01, a norm clip at 1: 0.001
+    train = TokenData(torch.zeros(4, 3, dtype=torch.long), torch.zeros(4, 3, dtype=torch.long))
+    model = _Steep()
+    cfg = TrainConfig(epochs=1, batch_size=4, lr=0.001, optimizer="sgd", clip_value=clip_value, clip=clip)
+    fit(model, train, None, cfg, loss=_steep_loss)
+    weights = model.w.detach()
+    assert float(-weights[0]) == pytest.approx(step)
+    assert float(weights[1:].abs().max()) == 0.0
+
+
+def test_amsgrad_is_adam_with_its_correction(data):
+    train, test = data
+    steps = {}
+    for name in ("adam", "amsgrad"):
+        model = built("lstm")
+        fit(model, train, test, TrainConfig(epochs=1, batch_size=64, lr=0.01, optimizer=name))
+        steps[name] = torch.cat([p.detach().flatten() for p in model.parameters()])
+    assert not torch.equal(steps["adam"], steps["amsgrad"])  # the correction changes the steps ...
+    assert torch.allclose(steps["adam"], steps["amsgrad"], atol=0.1)  # ... of the same optimiser

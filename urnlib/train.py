@@ -9,9 +9,9 @@ perplexity, ...) come from an ``evaluate`` callback, so the loop itself knows no
 chapter needs at batch or epoch ends is a :class:`~urnlib.callbacks.Callback`.
 
 Each epoch: shuffle (a permutation seeded by ``(seed, epoch)``), one pass of optimiser steps (Adam,
-Adagrad or SGD, optional gradient-norm clipping), the test loss in batches, the callback's metrics, a
-:class:`History` row, the monitor (keep the best epoch's weights, stop early after ``patience`` epochs
-without improvement) and a checkpoint. A run interrupted after epoch e resumes from its checkpoint at
+Adagrad or SGD, optional gradient value and norm clipping), the test loss in batches, the callback's
+metrics, a :class:`History` row, the monitor (keep the best epoch's weights, stop early after ``patience``
+epochs without improvement) and a checkpoint. A run interrupted after epoch e resumes from its checkpoint at
 epoch e + 1 and gives the same numbers as an uninterrupted one, the monitor's best weights included.
 The checkpoint is a file, or a :class:`CheckpointSink` (an object with ``load()`` and ``save(state)``)
 when the file system is not the place for it, e.g. on a Dask worker (:mod:`urnlib.cluster`).
@@ -25,6 +25,7 @@ The version of this component is ``train.loop`` in :mod:`urnlib.components`.
 from __future__ import annotations
 
 import contextlib
+import functools
 import contextvars
 import io
 import math
@@ -51,8 +52,13 @@ __all__ = ["IGNORE", "TokenData", "TrainConfig", "History", "Loss", "token_cross
            "evaluate_loss", "predict", "seed_everything", "OPTIMIZERS", "CheckpointSink", "default_device",
            "checkpoint_bytes", "checkpoint_from_bytes"]
 
-#: optimisers a run may name (paper 001 sec. 2: Adam; Bengio et al. 2003: SGD; paper 003's code: Adagrad)
-OPTIMIZERS = {"adam": torch.optim.Adam, "adagrad": torch.optim.Adagrad, "sgd": torch.optim.SGD}
+#: optimisers a run may name (paper 001 sec. 2: Adam; Bengio et al. 2003: SGD; paper 003's code: Adagrad;
+#: paper 002's code: Adam with the AMSGrad correction)
+OPTIMIZERS = {"adam": torch.optim.Adam, "adagrad": torch.optim.Adagrad, "sgd": torch.optim.SGD,
+              "amsgrad": functools.partial(torch.optim.Adam, amsgrad=True)}
+#: settings that stay out of :meth:`TrainConfig.params` at these defaults (added after runs were stored with
+#: the other fields: a run's key never changes because a setting it does not use was added)
+_LATER_DEFAULTS: dict[str, Any] = {"clip_value": None}
 
 #: ``loss(model, inputs, targets) -> (mean loss over the batch's scored tokens, number of scored tokens)``
 Loss = Callable[[nn.Module, torch.Tensor, torch.Tensor], tuple[torch.Tensor, int]]
@@ -69,6 +75,8 @@ class TrainConfig:
         seed: data order and dropout masks (initialisation is seeded by the caller).
         optimizer: a key of :data:`OPTIMIZERS`.
         clip: the largest global gradient norm (``None``: no clipping).
+        clip_value: the largest absolute value of any gradient entry (``None``: no clipping), applied
+            before ``clip`` when both are set.
         monitor: a key of the epoch rows (``"test_loss"`` or one the ``evaluate`` callback returns) that
             ``keep_best`` and ``patience`` watch.
         minimize: whether a lower ``monitor`` value is better.
@@ -86,6 +94,7 @@ class TrainConfig:
     minimize: bool = True
     keep_best: bool = False
     patience: int | None = None
+    clip_value: float | None = None
 
     def __post_init__(self):
         check_int("epochs", self.epochs, minimum=1)
@@ -95,6 +104,8 @@ class TrainConfig:
         check_choice("optimizer", self.optimizer, list(OPTIMIZERS))
         if self.clip is not None:
             check_float("clip", self.clip, minimum=0.0, strict_min=True)
+        if self.clip_value is not None:
+            check_float("clip_value", self.clip_value, minimum=0.0, strict_min=True)
         check_bool("minimize", self.minimize)
         check_bool("keep_best", self.keep_best)
         if self.patience is not None:
@@ -102,6 +113,15 @@ class TrainConfig:
         if (self.keep_best or self.patience is not None) and not self.monitor:
             raise ParameterError("keep_best and patience need monitor: the epoch metric to watch, "
                                  "e.g. 'test_loss'")
+
+    def params(self) -> dict[str, Any]:
+        """The fields as a run's ``train`` parameters: ``TrainConfig(**params())`` is this config; settings
+        added later stay out at their defaults, so that stored runs keep their keys."""
+        out = asdict(self)
+        for name, default in _LATER_DEFAULTS.items():
+            if out[name] == default:
+                del out[name]
+        return out
 
 
 @dataclass
@@ -302,6 +322,8 @@ def fit(
             value, count = loss(model, x, y)
             optimizer.zero_grad(set_to_none=True)
             value.backward()
+            if config.clip_value is not None:
+                torch.nn.utils.clip_grad_value_(model.parameters(), config.clip_value)
             if config.clip is not None:
                 torch.nn.utils.clip_grad_norm_(model.parameters(), config.clip)
             optimizer.step()

@@ -342,7 +342,7 @@ def run_spec(name: str, seed: int | None, task: SyntheticTask | CorpusTask, mode
     ``seed``, its group ``name`` (coordinates: the model's ``label``, the ``setting`` it differs in, the
     data ``source``), stored under ``agreement/<source name>/<key>``; ``stop``: its stopping rule, when it
     has one of its own (:meth:`Config.stop`)."""
-    params = {"task": asdict(task), "model": model, "train": asdict(train),
+    params = {"task": asdict(task), "model": model, "train": train.params(),
               **({"stop": stop} if stop else {})}
     return RunSpec.of(f"{EXPERIMENT}/{source_name(task)}", name, params,
                       (*COMPONENTS, *DATA_COMPONENTS[source_kind(task)], component_of(model)),

@@ -172,7 +172,7 @@ class Config(ChapterConfig):
                 for seed in self.seeds:
                     specs.append(RunSpec.of(EXPERIMENT, f"{KINDS[kind]} {n}",
                                             {"task": asdict(self.task(seed)), "model": model,
-                                             "train": asdict(self.train_config(seed)), "stop": self.stop()},
+                                             "train": self.train_config(seed).params(), "stop": self.stop()},
                                             (*COMPONENTS, component_of(model)), f"{__name__}:train_run",
                                             seed=seed, kind=kind, units=n))
         return specs

@@ -205,7 +205,7 @@ class Config(ChapterConfig):
         ``"<model>, <setting> seed <s>"``."""
         return [RunSpec.of(EXPERIMENT, f"{label}, {setting.name}",
                            {"task": asdict(self.task(setting, seed)), "model": model,
-                            "train": asdict(self.train_config(setting, seed))},
+                            "train": self.train_config(setting, seed).params()},
                            (*COMPONENTS, component_of(model)), f"{__name__}:train_run",
                            seed=seed, model=label, setting=setting.name)
                 for setting in self.settings_().values() for label, model in self.models(setting).items()

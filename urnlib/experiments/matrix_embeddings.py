@@ -21,7 +21,7 @@ training: it changes no run).
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -180,7 +180,7 @@ class Config(ChapterConfig):
         deterministic: it depends on the split only) and the URN language model per seed."""
         task, me, baseline = self.task().params(), f"{__name__}:train_run", _BASELINES
         specs = [RunSpec.of(EXPERIMENT, spec_string(m),
-                            {"task": task, "model": m, "train": asdict(self.train_config(s))},
+                            {"task": task, "model": m, "train": self.train_config(s).params()},
                             ("train.loop", *_DATA, "experiment.matrix_embeddings", component_of(m)), me,
                             seed=s, model=spec_string(m))
                  for m in self.model_specs() for s in self.seeds]
@@ -201,7 +201,7 @@ class Config(ChapterConfig):
             model = {"kind": "urn", "n": self.urn_units, "k": None, "dropout": self.urn_dropout}
             specs += [RunSpec.of(EXPERIMENT, f"URN {self.urn_units}",
                                  {"task": task, "model": model,
-                                  "train": asdict(self.train_config(s, urn=True))},
+                                  "train": self.train_config(s, urn=True).params()},
                                  ("train.loop", *_DATA, "experiment.urn_lm", "model.urn"), baseline,
                                  seed=s, model=f"URN {self.urn_units}")
                       for s in self.seeds]

@@ -83,7 +83,7 @@ def specs(task: AnbnTask, models: list[dict[str, Any]], seeds: list[int], cfg: T
     and data order; ``cfg`` gives the epochs, batch size and learning rate (its own ``seed`` is stored as
     given, the same for every run, and not used)."""
     return [RunSpec.of(EXPERIMENT, spec_string(m), {"task": asdict(task), "model": m, "seed": seed,
-                                                    "train": asdict(cfg)},
+                                                    "train": cfg.params()},
                        (*COMPONENTS, component_of(m)), f"{__name__}:train_run", seed=seed,
                        model=spec_string(m))
             for m in models for seed in seeds]

@@ -160,8 +160,8 @@ def specs(task: ElmanTask, configs: list[TrainConfig], seed: int | None = None) 
     """
     if seed is not None and any(s != seed for s in (task.seed, *(cfg.seed for cfg in configs))):
         raise ValueError(f"runs named 'seed {seed}' would draw their sentences or train with another seed")
-    return [RunSpec.of(EXPERIMENT, label(task, cfg), {"task": asdict(task), "train": asdict(cfg)}, COMPONENTS,
-                       f"{__name__}:train_run", seed=seed, setting=label(task, cfg))
+    return [RunSpec.of(EXPERIMENT, label(task, cfg), {"task": asdict(task), "train": cfg.params()},
+                       COMPONENTS, f"{__name__}:train_run", seed=seed, setting=label(task, cfg))
             for cfg in configs]
 
 

@@ -135,7 +135,7 @@ def specs(task: BrownTask, models: list[dict[str, Any]], cfg: TrainConfig, seed:
     """
     if seed is not None and seed != cfg.seed:
         raise ValueError(f"runs named 'seed {seed}' would train with seed {cfg.seed}")
-    return [RunSpec.of(EXPERIMENT, label(m), {"task": asdict(task), "model": m, "train": asdict(cfg)},
+    return [RunSpec.of(EXPERIMENT, label(m), {"task": asdict(task), "model": m, "train": cfg.params()},
                        (*COMPONENTS, component_of(m)), f"{__name__}:train_run", seed=seed, model=label(m))
             for m in models]
 

@@ -275,7 +275,7 @@ class Config(ChapterConfig):
             stop = {**stop, "min_epochs": min_epochs}
         return RunSpec.of(ent.EXPERIMENT, label,
                           {"task": self.task().params(), "architecture": asdict(self.architecture()),
-                           "model": spec, "train": asdict(self.train_config(seed)), "stop": stop},
+                           "model": spec, "train": self.train_config(seed).params(), "stop": stop},
                           ent.COMPONENTS, f"{ent.__name__}:train_run", seed=seed, model=label)
 
     def entailment_plan(self) -> dict[str, list[RunSpec]]:
@@ -295,7 +295,7 @@ class Config(ChapterConfig):
         return {lm.lm_label(kind, setup): [
             RunSpec.of(lm.EXPERIMENT, lm.lm_label(kind, setup),
                        {"task": task, "setup": asdict(setup), "kind": kind,
-                        "train": asdict(self.lm_train_config(seed)), "pmi_min_joint": self.pmi_min_joint},
+                        "train": self.lm_train_config(seed).params(), "pmi_min_joint": self.pmi_min_joint},
                        lm.COMPONENTS, f"{lm.__name__}:train_run", seed=seed, model=lm.lm_label(kind, setup))
             for seed in self.lm_seeds]
             for kind in self.lm_models}

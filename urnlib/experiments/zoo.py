@@ -181,7 +181,7 @@ class Config(ChapterConfig):
                 specs.append(RunSpec.of(f"{EXPERIMENT}/{p.task}", p.run_label,
                                         {"task_kind": p.task, "task": asdict(task), "budget": p.budget,
                                          "cell": p.cell, "model": p.model,
-                                         "train": asdict(self.train_config(p.task, seed))},
+                                         "train": self.train_config(p.task, seed).params()},
                                         components, f"{__name__}:train_run",
                                         seed=seed, task=p.task, cell=p.cell, budget=p.budget))
         return specs
