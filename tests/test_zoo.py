@@ -66,8 +66,10 @@ def test_the_match_is_the_nearest_size():
 @pytest.mark.parametrize("task", list(TASKS))
 def test_every_cell_trains_one_step_on_every_task(tiny, task):
     """Each (task, cell) of the tiny preset: its data, its model and one optimiser step through train_run (the
-    whole training set in one batch, one epoch), with the metrics its task's report reads."""
-    specs = [s for s in tiny.plan() if s.params["task_kind"] == task and s.params["train"]["seed"] == 0]
+    whole training set in one batch, one epoch, at the task's lr), with the metrics its task's report
+    reads."""
+    specs = [s for s in tiny.plan() if s.params["task_kind"] == task and s.params["train"]["seed"] == 0
+             and s.coords["lr"] == tiny.tasks[task]["lr"]]
     assert len(specs) == len(tiny.cells)
     counts = {p.run_label: p.match.count for p in tiny.planned()}
     for spec in specs:
@@ -92,9 +94,10 @@ def test_the_tpru_classifier_has_two_outputs():
 def test_plan_names_are_unique_and_group_back(tiny):
     specs = tiny.plan()
     names = [s.name for s in specs]
-    assert len(set(names)) == len(names) == len(tiny.seeds) * len(tiny.planned())
+    lrs = len(tiny.lr_choices or [None])  # every task's lr is one of lr_choices
+    assert len(set(names)) == len(names) == len(tiny.seeds) * len(tiny.planned()) * lrs
     labels = {s.coords["label"] for s in specs}
-    assert labels == {p.run_label for p in tiny.planned()}
+    assert labels == {tiny.lr_label(p, lr) for p in tiny.planned() for lr in tiny.lrs(p.task)}
     assert all(s.experiment == f"zoo/{s.params['task_kind']}" for s in specs)
     assert all("experiment.zoo" in s.components for s in specs)
 
@@ -289,7 +292,8 @@ def test_cost_summary_and_table():
 
 
 def test_views_group_runs_by_task_budget_and_cell(tiny):
-    fake = {s.name: SimpleNamespace(name=s.name, coords=s.coords) for s in tiny.plan()}
+    fake = {s.name: SimpleNamespace(name=s.name, coords=s.coords, final={"test_loss": 1.0})
+            for s in tiny.plan()}
     views = tiny.views(fake)
     assert list(views) == list(tiny.tasks)
     for by_budget in views.values():

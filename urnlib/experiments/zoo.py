@@ -13,7 +13,9 @@ that its parameter count is nearest the budget, :mod:`urnlib.experiments.zoo_cel
 
 Every run trains with Adam at its task's ``lr`` and ``batch_size`` for at most ``epochs`` epochs, stops after
 ``patience`` epochs without a lower validation loss, and keeps the weights and final metrics of its best
-epoch.
+epoch. With several ``lr_choices``, every (task, budget, cell) and seed trains once per rate (the runs at the
+task's ``lr`` named as without them, the others ``"LSTM, dyck, budget 1500, lr 0.001 seed 0"``), and the views
+hold the rate whose runs reach the lower mean validation loss (:mod:`urnlib.experiments.zoo_lr`).
 :func:`train_run` trains one run (a module-level function, so that any worker process can run it).
 """
 
@@ -25,6 +27,7 @@ from typing import Any
 
 from urnlib.experiments.config import ChapterConfig, run_config
 from urnlib.experiments.zoo_cells import CELLS, Match, Shapes, cell_label, cell_model, match_size
+from urnlib.experiments.zoo_lr import LrChoice, candidates, check_lr_choices, lr_text
 from urnlib.experiments.zoo_tasks import TASKS, TRAINING_KEYS, TaskKind
 from urnlib.models import build_model, count_parameters
 from urnlib.models.registry import accepts, components_of
@@ -74,6 +77,9 @@ class Config(ChapterConfig):
             ``turn``, the k-TURN).
         tasks: ``{task: settings}``, a key of :data:`TASKS` each, with its data settings and its training's
             ``lr`` and ``batch_size``.
+        lr_choices: the candidate learning rates of every task (``None``: each task's ``lr`` alone); each must
+            hold every task's ``lr``. Every (task, budget, cell) trains at each, and is read at the rate whose
+            runs reach the lower mean validation loss over seeds (a tie: the task's ``lr``).
         budgets: the parameter budgets; each cell is sized to the nearest count on each task.
         budget_tolerance: the largest relative gap between a cell's count and the budget.
         truncation_k: k of the k-TURN. lstm_embedding: the LSTM's embedding size. tpru_roles: the TPRU's
@@ -91,6 +97,7 @@ class Config(ChapterConfig):
     seeds: list
     cells: list
     tasks: dict
+    lr_choices: list | None = None
     budgets: list
     budget_tolerance: float
     truncation_k: int
@@ -116,6 +123,7 @@ class Config(ChapterConfig):
                 TASKS[name].task(settings, seed)
             check_float(f"tasks[{name!r}].lr", settings["lr"], minimum=0.0, maximum=10.0, strict_min=True)
             check_int(f"tasks[{name!r}].batch_size", settings["batch_size"], minimum=1, maximum=1_000_000)
+        check_lr_choices(self.lr_choices, self.tasks)
         check_list("budgets", self.budgets, example="[1500, 5000]",
                    each=lambda name, b: check_int(name, b, minimum=1, maximum=100_000_000))
         check_float("budget_tolerance", self.budget_tolerance, minimum=0.0, maximum=1.0, strict_min=True)
@@ -164,35 +172,64 @@ class Config(ChapterConfig):
                                        self.model_spec(cell, match.size, kind)))
         return out
 
-    def train_config(self, task: str, seed: int) -> TrainConfig:
+    def train_config(self, task: str, seed: int, lr: float | None = None) -> TrainConfig:
+        """The training of ``task``'s runs under ``seed``, at ``lr`` (default: the task's ``lr``)."""
         settings = self.tasks[task]
-        return TrainConfig(self.epochs, settings["batch_size"], settings["lr"], seed, clip=self.clip,
-                           monitor=MONITOR, minimize=True, keep_best=True, patience=self.patience or None)
+        return TrainConfig(self.epochs, settings["batch_size"], settings["lr"] if lr is None else lr, seed,
+                           clip=self.clip, monitor=MONITOR, minimize=True, keep_best=True,
+                           patience=self.patience or None)
+
+    def lrs(self, task: str) -> list[float]:
+        """``task``'s candidate learning rates: its ``lr`` first, then the other ``lr_choices``."""
+        return candidates(self.lr_choices, self.tasks[task]["lr"])
+
+    def lr_label(self, p: Planned, lr: float) -> str:
+        """The label of ``p``'s runs at ``lr``: ``p.run_label`` at the task's ``lr`` (the names the runs had
+        before there was a choice), else with ``", lr 0.001"``."""
+        return p.run_label if lr == self.tasks[p.task]["lr"] else f"{p.run_label}, lr {lr_text(lr)}"
 
     def plan(self) -> list[RunSpec]:
-        """One run per (task, budget, cell) and seed, named ``"LSTM, dyck, budget 1500 seed 0"``, stored under
-        ``zoo/<task>/``."""
-        specs = []
-        for p in self.planned():
-            kind = TASKS[p.task]
-            components = (*COMPONENTS, *kind.components, *components_of(p.model))
-            for seed in self.seeds:
-                task = kind.task(self.tasks[p.task], seed)
-                specs.append(RunSpec.of(f"{EXPERIMENT}/{p.task}", p.run_label,
-                                        {"task_kind": p.task, "task": asdict(task), "budget": p.budget,
-                                         "cell": p.cell, "model": p.model,
-                                         "train": self.train_config(p.task, seed).params()},
-                                        components, f"{__name__}:train_run",
-                                        seed=seed, task=p.task, cell=p.cell, budget=p.budget))
+        """One run per (task, budget, cell), candidate rate and seed, named
+        ``"LSTM, dyck, budget 1500 seed 0"`` (at another rate than the task's
+        ``"LSTM, dyck, budget 1500, lr 0.001 seed 0"``), stored under ``zoo/<task>/``: the runs at each task's
+        ``lr`` first."""
+        specs, planned = [], self.planned()
+        for i in range(max(len(self.lrs(task)) for task in self.tasks)):
+            for p in planned:
+                if i >= len(self.lrs(p.task)):
+                    continue
+                lr, kind = self.lrs(p.task)[i], TASKS[p.task]
+                components = (*COMPONENTS, *kind.components, *components_of(p.model))
+                for seed in self.seeds:
+                    task = kind.task(self.tasks[p.task], seed)
+                    specs.append(RunSpec.of(f"{EXPERIMENT}/{p.task}", self.lr_label(p, lr),
+                                            {"task_kind": p.task, "task": asdict(task), "budget": p.budget,
+                                             "cell": p.cell, "model": p.model,
+                                             "train": self.train_config(p.task, seed, lr).params()},
+                                            components, f"{__name__}:train_run", seed=seed, task=p.task,
+                                            cell=p.cell, budget=p.budget, lr=lr))
         return specs
 
-    def views(self, runs: dict[str, Run]) -> dict[str, dict[int, dict[str, Seeds]]]:
-        """The runs as ``{task: {budget: {cell label: Seeds}}}``, in the order of the parameters."""
+    def lr_choice(self, runs: dict[str, Run]) -> list[LrChoice]:
+        """Per (task, budget, cell) of the plan: its runs at every candidate rate (those stored in ``runs``)
+        and the rate with the lower mean validation loss over seeds (:mod:`urnlib.experiments.zoo_lr`)."""
         grouped = by_label(runs)
+        return [LrChoice.of(p.task, p.budget, p.label, self.tasks[p.task]["lr"], len(self.seeds),
+                            {lr: grouped.get(self.lr_label(p, lr)) for lr in self.lrs(p.task)})
+                for p in self.planned()]
+
+    def views(self, runs: dict[str, Run], chosen: bool = True) -> dict[str, dict[int, dict[str, Seeds]]]:
+        """The runs as ``{task: {budget: {cell label: Seeds}}}``, in the order of the parameters: each cell's
+        runs at its chosen rate (:meth:`lr_choice`); ``chosen=False``: at every candidate rate, those at
+        another rate than the task's labelled ``"LSTM (lr 0.001)"`` (what the runs cost)."""
         out: dict[str, dict[int, dict[str, Seeds]]] = {}
-        for p in self.planned():
-            if p.run_label in grouped:
-                out.setdefault(p.task, {}).setdefault(p.budget, {})[p.label] = grouped[p.run_label]
+        for c in self.lr_choice(runs):
+            cells = {c.cell: c.picked} if chosen else {
+                c.cell if lr == c.own else f"{c.cell} (lr {lr_text(lr)})": seeds
+                for lr, seeds in c.runs.items()}
+            for label, seeds in cells.items():
+                if seeds:
+                    out.setdefault(c.task, {}).setdefault(c.budget, {})[label] = seeds
         return out
 
     def sizes(self) -> list[dict[str, Any]]:
@@ -206,7 +243,8 @@ class Config(ChapterConfig):
     def summary(self) -> str:
         tasks = "; ".join(f"*{TASKS[t].title}*: " + ", ".join(f"{k} {v}" for k, v in s.items()
                                                               if k not in TRAINING_KEYS)
-                          + f" (Adam lr {s['lr']}, batch {s['batch_size']})" for t, s in self.tasks.items())
+                          + f" (Adam {self._lr_summary(t)}, batch {s['batch_size']})"
+                          for t, s in self.tasks.items())
         stop = (f", stopped after {self.patience} epoch{'s' if self.patience != 1 else ''} without a lower "
                 "validation loss" if self.patience else "")
         clip = f", gradients clipped at norm {self.clip}" if self.clip else ""
@@ -215,6 +253,13 @@ class Config(ChapterConfig):
                 f"{self.budget_tolerance:.0%}); seeds {list(self.seeds)}; at most {self.epochs} "
                 f"epochs{stop}, every run read at its best epoch{clip}; dropout {self.dropout}; tasks: "
                 f"{tasks} ({len(self.plan())} runs).")
+
+    def _lr_summary(self, task: str) -> str:
+        lrs = [lr_text(lr) for lr in self.lrs(task)]
+        if len(lrs) == 1:
+            return f"lr {lrs[0]}"
+        return (f"lr {', '.join(lrs[:-1])} or {lrs[-1]}, chosen per cell and budget by the lower validation "
+                "loss")
 
 
 def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:

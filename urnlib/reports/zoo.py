@@ -26,7 +26,7 @@ from urnlib.results import Run
 from urnlib.seeds import Seeds, Stat
 
 __all__ = ["CHAPTER", "MEASURES", "Measure", "headline", "headline_stats", "buckets", "summary_table",
-           "sizes_table", "figure_task", "reading", "cost_table", "cost_summary", "winners"]
+           "sizes_table", "lr_choice", "figure_task", "reading", "cost_table", "cost_summary", "winners"]
 
 CHAPTER = "zoo"
 Views = dict[str, dict[int, dict[str, Seeds]]]
@@ -155,6 +155,44 @@ def sizes_table(sizes: list[dict[str, Any]]) -> pd.DataFrame:
     table = frame.pivot(index=["task", "budget"], columns="cell", values="entry")
     rows = list(dict.fromkeys(zip(frame["task"], frame["budget"])))  # the plan's order, not sorted
     return table.loc[rows, list(dict.fromkeys(frame["cell"]))].reset_index()
+
+
+def _rate(lr: float) -> str:
+    return f"{lr:g}"
+
+
+def lr_choice(choices: list, titles: dict[str, str]) -> tuple[str, pd.DataFrame]:
+    """The learning-rate choice of :meth:`urnlib.experiments.zoo.Config.lr_choice`: a sentence (Markdown) and
+    a table, one row per (task, budget, cell): the validation loss at each candidate rate (at each run's best
+    epoch, mean ± sd over the stored seeds), the rate chosen, and (where any) what could not be compared."""
+    rates = list(dict.fromkeys(lr for c in choices for lr in c.runs))
+    rows = []
+    for c in choices:
+        row = {"task": titles.get(c.task, c.task), "budget": f"{c.budget:,}", "cell": c.cell}
+        for lr in rates:
+            loss = c.loss(lr) if lr in c.runs else None
+            row[f"validation loss, lr {_rate(lr)}"] = (loss.mean_sd(3) if loss is not None
+                                                       else "not stored" if lr in c.runs else "")
+        row["chosen lr"] = "none stored" if c.chosen is None else _rate(c.chosen)
+        row["note"] = "; ".join(c.notes)
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    if not frame["note"].astype(bool).any():
+        frame = frame.drop(columns="note")
+    if all(len(c.runs) == 1 for c in choices):
+        return ("Every task trains at one learning rate, its `lr` (`lr_choices` names no other), so nothing "
+                "is chosen: the table gives each cell's validation loss at that rate."), frame
+    other = sum(c.chosen is not None and c.chosen != c.own for c in choices)
+    partial = sum(bool(c.notes) for c in choices)
+    text = (f"Every (task, budget, cell) trained at each learning rate of `lr_choices` "
+            f"({', '.join(_rate(lr) for lr in rates)}) on every seed, and is read at the rate whose runs "
+            f"reach the lower mean validation loss over seeds (each run at its best epoch; an exact tie "
+            f"keeps the task's `lr`): the book's choice, not the papers'. A rate other than the task's was "
+            f"chosen for {other} of {len(choices)} (task, budget, cell).")
+    if partial:
+        text += (f" {partial} of the {len(choices)} compare fewer runs than planned: the runs not stored are "
+                 "left out of the choice (the note says which).")
+    return text, frame
 
 
 # ---------------------------------------------------------------------------------------------- figures
