@@ -118,7 +118,7 @@ class Config(ChapterConfig):
     lm_lr: float
     pmi_min_joint: int
     check_trials: int
-    ablations: list  # the initialisation ablation (issue 33; not in the paper): :meth:`ablation_plan`
+    ablations: list  # the ablation of the few-role TPRUs (issue 33; not in the paper): :meth:`ablation_plan`
 
     # ------------------------------------------------------------------ checks
     def validate(self) -> None:
@@ -223,11 +223,11 @@ class Config(ChapterConfig):
             out[label] = spec
         return out
 
-    def ablation_specs(self) -> dict[str, tuple[dict[str, Any], list[int], int | None]]:
-        """``{label: (encoder spec, seeds, min_epochs or None)}`` of ``ablations``
+    def ablation_specs(self) -> dict[str, tpru_ablation.Setting]:
+        """``{label: Setting}`` (encoder spec, seeds, min_epochs or None, training changes) of ``ablations``
         (:func:`urnlib.experiments.tpru_ablation.ablation_specs`)."""
         return tpru_ablation.ablation_specs(self.ablations, seeds=self.seeds, min_epochs=self.min_epochs,
-                                            epochs=self.epochs)
+                                            epochs=self.epochs, train=self.train_config(0))
 
     def task(self) -> ent.EntailmentTask:
         n = self.test_size
@@ -269,13 +269,15 @@ class Config(ChapterConfig):
                            monitor="valid_ppl", keep_best=True, patience=self.lm_patience)
 
     def _entailment_spec(self, label: str, spec: dict[str, Any], seed: int,
-                         min_epochs: int | None = None) -> RunSpec:
-        stop = self.stop()
-        if min_epochs is not None and stop is not None:
-            stop = {**stop, "min_epochs": min_epochs}
+                         setting: tpru_ablation.Setting | None = None) -> RunSpec:
+        stop, train = self.stop(), self.train_config(seed)
+        if setting is not None:  # an ablation entry: its training changes, and its epochs before stopping
+            train = setting.train_config(train)
+            if setting.min_epochs is not None and stop is not None:
+                stop = {**stop, "min_epochs": setting.min_epochs}
         return RunSpec.of(ent.EXPERIMENT, label,
                           {"task": self.task().params(), "architecture": asdict(self.architecture()),
-                           "model": spec, "train": self.train_config(seed).params(), "stop": stop},
+                           "model": spec, "train": train.params(), "stop": stop},
                           ent.COMPONENTS, f"{ent.__name__}:train_run", seed=seed, model=label)
 
     def entailment_plan(self) -> dict[str, list[RunSpec]]:
@@ -284,10 +286,11 @@ class Config(ChapterConfig):
                 for label, spec in self.encoders().items()}
 
     def ablation_plan(self) -> dict[str, list[RunSpec]]:
-        """``{label: [one RunSpec per seed]}`` of ``ablations``, trained exactly as the main encoders; an
-        entry at the original setting names the main runs of its model for the seeds they share."""
-        return {label: [self._entailment_spec(label, spec, seed, least) for seed in seeds]
-                for label, (spec, seeds, least) in self.ablation_specs().items()}
+        """``{label: [one RunSpec per seed]}`` of ``ablations``, trained as the main encoders but for what an
+        entry changes; an entry at the original setting names the main runs of its model for the seeds they
+        share."""
+        return {label: [self._entailment_spec(label, setting.spec, seed, setting) for seed in setting.seeds]
+                for label, setting in self.ablation_specs().items()}
 
     def lm_plan(self) -> dict[str, list[RunSpec]]:
         """``{label: [one RunSpec per seed of lm_seeds]}`` of the language models of ``lm_models``."""
@@ -370,7 +373,7 @@ def run(config: Config, *, store: str | Path | None = None, mode: str | None = N
     command = tpru_released.fill_command(config.scale, root if store or "store" in config.overrides else None)
     released = tpru_released.released_results(entailment, root, mode or config.mode, command)
     ablated = {label: seeds(label, group) for label, group in ablations.items()}
-    encoders = {ent.model_label(config.ablation_specs()[label][0]) for label in ablated}
+    encoders = {ent.model_label(config.ablation_specs()[label].spec) for label in ablated}
     # how the ablated encoders use their roles: the main runs and every ablation setting
     measured = {**{k: v for k, v in entailment.items() if k in encoders}, **ablated}
     return TpruRuns(entailment=entailment,

@@ -186,9 +186,12 @@ def model_label(spec: dict[str, Any]) -> str:
     return label
 
 
-def ablation_label(spec: dict[str, Any]) -> str:
+def ablation_label(spec: dict[str, Any], train: dict[str, Any] | None = None) -> str:
     """:func:`model_label` and what the ablation changed: ``"TPRU 64 N=4, b=0"``, ``"TPRU 64 N=4 s=8, scores
-    x2.83"``, ``"TPRU 64 N=4, mod3"`` (a spec at the original setting: its model's label)."""
+    x2.83"``, ``"TPRU 64 N=4, mod3"`` (a spec at the original setting: its model's label); then the training
+    settings ``train`` changes from the chapter's (``{optimizer, lr, clip, clip_value}``, ``None``: off), in
+    words: ``"TPRU 64 N=4, Adam with AMSGrad, gradient values clipped at 10, no norm clip"``, ``"TPRU 64 N=4,
+    lr 0.003"``. The stored runs are named by these labels: the words never change."""
     label = model_label(spec)
     if spec.get("bias_init", 1.0) != 1.0:
         label += f", b={spec['bias_init']:g}"
@@ -196,7 +199,14 @@ def ablation_label(spec: dict[str, Any]) -> str:
         label += f", scores x{spec['score_scale']:.3g}"
     if spec.get("variant", "tpru") != "tpru":
         label += f", {spec['variant']}"
-    return label
+    train = train or {}
+    optimizer = {"adam": "Adam", "amsgrad": "Adam with AMSGrad", "adagrad": "Adagrad", "sgd": "SGD"}
+    words = [optimizer.get(train["optimizer"], train["optimizer"])] if "optimizer" in train else []
+    words += [f"lr {train['lr']:g}"] if "lr" in train else []
+    for key, what, off in (("clip_value", "gradient values", "value"), ("clip", "gradient norm", "norm")):
+        if key in train:
+            words.append(f"no {off} clip" if train[key] is None else f"{what} clipped at {train[key]:g}")
+    return ", ".join([label, *words])
 
 
 def build_classifier(spec: dict[str, Any], arch: Architecture, seed: int) -> EntailmentModel:

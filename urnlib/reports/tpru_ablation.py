@@ -1,17 +1,22 @@
-"""The TPRU chapter's initialisation ablation (not in paper 002): why few-role TPRU encoders stay at chance on
-logical entailment, from the stored runs of :meth:`urnlib.experiments.tpru.Config.ablation_plan` beside the
+"""The TPRU chapter's ablation of its few-role encoders (not in paper 002): why they stay at chance on logical
+entailment, from the stored runs of :meth:`urnlib.experiments.tpru.Config.ablation_plan` beside the
 chapter's main runs.
 
 A setting is the encoder's model and what the ablation changes: the scalar biases ``b_b = b_x`` of eq. 5 at
-initialisation (1 in the authors' code), a fixed factor on the unbinding scores (1 in the paper), or the
-normalisation of eq. 4 (sec. 4's modifications). For each setting: how many seeds left chance (training loss
-below ln 2 - :data:`~urnlib.reports.tpru_checks.NEAR_CHANCE`, the measure of the chapter's
-:func:`~urnlib.reports.tpru_checks.escape_line`), the validation and *hard* accuracy, and how the top layer
-uses its roles (:func:`urnlib.experiments.tpru_features.role_use`); a setting's rate of leaving chance is set
-against the original setting's by :func:`urnlib.rules.rates`.
+initialisation (1 in the authors' code), a fixed factor on the unbinding scores (1 in the paper), the
+normalisation of eq. 4 (sec. 4's modifications), or the training: the optimiser, the learning rate and the
+gradient clipping, set against the chapter's main runs (:func:`training_change`). For each setting: how many
+seeds left chance (training loss below ln 2 - :data:`~urnlib.reports.tpru_checks.NEAR_CHANCE`, the measure of
+the chapter's :func:`~urnlib.reports.tpru_checks.escape_line`), the validation and *hard* accuracy, and how
+the top layer uses its roles (:func:`urnlib.experiments.tpru_features.role_use`); a setting's rate of leaving
+chance is set against the original setting's by :func:`urnlib.rules.rates`. :func:`settle_collapse` says, for
+the claims on encoders at chance, what the ablation found and what to run next.
 """
 
 from __future__ import annotations
+
+import math
+from typing import Any
 
 import pandas as pd
 
@@ -20,10 +25,11 @@ from urnlib.models.registry import Style
 from urnlib.plots.curves import column_figure, panels_figure
 from urnlib.reports import tpru as report
 from urnlib.reports.tpru_checks import NEAR_CHANCE, left_chance
+from urnlib.reports.tpru_claim_rules import cpu_hours
 from urnlib.seeds import Seeds, Stat
 
-__all__ = ["ORIGINAL", "setting_name", "groups", "left_count", "ablation_table", "ablation_figure",
-           "ablation_line", "decisions"]
+__all__ = ["ORIGINAL", "TRAINING_KEYS", "setting_name", "training_change", "training_words", "groups",
+           "left_count", "ablation_table", "ablation_figure", "ablation_line", "decisions", "settle_collapse"]
 
 ORIGINAL = "b = 1 (original)"  #: the authors' initialisation: the name of the setting it is compared with
 #: one look per kind of setting (the curves of a figure differ by setting, not by model)
@@ -31,25 +37,59 @@ _LOOKS = {"original": Style("original", ("#636363",), "o", ":"),
           "bias": Style("bias", ("#2166ac", "#67a9cf"), "s", "-"),
           "scale": Style("scale", ("#d95f02",), "^", "-."),
           "variant": Style("variant", ("#1b7837", "#7fbf7b"), "D", "--"),
-          "longer": Style("longer", ("#762a83",), "v", "-")}
+          "longer": Style("longer", ("#762a83",), "v", "-"),
+          "optimisation": Style("optimisation", ("#b2182b", "#ef8a62"), "P", "-"),
+          "rate": Style("rate", ("#8c510a", "#d8b365", "#01665e"), "X", "--")}
 #: how sec. 4's modifications read in a setting's name
 VARIANT_NAMES = {"mod1": "Modification I", "mod2": "Modification II", "mod3": "softmax (Modification III)"}
 
 
-def setting_name(spec: dict) -> str:
-    """What a spec changes: ``"b = 1 (original)"``, ``"b = 0"``, ``"b = 1, scores x 2.83"``, ``"b = 1, softmax
-    (mod3)"``."""
+#: the training settings an ablation entry may change (a run's ``train`` parameters; ``clip_value`` is left
+#: out of them when off)
+TRAINING_KEYS = ("optimizer", "lr", "clip_value", "clip")
+#: how an optimiser reads in a setting's name
+OPTIMIZER_NAMES = {"adam": "Adam", "amsgrad": "Adam with AMSGrad", "adagrad": "Adagrad", "sgd": "SGD"}
+
+
+def training_change(seeds: Seeds, base: Seeds | None) -> dict[str, Any]:
+    """The training settings of ``seeds``' runs that differ from those of ``base`` (the original setting's
+    runs; ``None``: none to compare with, nothing changed): ``{key: value}``, ``None`` where a clipping is
+    off."""
+    if base is None:
+        return {}
+    mine, usual = seeds[0].params.get("train", {}), base[0].params.get("train", {})
+    return {key: mine.get(key) for key in TRAINING_KEYS if mine.get(key) != usual.get(key)}
+
+
+def training_words(changes: dict[str, Any]) -> list[str]:
+    """:func:`training_change`'s settings in words: ``["Adam with AMSGrad", "gradient values clipped at 10",
+    "no norm clip"]``, ``["lr 0.003"]``."""
+    words = {"optimizer": lambda v: OPTIMIZER_NAMES.get(v, v), "lr": lambda v: f"lr {v:g}",
+             "clip_value": lambda v: "no value clip" if v is None else f"gradient values clipped at {v:g}",
+             "clip": lambda v: "no norm clip" if v is None else f"gradient norm clipped at {v:g}"}
+    return [words[key](changes[key]) for key in TRAINING_KEYS if key in changes]
+
+
+def setting_name(spec: dict, train: dict[str, Any] | None = None) -> str:
+    """What a spec and the training settings ``train`` (:func:`training_change`) change: ``"b = 1
+    (original)"``, ``"b = 0"``, ``"b = 1, scores x 2.83"``, ``"b = 1, softmax (mod3)"``, ``"b = 1, lr
+    0.003"``."""
     bias, scale = spec.get("bias_init", 1.0), spec.get("score_scale", 1.0)
-    variant = spec.get("variant", "tpru")
-    if bias == 1.0 and scale == 1.0 and variant == "tpru":
+    variant, words = spec.get("variant", "tpru"), training_words(train or {})
+    if bias == 1.0 and scale == 1.0 and variant == "tpru" and not words:
         return ORIGINAL
     return (f"b = {bias:g}" + (f", scores x {scale:.3g}" if scale != 1.0 else "")
-            + (f", {VARIANT_NAMES.get(variant, variant)}" if variant != "tpru" else ""))
+            + (f", {VARIANT_NAMES.get(variant, variant)}" if variant != "tpru" else "")
+            + "".join(f", {word}" for word in words))
 
 
-def _kind(spec: dict, name: str = "") -> str:
+def _kind(spec: dict, name: str = "", train: dict[str, Any] | None = None) -> str:
     if name.endswith("epochs"):
         return "longer"
+    if set(train or {}) - {"lr"}:
+        return "optimisation"
+    if train:
+        return "rate"
     if spec.get("variant", "tpru") != "tpru":
         return "variant"
     if spec.get("score_scale", 1.0) != 1.0:
@@ -61,7 +101,8 @@ def groups(entailment: dict[str, Seeds], ablations: dict[str, Seeds]) -> dict[st
     """``{encoder label: {setting name: Seeds}}`` for every encoder the ablation changes, the original
     setting first: the ablation's own runs at the original initialisation where it has them (more seeds),
     else the chapter's main runs of that encoder. An ablation label is its encoder's label, then what it
-    changes after a comma (:func:`urnlib.experiments.tpru_entailment.ablation_label`)."""
+    changes after a comma (:func:`urnlib.experiments.tpru_entailment.ablation_label`); its training is set
+    against the main runs' (those of its encoder, else any: they share it)."""
     out: dict[str, dict[str, Seeds]] = {}
     for label, seeds in ablations.items():
         spec = report.model_spec(seeds)
@@ -69,7 +110,8 @@ def groups(entailment: dict[str, Seeds], ablations: dict[str, Seeds]) -> dict[st
         row = out.setdefault(encoder, {})
         if encoder in entailment and ORIGINAL not in row:
             row[ORIGINAL] = entailment[encoder]
-        name = setting_name(spec)
+        main = entailment.get(encoder) or next(iter(entailment.values()), None)
+        name = setting_name(spec, training_change(seeds, main))
         least, usual = _least(seeds), _least(entailment[encoder]) if encoder in entailment else None
         if least is not None and least != usual:
             name = (name.replace(" (original)", "") if name == ORIGINAL else name) + f", {least}+ epochs"
@@ -141,7 +183,7 @@ def ablation_figure(grouped: dict[str, dict[str, Seeds]]):
         series = {}
         for name, seeds in settings.items():
             series[name] = report._curves(seeds, report._percent("valid_acc"))
-            kind = _kind(report.model_spec(seeds), name)
+            kind = _kind(report.model_spec(seeds), name, training_change(seeds, settings.get(ORIGINAL)))
             kinds[name] = kind
             earlier = sum(k == kind for n, k in kinds.items() if n != name)
             styles.setdefault(name, _shade(_LOOKS[kind], earlier))
@@ -192,3 +234,66 @@ def ablation_line(grouped: dict[str, dict[str, Seeds]]) -> str:
             parts.append(f"* {where}, *{name}*: {d.direction}; {verdict}.")
     return (f"Seeds that left chance (training loss below ln 2 - {NEAR_CHANCE}) in each setting, against the "
             f"original one ({rules.RATES_RULE}):\n\n" + "\n".join(parts))
+
+
+#: the learning rates the next experiment would try (ours: the preset's ``lr``)
+NEXT_RATES = (3e-3, 3e-4)
+
+
+def _authors_optimisation(clip: float | None) -> str:
+    """The optimisation of paper 002's code as an experiment to run, against ours (``clip``: our norm)."""
+    ours = f"clips their norm at {clip:g}" if clip else "does not clip them"
+    return ("the optimisation of the authors' code (Adam with amsgrad, gradients clipped by value at 10 "
+            f"where ours {ours})")
+
+
+def settle_collapse(ent: dict[str, Seeds], grouped: dict[str, dict[str, Seeds]], labels: list[str]) -> str:
+    """What would make the encoders ``labels`` that did not train evidence, and its cost: a retrain in the
+    setting of the ablation (``grouped``: :func:`groups`) under which every seed of theirs left chance, where
+    one did; else what the ablation tried (the optimisation and the learning rates among it, each by what it
+    found) and the next experiment: the optimisation of the authors' code and the learning rates of
+    :data:`NEXT_RATES` not run yet, or, once both ran, the training set at Evans et al.'s size."""
+    hours = cpu_hours(*(ent[k] for k in labels))
+    tried = {k: grouped[k] for k in labels if k in grouped}
+    fixed = sorted({name for settings in tried.values() for name, seeds in settings.items()
+                    if name != ORIGINAL and len(seeds) > 1 and left_count(seeds) == len(seeds)})
+    if fixed:
+        return (f"retrain {', '.join(labels)} in the ablation's setting {fixed[0]!r}, under which every seed "
+                f"of {', '.join(tried)} left chance (the chapter's ablation section): about {hours:.1f} CPU "
+                "hours, as these runs took")
+    if not tried:
+        return (f"the ablation of {', '.join(labels)}'s initialisation (scalar biases b_b = b_x of eq. 5 at "
+                "0 instead of the authors' 1, and the softmax of sec. 4 in place of eq. 4), 3 seeds each: "
+                f"about {2 * hours:.1f} CPU hours")
+    changed = {(k, name): training_change(s, settings.get(ORIGINAL))
+               for k, settings in tried.items() for name, s in settings.items()}
+
+    def listed(pick, quote: bool = True) -> str:  # per encoder, the settings pick keeps, with their counts
+        parts = []
+        for k, settings in tried.items():
+            chosen = [(f"{name!r}" if quote else name) + f" {left_count(s)} of {len(s)} seeds"
+                      for name, s in settings.items() if pick(changed[k, name])]
+            if chosen:
+                parts.append(f"{k}: " + ", ".join(chosen))
+        return "; ".join(parts)
+
+    optimised = listed(lambda c: set(c) - {"lr"})
+    rated = listed(lambda c: set(c) == {"lr"})
+    text = f"the ablation found no setting in which every seed left chance ({listed(lambda c: not c, False)})"
+    if optimised:
+        text += f", nor with another optimisation ({optimised})"
+    if rated:
+        text += f", nor with another learning rate ({rated})"
+    rates = [c["lr"] for c in changed.values() if set(c) == {"lr"}]
+    left = [r for r in NEXT_RATES if not any(math.isclose(r, t) for t in rates)]
+    todo = [] if optimised else [_authors_optimisation(ent[labels[0]][0].params["train"].get("clip"))]
+    if left:
+        rate = " and ".join(f"{r:g}" for r in left)
+        todo.append(f"a learning-rate ablation ({rate})" if len(left) > 1 else f"the learning rate {rate}")
+    if todo:  # three seeds of a setting cost what the main runs of these encoders took
+        return (f"{text}; the next experiment{'s' if len(todo) > 1 else ''}, 3 seeds each: "
+                f"{' and '.join(todo)}: about {(len(left) + (not optimised)) * hours:.1f} CPU hours")
+    times = report.PAPER_TRAIN_SIZE / ent[labels[0]][0].params["task"]["train"]
+    return (f"{text}; the next experiment: {', '.join(labels)} on {report.PAPER_TRAIN_SIZE:,} generated "
+            f"training pairs (the size of Evans et al.'s training file, {times:.0f} times ours), every seed: "
+            f"about {times * hours:.0f} CPU hours")

@@ -12,15 +12,15 @@ Tolerances come from the paper's own numbers: "comparable" and "matches" allow t
 comparable (TPRU - 512 2.1 points below the LSTM on the mean of the five test splits), "similar perplexity"
 the largest relative gap of Table 4 (2.2%).
 
-**A model that did not train is no evidence.** An entailment encoder trained when its best validation
-accuracy is off chance over its seeds (:func:`urnlib.rules.off_chance` against
-:func:`urnlib.reports.tpru.chance_bar` of the validation split: 50% plus two standard errors, or the split's
-best surface baseline where higher); a claim resting on one that did not is inconclusive with cause
-``untrained``, its ``ours`` naming the model and its seeds at chance, and its ``settle`` the retrain that
-investigates the collapse (the ablation of the scalar-bias initialisation). Where every model a claim rests
-on trained, the rule decides, whatever the test splits show: an encoder near chance on *hard* after training
-is a result, not a failure to train. A language model trained when its test perplexity is below the
-vocabulary's size (a uniform guess).
+**A model that did not train is no evidence.** An entailment encoder trained when its best validation accuracy
+is off chance over its seeds (:func:`urnlib.rules.off_chance` against :func:`urnlib.reports.tpru.chance_bar`
+of the validation split: 50% plus two standard errors, or the split's best surface baseline where higher); a
+claim resting on one that did not is inconclusive with cause ``untrained``, its ``ours`` naming the model and
+its seeds at chance, and its ``settle`` the retrain that investigates the collapse (the ablation of the
+initialisation, the normalisation and the training). Where every model a claim rests on trained, the rule
+decides, whatever the test splits show: an encoder near chance on *hard* after training is a result, not a
+failure to train. A language model trained when its test perplexity is below the vocabulary's size (a uniform
+guess).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ from urnlib.reports.tpru import (
     train_fit,
     valid_accuracy,
 )
-from urnlib.reports.tpru_ablation import ORIGINAL, left_count
+from urnlib.reports.tpru_ablation import settle_collapse
 from urnlib.reports.tpru_check_claims import check_claims
 from urnlib.reports.tpru_released import released_accuracy, released_test_accuracy
 from urnlib.reports.tpru_claim_rules import (
@@ -90,32 +90,6 @@ def untrained(ent: dict[str, Seeds], labels: Sequence[str]) -> list[str]:
     return out
 
 
-def _collapse(ent: dict[str, Seeds], ablation: Ablation, idle: list[str]) -> str:
-    """What would make the encoders in ``idle`` (:func:`untrained`'s texts) evidence, and its cost: a retrain
-    in the setting of the ablation (:mod:`urnlib.reports.tpru_ablation`) under which every seed of theirs
-    left chance, where one did; else what the ablation tried, and the next experiment."""
-    labels = [text.split(" (")[0] for text in idle]
-    hours = _cpu_hours(*(ent[k] for k in labels))
-    tried = {k: ablation[k] for k in labels if k in ablation}
-    fixed = sorted({name for settings in tried.values() for name, seeds in settings.items()
-                    if name != ORIGINAL and len(seeds) > 1 and left_count(seeds) == len(seeds)})
-    if fixed:
-        return (f"retrain {', '.join(labels)} in the ablation's setting {fixed[0]!r}, under which every seed "
-                f"of {', '.join(tried)} left chance (the chapter's ablation section): about {hours:.1f} CPU "
-                "hours, as these runs took")
-    found = "; ".join(f"{k}: " + ", ".join(f"{name} {left_count(s)} of {len(s)} seeds"
-                                           for name, s in settings.items())
-                      for k, settings in tried.items())
-    if not tried:
-        return (f"the ablation of {', '.join(labels)}'s initialisation (scalar biases b_b = b_x of eq. 5 at "
-                "0 instead of the authors' 1, and the softmax of sec. 4 in place of eq. 4), 3 seeds each: "
-                f"about {2 * hours:.1f} CPU hours")
-    return (f"the ablation found no setting in which every seed left chance ({found}); the next experiments, "
-            "3 seeds each: the optimisation of the authors' code (Adam with amsgrad, gradients clipped by "
-            "value at 10 where ours clips their norm at 1) and a learning-rate ablation (3e-3 and 3e-4): "
-            f"about {3 * hours:.1f} CPU hours")
-
-
 def _trend(stats: list[Stat], higher: bool, names: tuple[str, str]) -> tuple[rules.Decision, bool]:
     """More is better along ``stats`` (ordered by N): the last beats the first (:func:`rules.compare`), and no
     earlier one beats a later neighbour; ``(decision, partly)``."""
@@ -128,10 +102,11 @@ def _trend(stats: list[Stat], higher: bool, names: tuple[str, str]) -> tuple[rul
 
 def _settle(ent: dict[str, Seeds], ablation: Ablation, idle: list[str], labels: Sequence[str]) -> str:
     """What would settle a claim on ``labels``, with its cost: where a model did not train (``idle``), what
-    the ablation found and the next experiment (:func:`_collapse`), else the retrain at Evans et al.'s size
-    (its TPRU with 512 roles)."""
+    the ablation found and the next experiment
+    (:func:`urnlib.reports.tpru_ablation.settle_collapse`), else the retrain at Evans et al.'s size (its TPRU
+    with 512 roles)."""
     if idle:
-        return _collapse(ent, ablation, idle)
+        return settle_collapse(ent, ablation, [text.split(" (")[0] for text in idle])
     top, train = main_tpru(ent), ent[labels[0]][0].params["task"]["train"]
     d, n = model_spec(ent[top])["d"], model_spec(ent[top])["n_roles"]
     per_step = (2 * 512 * d + 6 * d * d) / (2 * n * d + 6 * d * d)  # Table 1's time, N = 512 against ours
