@@ -12,6 +12,8 @@ validation loss (``val_loss``, on sentences drawn like the training ones) and th
 reported; at 0 (the stored runs) it is the test loss, which the protocol forbids (the retrain of issue 33).
 ``optimizer`` (Adam, or the authors' Adagrad) and ``train_fraction`` (train on a share of the training
 sentences, same vocabulary and held-out sentences) are options whose defaults keep the stored runs' keys.
+``ablations`` (:meth:`Config.ablation_plan`, :mod:`urnlib.experiments.matrix_ablation`) trains a model of
+``models`` again with another optimiser, learning rate or share of the training sentences (not in the paper).
 Analogies (3CosAdd, the Google set) are scored in two representations (:data:`REPRESENTATIONS`): ``exp``
 after every epoch (the history's ``analogies_correct``), both at the best epoch when a run ends (its final
 metrics), and both again from a run's weights where it stored them by :func:`analogy_scores` (scoring, not
@@ -21,7 +23,7 @@ training: it changes no run).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +31,7 @@ import numpy as np
 import torch
 
 from urnlib.corpora.analogy import evaluate_3cosadd, google_analogy_path
-from urnlib.experiments import matrix_resources
+from urnlib.experiments import matrix_ablation, matrix_resources
 from urnlib.experiments.config import ChapterConfig, run_config
 from urnlib.experiments.training import kept_weights
 from urnlib.models import build_model
@@ -37,7 +39,7 @@ from urnlib.models.matrix_embedding import ProbabilisticMatrixLM, check_algebra
 from urnlib.models.registry import component_of, parse_spec, spec_string
 from urnlib.params import ParameterError, check_choice, check_float, check_int
 from urnlib.results import Run, RunSpec, Trained
-from urnlib.seeds import Seeds, by_label, check_seeds
+from urnlib.seeds import Seeds, by_label, check_seeds, coords_of
 from urnlib.tasks.matrix_lm import LMTask, analogies, analogy_numbers, make_data
 from urnlib.tokens import IGNORE
 from urnlib.train import TrainConfig, fit, seed_everything
@@ -78,7 +80,8 @@ class Config(ChapterConfig):
     runs keep their keys): ``valid_fraction`` (0: no validation sentences, early stopping and the kept epoch
     on the test loss; > 0: that share of all sentences, carved from the training side, is what every trained
     run selects on), ``optimizer`` (``"adam"``; ``"adagrad"``, the authors', for the matrix models at ``lr``)
-    and ``train_fraction`` (1: every training sentence; less: the first share of them, for every run)."""
+    and ``train_fraction`` (1: every training sentence; less: the first share of them, for every run).
+    ``ablations``: extra runs of a model of ``models`` (:meth:`ablation_plan`; none by default)."""
 
     CHAPTER = "matrix_embeddings"
 
@@ -106,6 +109,7 @@ class Config(ChapterConfig):
     urn_epochs: int
     urn_batch_size: int
     urn_lr: float
+    ablations: list  # extra runs of the matrix models, changed (not in the paper): :meth:`ablation_plan`
 
     def validate(self) -> None:
         check_seeds(self.seeds)
@@ -129,6 +133,7 @@ class Config(ChapterConfig):
             raise ParameterError(f"urn_units={self.urn_units}: a URN needs an even number of units (its "
                                  "rotations act on planes), or 0 to leave the URN language model out")
         check_float("urn_dropout", self.urn_dropout, minimum=0.0, maximum=0.99)
+        self.ablation_settings()
         matrix_resources.check_corpus(self.corpus)
         google_analogy_path()  # gensim and its questions-words.txt: all runs but Kneser-Ney's score analogies
         matrix_resources.check_memory(self)
@@ -175,15 +180,37 @@ class Config(ChapterConfig):
         return TrainConfig(epochs, batch, lr, seed, optimizer=optimizer, monitor=self.monitor, keep_best=True,
                            patience=self.patience)
 
+    def ablation_settings(self) -> dict[str, matrix_ablation.Ablation]:
+        """``{label: Ablation}`` of ``ablations`` (:func:`.matrix_ablation.ablation_settings`: the chapter's
+        ``optimizer``, ``lr``, ``train_fraction`` and ``seeds`` are an entry's defaults)."""
+        chapter = {"optimizer": self.optimizer, "lr": self.lr, "train_fraction": self.train_fraction}
+        return matrix_ablation.ablation_settings(self.ablations, models=self.model_specs(), chapter=chapter,
+                                                 seeds=self.seeds, optimizers=MATRIX_OPTIMIZERS)
+
+    def _matrix_spec(self, m: dict[str, Any], seed: int, ablation=None) -> RunSpec:
+        """The run of matrix model ``m`` under ``seed``: the chapter's, or trained as ``ablation`` says (its
+        coordinate ``ablation``: what it changes, ``""`` at the chapter's values)."""
+        task, train, label, coords = self.task(), self.train_config(seed), spec_string(m), {}
+        if ablation is not None:
+            task = replace(task, train_fraction=ablation.train_fraction)
+            train = replace(train, optimizer=ablation.optimizer, lr=ablation.lr)
+            label, coords = ablation.label, {"ablation": ablation.setting}
+        return RunSpec.of(EXPERIMENT, label, {"task": task.params(), "model": m, "train": train.params()},
+                          ("train.loop", *_DATA, "experiment.matrix_embeddings", component_of(m)),
+                          f"{__name__}:train_run", seed=seed, model=spec_string(m), **coords)
+
+    def ablation_plan(self) -> dict[str, list[RunSpec]]:
+        """``{label: [one RunSpec per seed]}`` of ``ablations``, each trained exactly as the chapter's runs of
+        its model but for what it changes; an entry at the chapter's values names the chapter's runs."""
+        return {label: [self._matrix_spec(a.model, s, a) for s in a.seeds]
+                for label, a in self.ablation_settings().items()}
+
     def plan(self) -> list[RunSpec]:
         """Each matrix model of ``models`` per seed, then word2vec per seed, Kneser-Ney once (count-based and
-        deterministic: it depends on the split only) and the URN language model per seed."""
-        task, me, baseline = self.task().params(), f"{__name__}:train_run", _BASELINES
-        specs = [RunSpec.of(EXPERIMENT, spec_string(m),
-                            {"task": task, "model": m, "train": self.train_config(s).params()},
-                            ("train.loop", *_DATA, "experiment.matrix_embeddings", component_of(m)), me,
-                            seed=s, model=spec_string(m))
-                 for m in self.model_specs() for s in self.seeds]
+        deterministic: it depends on the split only), the URN language model per seed, and the runs of
+        ``ablations`` that are not the chapter's already (:meth:`ablation_plan`)."""
+        task, baseline = self.task().params(), _BASELINES
+        specs = [self._matrix_spec(m, s) for m in self.model_specs() for s in self.seeds]
         if self.word2vec_size:
             model = {"kind": "word2vec", "size": self.word2vec_size, "epochs": self.word2vec_epochs}
             specs += [RunSpec.of(EXPERIMENT, f"word2vec {self.word2vec_size}",
@@ -205,15 +232,27 @@ class Config(ChapterConfig):
                                  ("train.loop", *_DATA, "experiment.urn_lm", "model.urn"), baseline,
                                  seed=s, model=f"URN {self.urn_units}")
                       for s in self.seeds]
-        return specs
+        out = {s.name: s for s in specs}
+        for spec in (s for group in self.ablation_plan().values() for s in group):
+            if spec.name in out and out[spec.name].key != spec.key:
+                raise ParameterError(f"two different runs are named {spec.name!r}: change an ablation entry")
+            out.setdefault(spec.name, spec)
+        return list(out.values())
 
     def view(self, runs: dict[str, Run]) -> dict[str, Seeds]:  # Kneser-Ney: one run
-        return by_label(runs)
+        """The chapter's runs by model (``{label: Seeds}``), without the ablations' own."""
+        return by_label({n: r for n, r in runs.items() if "ablation" not in coords_of(r)})
+
+    def ablation_view(self, runs: dict[str, Run]) -> dict[str, Seeds]:
+        """``{label: Seeds}`` of every setting of ``ablations`` (:meth:`ablation_plan`), the chapter's own
+        runs included where an entry names them."""
+        return {label: Seeds(label, [runs[s.name] for s in specs], [s.coords["seed"] for s in specs])
+                for label, specs in self.ablation_plan().items()}
 
     def summary(self) -> str:
         limit = (f"the first {self.max_sentences:,} sentences of each source" if self.max_sentences
                  else "all sentences")
-        labels = list(by_label({s.name: s for s in self.plan()}))
+        labels = list(self.view({s.name: s for s in self.plan()}))
         held = f"{self.test_fraction:.0%} held out"  # the options are named only where they are not defaults
         if self.valid_fraction > 0:
             held = (f"{self.test_fraction:.0%} held out for testing, {self.valid_fraction:.0%} for "
@@ -221,13 +260,15 @@ class Config(ChapterConfig):
         if self.train_fraction < 1:
             held += f", trained on the first {self.train_fraction:.0%} of the training sentences"
         loss = "validation" if self.valid_fraction > 0 else "held-out"
+        extra = "".join(f"; ablation {k}{'' if a.setting else ' (as the chapter)'}, seeds {list(a.seeds)}"
+                        for k, a in self.ablation_settings().items())
         return (f"Built at {self.describe()}: corpus {self.corpus} ({limit} of 1 to {self.max_length} words, "
                 f"{'lower-cased, ' if self.lower else ''}words seen fewer than {self.min_count} times -> "
                 f"`<unk>`, {held}); seeds {list(self.seeds)}; matrix models "
                 f"{', '.join(map(str, self.models))}: {MATRIX_OPTIMIZERS[self.optimizer]} lr {self.lr}, "
                 f"batch {self.batch_size}, until the {loss} loss has not improved for {self.patience} "
                 f"epoch{'s' * (self.patience > 1)} (at most {self.epochs}); models: "
-                + ", ".join(labels) + f" ({len(self.plan())} runs).")
+                + ", ".join(labels) + extra + f" ({len(self.plan())} runs).")
 
 
 def token_nll(model, tokens: torch.Tensor, targets: torch.Tensor) -> tuple[torch.Tensor, int]:

@@ -261,8 +261,8 @@ def settle_text(models: View) -> str:
     cost = ("its cost unknown (the runs recorded no CPU time)" if math.isnan(per_epoch) else
             f"at most about {hours:.1f} CPU hours at the stored runs' {per_epoch:.0f} CPU s per epoch of the "
             f"{len(models)} models together")
-    return (f"retrain {', '.join(models)} with the authors' optimiser (Adagrad, learning rate 1.0, batches "
-            f"of 10,000 sentences; Config needs an optimizer field) for up to {epochs} epochs, {seeds} "
+    return (f"retrain {', '.join(models)} with the authors' optimiser (Adagrad, learning rate 1.0; entries "
+            f"of the chapter's ablations, at its batch size) for up to {epochs} epochs, {seeds} "
             f"seeds, on a quarter, a half and all of the corpus, counting the analogies on the log entries "
             f"after every epoch: {cost}")
 
