@@ -9,7 +9,9 @@
 * how many directions the trained encoders' sentence vectors use (why encoders stay at chance):
   :mod:`urnlib.experiments.tpru_features`;
 * the entailment runs scored on Evans et al.'s released files (Table 2), from a committed cache:
-  :mod:`urnlib.experiments.tpru_released`.
+  :mod:`urnlib.experiments.tpru_released`;
+* the scaled group, extra entailment runs on a larger training set (parameter ``scaled``):
+  :mod:`urnlib.experiments.tpru_scaled`.
 
 The chapter's protocol, callable without a notebook::
 
@@ -38,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from urnlib.experiments import tpru_ablation, tpru_checks, tpru_features, tpru_memory, tpru_released
-from urnlib.experiments import tpru_entailment as ent, tpru_lm as lm
+from urnlib.experiments import tpru_entailment as ent, tpru_lm as lm, tpru_scaled
 from urnlib.experiments.config import ChapterConfig, run_config
 from urnlib.languages.logic import PROFILES
 from urnlib.models.tpru_stack import STACK_KINDS
@@ -50,14 +52,6 @@ from urnlib.train import TrainConfig
 
 __all__ = ["Config", "TpruRuns", "run"]
 VALIDATION_MONITORS = ("valid_acc", "valid_ppl")  #: what runs select on: validation accuracy, perplexity
-
-
-
-def _multiple_of_4(name: str, n: int) -> None:
-    check_int(name, n, minimum=4)
-    if n % 4:
-        raise ParameterError(f"{name}={n} must be a multiple of 4 (each four-tuple of the generator gives 2 "
-                             f"positive and 2 negative pairs): e.g. {n - n % 4 or 4} or {n + 4 - n % 4}")
 
 
 def _rate(name: str, value: Any) -> None:
@@ -119,6 +113,7 @@ class Config(ChapterConfig):
     pmi_min_joint: int
     check_trials: int
     ablations: list  # the ablation of the few-role TPRUs (issue 33; not in the paper): :meth:`ablation_plan`
+    scaled: dict | None  # extra runs on a larger training set (None, {}: none): :meth:`scaled_plan`
 
     # ------------------------------------------------------------------ checks
     def validate(self) -> None:
@@ -130,7 +125,7 @@ class Config(ChapterConfig):
         check_seeds(self.seeds, "seeds")
         check_seeds(self.lm_seeds, "lm_seeds")
         for name in ("train_size", "valid_size", "test_size"):
-            _multiple_of_4(name, getattr(self, name))
+            ent.check_pairs(name, getattr(self, name))
         self.encoders()
         check_int("layers", self.layers, minimum=1)
         check_int("embedding_size", self.embedding_size, minimum=1)
@@ -164,6 +159,8 @@ class Config(ChapterConfig):
         check_int("pmi_min_joint", self.pmi_min_joint, minimum=1)
         check_int("check_trials", self.check_trials, minimum=1, maximum=10_000)
         self.ablation_specs()
+        if self.scaled_group():  # and none of its runs is one of the chapter's under another name
+            self.plan()
         if self.mode != "load":  # the book only loads stored runs: it does not read the corpus
             self._check_brown_corpus()
 
@@ -229,6 +226,10 @@ class Config(ChapterConfig):
         return tpru_ablation.ablation_specs(self.ablations, seeds=self.seeds, min_epochs=self.min_epochs,
                                             epochs=self.epochs, train=self.train_config(0))
 
+    def scaled_group(self) -> tpru_scaled.Scaled | None:
+        """The group of ``scaled``, its defaults the chapter's (``None``: no group)."""
+        return tpru_scaled.scaled_group(self.scaled, self)
+
     def task(self) -> ent.EntailmentTask:
         n = self.test_size
         return ent.EntailmentTask(self.train_size, self.valid_size, n, n, n, n, self.seed, self.split_profile)
@@ -269,14 +270,17 @@ class Config(ChapterConfig):
                            monitor="valid_ppl", keep_best=True, patience=self.lm_patience)
 
     def _entailment_spec(self, label: str, spec: dict[str, Any], seed: int,
-                         setting: tpru_ablation.Setting | None = None) -> RunSpec:
-        stop, train = self.stop(), self.train_config(seed)
+                         setting: tpru_ablation.Setting | None = None,
+                         scaled: tpru_scaled.Scaled | None = None) -> RunSpec:
+        stop, train, task = self.stop(), self.train_config(seed), self.task()
         if setting is not None:  # an ablation entry: its training changes, and its epochs before stopping
             train = setting.train_config(train)
             if setting.min_epochs is not None and stop is not None:
                 stop = {**stop, "min_epochs": setting.min_epochs}
+        if scaled is not None:  # the scaled group: its training set, split ranges, epochs and stopping
+            task, train, stop = scaled.task(task), scaled.train_config(train), scaled.stop(stop)
         return RunSpec.of(ent.EXPERIMENT, label,
-                          {"task": self.task().params(), "architecture": asdict(self.architecture()),
+                          {"task": task.params(), "architecture": asdict(self.architecture()),
                            "model": spec, "train": train.params(), "stop": stop},
                           ent.COMPONENTS, f"{ent.__name__}:train_run", seed=seed, model=label)
 
@@ -292,6 +296,11 @@ class Config(ChapterConfig):
         return {label: [self._entailment_spec(label, setting.spec, seed, setting) for seed in setting.seeds]
                 for label, setting in self.ablation_specs().items()}
 
+    def scaled_plan(self) -> dict[str, list[RunSpec]]:
+        """``{label: [one RunSpec per seed]}`` of the scaled group (``{}``: none), as the main encoders'."""
+        group = self.scaled_group()
+        return {} if group is None else group.plan(self._entailment_spec)
+
     def lm_plan(self) -> dict[str, list[RunSpec]]:
         """``{label: [one RunSpec per seed of lm_seeds]}`` of the language models of ``lm_models``."""
         task, setup = asdict(self.lm_task()), self.lm_setup()
@@ -306,14 +315,14 @@ class Config(ChapterConfig):
     def plan(self) -> list[RunSpec]:
         """Every run: each entailment encoder of ``models`` once per seed of ``seeds``, each language model
         of ``lm_models`` once per seed of ``lm_seeds``, then the ablation's runs that are not main runs
-        already."""
+        already, then the scaled group's."""
         groups = [*self.entailment_plan().values(), *self.lm_plan().values(), *self.ablation_plan().values()]
         out: dict[str, RunSpec] = {}
         for spec in (s for specs in groups for s in specs):
             if spec.name in out and out[spec.name].key != spec.key:
                 raise ParameterError(f"two different runs are named {spec.name!r}: rename an ablation entry")
             out.setdefault(spec.name, spec)
-        return list(out.values())
+        return tpru_scaled.merge(list(out.values()), self.scaled_plan())
 
     def summary(self) -> str:
         def until(cap: int, patience: int | None, what: str, least: int = 0) -> str:
@@ -327,7 +336,8 @@ class Config(ChapterConfig):
                 "models "
                 f"{', '.join(self.lm_plan())} (seeds {list(self.lm_seeds)}) on {self.lm_train_tokens:,} "
                 f"Brown tokens, {until(self.lm_epochs, self.lm_patience, 'validation perplexity')}; gradient "
-                f"checks on {self.check_trials} random steps per setting ({len(self.plan())} runs).")
+                f"checks on {self.check_trials} random steps per setting"
+                + tpru_scaled.summary(self.scaled_group()) + f" ({len(self.plan())} runs).")
 
 
 @dataclass
@@ -345,10 +355,12 @@ class TpruRuns:
     released: tpru_released.Released  # the entailment runs on Evans et al.'s released files (Table 2)
     ablations: dict[str, Seeds]  # ablation label -> its runs (:meth:`Config.ablation_plan`)
     roles: list[dict[str, Any]]  # rows of tpru_features.filler_use: the ablated encoders' use of their roles
+    scaled: dict[str, Seeds]  # the scaled group: label -> its runs (:meth:`Config.scaled_plan`; {}: none)
 
     def __iter__(self) -> Iterator[Run]:
         seen: set[str] = set()
-        for runs in [*self.entailment.values(), *self.lm.values(), *self.ablations.values()]:
+        for runs in [*self.entailment.values(), *self.lm.values(), *self.ablations.values(),
+                     *self.scaled.values()]:
             for r in runs:
                 if r.name not in seen:  # an ablation at the original initialisation shares main runs
                     seen.add(r.name)
@@ -369,9 +381,10 @@ def run(config: Config, *, store: str | Path | None = None, mode: str | None = N
     def seeds(label: str, specs: list[RunSpec]) -> Seeds:
         return Seeds(label, [runs[s.name] for s in specs], [s.params["train"]["seed"] for s in specs])
     entailment = {label: seeds(label, group) for label, group in groups.items()}
+    scaled = {label: seeds(label, group) for label, group in config.scaled_plan().items()}
     root = store or config.store_path()  # Table 2 on the released files, from the cache beside the runs
     command = tpru_released.fill_command(config.scale, root if store or "store" in config.overrides else None)
-    released = tpru_released.released_results(entailment, root, mode or config.mode, command)
+    released = tpru_released.released_results({**entailment, **scaled}, root, mode or config.mode, command)
     ablated = {label: seeds(label, group) for label, group in ablations.items()}
     encoders = {ent.model_label(config.ablation_specs()[label].spec) for label in ablated}
     # how the ablated encoders use their roles: the main runs and every ablation setting
@@ -381,4 +394,5 @@ def run(config: Config, *, store: str | Path | None = None, mode: str | None = N
                     gradient=tpru_checks.gradient_checks(trials=config.check_trials, seed=config.seed),
                     table1=tpru_checks.table1_check(),
                     features=tpru_features.feature_spread(entailment, seed=config.seed), released=released,
-                    ablations=ablated, roles=tpru_features.filler_use(measured, seed=config.seed))
+                    ablations=ablated, roles=tpru_features.filler_use(measured, seed=config.seed),
+                    scaled=scaled)

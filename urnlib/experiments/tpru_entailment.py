@@ -49,9 +49,8 @@ from urnlib.results import Run, RunSpec, Trained
 from urnlib.train import TokenData, TrainConfig, fit, seed_everything
 
 __all__ = ["EXPERIMENT", "COMPONENTS", "TEST_SPLITS", "EVAL_SPLITS", "ENCODER_FORMS", "EntailmentTask",
-           "Architecture", "EntailmentData", "make_data", "encoder_spec", "model_label", "ablation_label",
-           "build_classifier",
-           "train_run", "rebuild_classifier"]
+           "Architecture", "EntailmentData", "check_pairs", "make_data", "encoder_spec", "model_label",
+           "ablation_label", "build_classifier", "train_run", "rebuild_classifier"]
 
 EXPERIMENT = "tpru_entailment"
 #: what a run computes depends on: the classifier and its encoders (model.entailment; the stacks live with the
@@ -66,11 +65,27 @@ ENCODER_FORMS = ("'gru D', 'lstm D' (e.g. 'gru 64'), 'tpru D N<number of role ve
                  "or 'tpru D N<roles> s<slices>' (e.g. 'tpru 64 N4 s8', appendix E)")
 
 
+def check_pairs(name: str, n: Any) -> int:
+    """``n`` pairs of a generated split: an integer, at least 4 and a multiple of 4 (each four-tuple of the
+    generator gives two positive and two negative pairs); else a ParameterError naming ``name`` and the
+    nearest sizes to write."""
+    check_int(name, n, minimum=4)
+    if n % 4:
+        raise ParameterError(f"{name}={n} must be a multiple of 4 (each four-tuple of the generator gives 2 "
+                             f"positive and 2 negative pairs): e.g. {n - n % 4 or 4} or {n + 4 - n % 4}")
+    return n
+
+
 @dataclass(frozen=True)
 class EntailmentTask:
     """Sizes of the generated splits (multiples of 4: each four-tuple gives two positive and two negative
     pairs) and the data seed. The exam split is the fixed hand-made set
-    (:func:`urnlib.languages.logic.exam_examples`). The values come from the chapter's config."""
+    (:func:`urnlib.languages.logic.exam_examples`). The values come from the chapter's config.
+
+    Each split is drawn from a random stream of its own, so a larger ``train`` leaves the validation and test
+    pairs as they were, but for a group alpha-equivalent to a new training pair, which is replaced by the next
+    one drawn (none was, at 400 against 4,000 training pairs); another ``profile`` draws every split from
+    other ranges (no pair in common)."""
 
     train: int
     valid: int
@@ -85,12 +100,7 @@ class EntailmentTask:
 
     def __post_init__(self):
         for name in GENERATED:
-            n = getattr(self, name)
-            check_int(f"{name} size", n, minimum=4)
-            if n % 4:
-                raise ParameterError(f"{name} size={n} must be a multiple of 4 (each four-tuple of the "
-                                     "generator gives 2 positive and 2 negative pairs): e.g. "
-                                     f"{n - n % 4 or 4} or {n + 4 - n % 4}")
+            check_pairs(f"{name} size", getattr(self, name))
         check_int("seed", self.seed, minimum=0)
         logic.split_table(self.profile)  # an unknown profile stops here, naming the known ones
 

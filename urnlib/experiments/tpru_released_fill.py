@@ -35,7 +35,8 @@ def main(argv: list[str] | None = None) -> int:
         root = Path(args.store).resolve() if args.store else config.store_path()
         store = RunStore(root, rebuild=config.rebuild_command())
         runs = [store.stored(spec, "load", config.on_stale)
-                for specs in config.entailment_plan().values() for spec in specs]
+                for plan in (config.entailment_plan(), config.scaled_plan())
+                for specs in plan.values() for spec in specs]
         n = fill(runs, cache_path(root), store=root)
     except UrnlibError as err:
         print(f"error: {err}", file=sys.stderr)

@@ -226,19 +226,27 @@ def _minutes(x: float) -> str:
     return "less than a minute" if x < 0.5 else "1 minute" if x < 1.5 else f"{x:.0f} minutes"
 
 
-def table2(ent_runs: dict[str, Seeds]) -> pd.DataFrame:
+def our_rows(ent_runs: dict[str, Seeds], scaled: dict[str, Seeds] | None, row) -> list[dict]:
+    """``row(label, seeds)`` of every main label, source ``"ours"``, then of every label of the scaled group
+    (runs on a larger training set), source ``"ours, 100,000 pairs"``: the rows of our models in Table 2."""
+    return [{"source": "ours" if label in ent_runs else f"ours, {seeds[0].params['task']['train']:,} pairs",
+             **row(label, seeds)} for label, seeds in {**ent_runs, **(scaled or {})}.items()]
+
+
+def table2(ent_runs: dict[str, Seeds], scaled: dict[str, Seeds] | None = None) -> pd.DataFrame:
     """Table 2 on the generated splits: accuracy (%) on every split, the paper's rows (plain architecture, on
     Evans et al.'s data) above ours (mean ± sd over seeds, each run at its best validation epoch), that epoch,
-    and the encoder's parameter count. The same runs on the released files:
-    :func:`urnlib.reports.tpru_released.released_table2`."""
+    and the encoder's parameter count; then the scaled group's rows (``scaled``, on its own generated splits).
+    The same runs on the released files: :func:`urnlib.reports.tpru_released.released_table2`."""
     rows = []
     for name, vals in PAPER_TABLE2.items():
         rows.append({"source": "paper", "model": name, **{s: f"{vals[s]:.1f}" for s in SPLITS},
                      "best epoch": "", "# params (encoder)": vals["params"]})
-    rows += [{"source": "ours", "model": label, "valid": pct(valid_accuracy(seeds)),
-              **{s: pct(split_accuracy(seeds, s)) for s in TEST_SPLITS},
-              "best epoch": seeds.stat(best_epoch).text(1), "# params (encoder)":
-              f"{seeds[0].final['encoder_params']:,}"} for label, seeds in ent_runs.items()]
+    rows += our_rows(ent_runs, scaled, lambda label, seeds: {
+        "model": label, "valid": pct(valid_accuracy(seeds)),
+        **{s: pct(split_accuracy(seeds, s)) for s in TEST_SPLITS},
+        "best epoch": seeds.stat(best_epoch).text(1),
+        "# params (encoder)": f"{seeds[0].final['encoder_params']:,}"})
     return pd.DataFrame(rows)
 
 

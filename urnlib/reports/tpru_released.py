@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from urnlib.reports.tpru import PAPER_MEAN_WORLDS, PAPER_TABLE2, PAPER_TRAIN_SIZE, SPLITS, TEST_SPLITS, pct
+from urnlib.reports.tpru import (PAPER_MEAN_WORLDS, PAPER_TABLE2, PAPER_TRAIN_SIZE, SPLITS, TEST_SPLITS,
+                                 our_rows, pct)
 from urnlib.seeds import Seeds, Stat
 
 __all__ = ["EVANS_TABLE", "released_accuracy", "released_test_accuracy", "released_table2", "released_line",
@@ -38,18 +39,19 @@ def released_test_accuracy(released: Any, label: str) -> Stat:
                    for e in released.accuracy[label])
 
 
-def released_table2(ent_runs: dict[str, Seeds], released: Any) -> pd.DataFrame:
+def released_table2(ent_runs: dict[str, Seeds], released: Any,
+                    scaled: dict[str, Seeds] | None = None) -> pd.DataFrame:
     """Table 2 on the released files: accuracy (%) on each file, paper 002's plain-architecture rows and Evans
-    et al.'s LSTM encoder as printed, then ours (mean ± sd over seeds) and the encoder's parameter count."""
+    et al.'s LSTM encoder as printed, then ours (mean ± sd over seeds) and the encoder's parameter count, then
+    the scaled group's (``scaled``: the runs on a larger training set, scored on the same files)."""
     rows = [{"source": "paper 002", "model": name, **{s: f"{vals[s]:.1f}" for s in SPLITS},
              "# params (encoder)": vals["params"]} for name, vals in PAPER_TABLE2.items()]
     rows += [{"source": "Evans et al. (2018)", "model": name,
               **{s: f"{vals[s]:.1f}" if s in vals else "" for s in SPLITS}, "# params (encoder)": ""}
              for name, vals in EVANS_TABLE.items()]
-    rows += [{"source": "ours", "model": label,
-              **{s: pct(released_accuracy(released, label, s)) for s in SPLITS},
-              "# params (encoder)": f"{seeds[0].final['encoder_params']:,}"}
-             for label, seeds in ent_runs.items()]
+    rows += our_rows(ent_runs, scaled, lambda label, seeds: {
+        "model": label, **{s: pct(released_accuracy(released, label, s)) for s in SPLITS},
+        "# params (encoder)": f"{seeds[0].final['encoder_params']:,}"})
     return pd.DataFrame(rows)
 
 
