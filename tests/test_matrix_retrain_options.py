@@ -49,9 +49,9 @@ def test_every_preset_names_the_options_at_their_defaults(scale):
 def test_the_retrain_preset_is_the_paper_preset_with_validation_sentences():
     paper, retrain = ex.Config.load("paper"), ex.Config.load("retrain")
     differ = {f for f in ex.Config.fields() if getattr(paper, f) != getattr(retrain, f)}
-    assert differ == {"scale", "valid_fraction"} and retrain.valid_fraction == 0.05
-    specs = retrain.plan()
-    assert [s.name for s in specs] == [s.name for s in paper.plan()]
+    assert differ == {"scale", "valid_fraction", "ablations"} and retrain.valid_fraction == 0.05
+    specs, names = retrain.plan(), [s.name for s in paper.plan()]
+    assert [s.name for s in specs][:len(names)] == names  # the paper's runs, then the ablations'
     assert all(s.params["task"]["valid_fraction"] == 0.05 for s in specs)
     assert {s.params["train"]["monitor"] for s in specs if "train" in s.params} == {"val_loss"}
     assert set(ex.VALIDATION_MONITORS) == {"val_loss"}
