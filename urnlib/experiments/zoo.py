@@ -97,7 +97,7 @@ class Config(ChapterConfig):
     seeds: list
     cells: list
     tasks: dict
-    lr_choices: list | None = None
+    lr_choices: list | None
     budgets: list
     budget_tolerance: float
     truncation_k: int
