@@ -31,7 +31,8 @@ def config() -> zoo.Config:
     # on agreement (n = 4)
     return zoo.Config(scale="probe", store="unused", seeds=[0], cells=list(zoo.CELLS), tasks=TASKS,
                       lr_choices=None, budgets=[800], budget_tolerance=0.5, truncation_k=2, lstm_embedding=3,
-                      tpru_roles=3, max_units=256, dropout=0.05, epochs=2, patience=0, clip=None, min_bucket=1)
+                      tpru_roles=3, max_units=256, dropout=0.05, epochs=2, patience=0, clip=None,
+                      min_bucket=1)
 
 
 def probe_zoo():
