@@ -156,7 +156,7 @@ def test_plan_runs_paper_settings():
         seed = spec.coords["seed"]
         # one seed for the data and the training
         assert spec.params["task"]["seed"] == spec.params["train"]["seed"] == seed
-        assert spec.params["train"] == asdict(config.train_config(seed))
+        assert spec.params["train"] == config.train_config(seed).params()
         train = spec.params["train"]
         # the paper's 100 epochs, the weights of the epoch of the lowest validation loss kept (the protocol)
         assert (train["epochs"], train["patience"], train["monitor"], train["keep_best"]) == \

@@ -178,7 +178,7 @@ def test_a_registered_cell_is_trained_and_drawn_by_the_zoo(toy_cell, tmp_path):
     assert all("model.toy" in s.components for s in config.plan())
 
     runs = zoo.run(config)
-    assert len(runs) == len(planned) * len(config.seeds)
+    assert len(runs) == sum(len(config.lrs(p.task)) for p in planned) * len(config.seeds)  # every rate
     assert all(run.final["n_params"] > 0 and len(run.history) >= 1 for run in runs.values())
     views = config.views(runs)
     assert set(views) == set(config.tasks)
