@@ -66,8 +66,9 @@ from urnlib.train import evaluate_loss
     ({"models": ["4.1 dense 10"], "batch_size": 8192}, ["4.1 dense 10", "GiB", "batch_size"]),
     ({"urn_batch_size": 100_000}, ["URN", "GiB", "urn_batch_size"]),
     ({"word2vec_size": 90_000}, ["word2vec", "GiB", "word2vec_size"]),
-    # the retrain's options (tests/test_matrix_retrain_options.py)
+    # the validation sentences and the options (tests/test_matrix_retrain_options.py)
     ({"valid_fraction": -0.1}, ["valid_fraction=-0.1", "valid_fraction: 0.05"]),
+    ({"valid_fraction": 0.0}, ["valid_fraction=0.0", "> 0", "never selected on"]),
     ({"valid_fraction": 0.6}, ["valid_fraction=0.6", "[0, 0.5]"]),
     ({"valid_fraction": "some"}, ["valid_fraction", "float"]),
     ({"valid_fraction": 0.45, "test_fraction": 0.5}, ["valid_fraction=0.45", "test_fraction=0.5", "lower"]),

@@ -1,7 +1,7 @@
-"""The matrix-embedding chapter's options for its retrain (issue 33): ``valid_fraction`` (validation sentences
-from the training side; the runs select on their loss, the test loss is only reported), ``optimizer`` (Adam or
-the authors' Adagrad) and ``train_fraction`` (a share of the training sentences). Their defaults leave every
-stored run's key as it was; bad values stop naming the parameter."""
+"""The matrix-embedding chapter's validation sentences and options: ``valid_fraction`` (validation sentences
+from the training side; every run selects its epoch on their loss, the test loss is only reported),
+``optimizer`` (Adam or the authors' Adagrad) and ``train_fraction`` (a share of the training sentences). The
+defaults of the options stay out of a run's key; bad values stop naming the parameter."""
 
 import json
 import math
@@ -19,42 +19,31 @@ OPTIONS = ("valid_fraction", "train_fraction")
 
 
 # --------------------------------------------------------------------------- #
-# defaults: the stored runs keep their keys
+# the presets: validation sentences, the options at their defaults, every run stored
 # --------------------------------------------------------------------------- #
-def test_the_default_options_keep_every_stored_run_s_key():
+def test_every_stored_run_is_planned_and_selects_on_validation_sentences():
     folder = REPO / "notebooks" / "results" / ex.EXPERIMENT
     stored = {p.name for p in folder.iterdir() if (p / "record.json").is_file()}
     specs = ex.Config.load("paper").plan()
-    keys = {s.key for s in specs}
-    assert keys <= stored  # every planned run stored, under the same key
-    retrain = {s.key for s in ex.Config.load("retrain").plan()}
-    assert not keys & retrain and stored - keys <= retrain  # the rest: the retrain runs, their own keys
+    assert {s.key for s in specs} == stored  # every planned run stored under its key, and nothing else
     for spec in specs:
-        assert not set(OPTIONS) & set(spec.params["task"])  # the defaults stay out of a run's parameters
+        assert spec.params["task"]["valid_fraction"] == 0.05
         if "train" in spec.params:
-            assert spec.params["train"]["optimizer"] == "adam"
-            assert spec.params["train"]["monitor"] == "test_loss"  # today's runs, until the retrain
+            assert spec.params["train"]["monitor"] == "val_loss"  # never the test loss
             record = json.loads((folder / spec.key / "record.json").read_text())
             assert record["params"] == spec.params
+            assert record["final"]["epoch"] == 1 + int(np.argmin([r["val_loss"] for r in record["history"]]))
 
 
 @pytest.mark.parametrize("scale", ["paper", "tiny", "full"])
-def test_every_preset_names_the_options_at_their_defaults(scale):
+def test_every_preset_selects_on_validation_sentences_and_names_the_options(scale):
     config = ex.Config.load(scale)
-    assert (config.valid_fraction, config.train_fraction, config.optimizer) == (0, 1, "adam")
+    assert (config.valid_fraction, config.train_fraction, config.optimizer) == (0.05, 1, "adam")
+    assert config.monitor == "val_loss" and set(ex.VALIDATION_MONITORS) == {"val_loss"}
     assert not config.overrides
     assert all(config.where_from(scale).get(k) for k in (*OPTIONS, "optimizer"))  # says where it comes from
-
-
-def test_the_retrain_preset_is_the_paper_preset_with_validation_sentences():
-    paper, retrain = ex.Config.load("paper"), ex.Config.load("retrain")
-    differ = {f for f in ex.Config.fields() if getattr(paper, f) != getattr(retrain, f)}
-    assert differ == {"scale", "valid_fraction", "ablations"} and retrain.valid_fraction == 0.05
-    specs, names = retrain.plan(), [s.name for s in paper.plan()]
-    assert [s.name for s in specs][:len(names)] == names  # the paper's runs, then the ablations'
-    assert all(s.params["task"]["valid_fraction"] == 0.05 for s in specs)
-    assert {s.params["train"]["monitor"] for s in specs if "train" in s.params} == {"val_loss"}
-    assert set(ex.VALIDATION_MONITORS) == {"val_loss"}
+    plan = config.plan()
+    assert all("train_fraction" not in s.params["task"] for s in plan if "ablation" not in s.coords)
 
 
 # --------------------------------------------------------------------------- #

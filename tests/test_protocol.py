@@ -28,16 +28,10 @@ REPO = Path(__file__).resolve().parents[1]
 PRESETS = sorted((REPO / "notebooks" / "params").glob("*.yaml"))
 
 #: (chapter, preset) whose runs still select on test data, and what removes them
-PRESETS_AWAITING_RETRAIN = {
-    ("matrix_embeddings", "paper"): "the matrix-embedding retrain (issue 33): keep a validation loss's epoch",
-    ("matrix_embeddings", "tiny"): "the same change, tiny preset",
-    ("matrix_embeddings", "full"): "the same change, full preset",
-}
+PRESETS_AWAITING_RETRAIN: dict[tuple[str, str], str] = {}
 #: report modules that take the lowest value of a test measure, and why: a selection awaiting its retrain, or
 #: not a selection at all (a claim about the test curve's own shape, or a loss that is a validation loss)
 REPORT_EXCEPTIONS = {
-    "matrix_embeddings.py": "awaiting the matrix-embedding retrain: the kept epoch is the held-out test "
-                            "loss's",
     "dyck_claims_001.py": "not a selection: paper 001 says the 8-unit LSTM's test loss turns up after "
                           "epoch 30, so where its test curve is lowest is the measurement",
     "primer.py": "not a selection on test data: the Elman runs' 'test_loss' is the loss on held-out "

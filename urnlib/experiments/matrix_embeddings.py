@@ -7,9 +7,8 @@ trained on what is reachable offline (Brown and the State of the Union addresses
 on the same split and vocabulary (:mod:`urnlib.experiments.urn_lm`; the data and the analogy test:
 :mod:`urnlib.tasks.matrix_lm`). A matrix model trains in
 :mod:`urnlib.train` with the loss :func:`token_nll` (``exp(test loss)``: the per-word perplexity) until its
-held-out loss stops improving, and keeps its best epoch. With ``valid_fraction`` > 0 that held-out loss is the
-validation loss (``val_loss``, on sentences drawn like the training ones) and the test loss is only
-reported; at 0 (the stored runs) it is the test loss, which the protocol forbids (the retrain of issue 33).
+validation loss (``val_loss``, on the ``valid_fraction`` sentences carved from the training side, drawn like
+the training ones) stops improving, and keeps its best epoch; the test loss is only reported.
 ``optimizer`` (Adam, or the authors' Adagrad) and ``train_fraction`` (train on a share of the training
 sentences, same vocabulary and held-out sentences) are options whose defaults keep the stored runs' keys.
 ``ablations`` (:meth:`Config.ablation_plan`, :mod:`urnlib.experiments.matrix_ablation`) trains a model of
@@ -51,8 +50,7 @@ __all__ = ["Config", "LMTask", "make_data", "token_nll", "train_run", "run", "an
 
 EXPERIMENT = "matrix_embeddings"
 #: the epoch metrics this chapter's runs may select on (early stopping, kept weights): ``val_loss``, the loss
-#: on the ``valid_fraction`` sentences carved from the training side (drawn like the training sentences). The
-#: stored runs (valid_fraction 0) still keep the epoch of the lowest test loss, until the retrain of issue 33
+#: on the ``valid_fraction`` sentences carved from the training side (drawn like the training sentences)
 VALIDATION_MONITORS = ("val_loss",)
 #: the optimisers the matrix models may train with (``optimizer``): Adam (ours) or Adagrad (the authors' code,
 #: learning rate 1.0), each at ``lr``; their display names
@@ -76,11 +74,10 @@ class Config(ChapterConfig):
     and ``urn_epochs`` are caps (see :meth:`train_config`). ``word2vec_size``, ``ngram_order`` or
     ``urn_units`` of 0 leaves that baseline out.
 
-    Options whose defaults are the stored runs' (left out of a run's parameters at their defaults, so those
-    runs keep their keys): ``valid_fraction`` (0: no validation sentences, early stopping and the kept epoch
-    on the test loss; > 0: that share of all sentences, carved from the training side, is what every trained
-    run selects on), ``optimizer`` (``"adam"``; ``"adagrad"``, the authors', for the matrix models at ``lr``)
-    and ``train_fraction`` (1: every training sentence; less: the first share of them, for every run).
+    ``valid_fraction`` (> 0): the share of all sentences, carved from the training side, that every trained
+    run selects its epoch on. Options left out of a run's parameters at their defaults: ``optimizer``
+    (``"adam"``; ``"adagrad"``, the authors', for the matrix models at ``lr``) and ``train_fraction`` (1:
+    every training sentence; less: the first share of them, for every run).
     ``ablations``: extra runs of a model of ``models`` (:meth:`ablation_plan`; none by default)."""
 
     CHAPTER = "matrix_embeddings"
@@ -114,6 +111,10 @@ class Config(ChapterConfig):
     def validate(self) -> None:
         check_seeds(self.seeds)
         self.task()
+        if not self.valid_fraction > 0:
+            raise ParameterError(f"valid_fraction={self.valid_fraction!r} must be > 0 (e.g. 0.05): every run "
+                                 "keeps the epoch of its lowest loss on these validation sentences; the test "
+                                 "sentences are only reported, never selected on")
         self.model_specs()
         for prefix in ("", "urn_"):
             check_int(f"{prefix}epochs", getattr(self, f"{prefix}epochs"), minimum=1, maximum=100_000)
@@ -167,13 +168,12 @@ class Config(ChapterConfig):
 
     @property
     def monitor(self) -> str:
-        """The held-out loss every trained run selects on: ``val_loss`` with validation sentences
-        (``valid_fraction`` > 0), else ``test_loss`` (the stored runs')."""
-        return "val_loss" if self.valid_fraction > 0 else "test_loss"
+        """The loss every trained run selects on: the validation loss."""
+        return "val_loss"
 
     def train_config(self, seed: int, urn: bool = False) -> TrainConfig:
         """A matrix model's (or the URN language model's) training: up to ``epochs`` epochs, stopped after
-        ``patience`` without a lower held-out loss (:attr:`monitor`), ending with the best epoch's weights.
+        ``patience`` without a lower validation loss (:attr:`monitor`), ending with the best epoch's weights.
         The matrix models train with ``optimizer``; the URN language model with Adam (paper 000's)."""
         epochs, batch, lr, optimizer = ((self.urn_epochs, self.urn_batch_size, self.urn_lr, "adam") if urn
                                         else (self.epochs, self.batch_size, self.lr, self.optimizer))
@@ -253,20 +253,16 @@ class Config(ChapterConfig):
         limit = (f"the first {self.max_sentences:,} sentences of each source" if self.max_sentences
                  else "all sentences")
         labels = list(self.view({s.name: s for s in self.plan()}))
-        held = f"{self.test_fraction:.0%} held out"  # the options are named only where they are not defaults
-        if self.valid_fraction > 0:
-            held = (f"{self.test_fraction:.0%} held out for testing, {self.valid_fraction:.0%} for "
-                    "validation")
+        held = f"{self.test_fraction:.0%} held out for testing, {self.valid_fraction:.0%} for validation"
         if self.train_fraction < 1:
             held += f", trained on the first {self.train_fraction:.0%} of the training sentences"
-        loss = "validation" if self.valid_fraction > 0 else "held-out"
         extra = "".join(f"; ablation {k}{'' if a.setting else ' (as the chapter)'}, seeds {list(a.seeds)}"
                         for k, a in self.ablation_settings().items())
         return (f"Built at {self.describe()}: corpus {self.corpus} ({limit} of 1 to {self.max_length} words, "
                 f"{'lower-cased, ' if self.lower else ''}words seen fewer than {self.min_count} times -> "
                 f"`<unk>`, {held}); seeds {list(self.seeds)}; matrix models "
                 f"{', '.join(map(str, self.models))}: {MATRIX_OPTIMIZERS[self.optimizer]} lr {self.lr}, "
-                f"batch {self.batch_size}, until the {loss} loss has not improved for {self.patience} "
+                f"batch {self.batch_size}, until the validation loss has not improved for {self.patience} "
                 f"epoch{'s' * (self.patience > 1)} (at most {self.epochs}); models: "
                 + ", ".join(labels) + extra + f" ({len(self.plan())} runs).")
 

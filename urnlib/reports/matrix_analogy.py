@@ -5,12 +5,11 @@ The chapter's runs come grouped by model (``urnlib.experiments.matrix_embeddings
 of its ``ablations`` by label (``Config.ablation_view``); :func:`settings` sets each ablation setting beside
 the chapter's runs of its model. What a setting changes is read from its runs' parameters (optimiser, learning
 rate, share of the training sentences); its name from their coordinate ``ablation``. A count at the *kept*
-epoch is a run's final metric: the epoch its held-out loss chose (the validation loss where the runs have
-validation sentences, else the test loss); the per-epoch counts are of the matrices' entries (the history's
-``analogies_correct``), the paper's of their log entries
+epoch is a run's final metric: the epoch of its lowest validation loss; the per-epoch counts are of the
+matrices' entries (the history's ``analogies_correct``), the paper's of their log entries
 (:data:`urnlib.reports.matrix_embeddings.PAPER_CORRECT`, the chapter's copy of its table). :func:`gap_line`
-says which evidence bears on the gap, each part only where its runs exist, else which entries of
-``ablations`` would test it and at what cost.
+says which evidence bears on the gap, each part only where its runs exist, else which entries of ``ablations``
+would test it and at what cost.
 """
 
 from __future__ import annotations
@@ -79,15 +78,8 @@ def paper_count(model: str) -> float | None:
 
 
 def _kept_epoch(run) -> int:
-    """The 1-based epoch whose weights the run kept: of its lowest validation loss where it has one, else of
-    its lowest test loss."""
-    if run.final.get("epoch"):
-        return int(run.final["epoch"])
-    return int(np.argmin(run.column(_monitor(run)))) + 1
-
-
-def _monitor(run) -> str:
-    return "val_loss" if "val_loss" in run.history[0] else "test_loss"
+    """The 1-based epoch whose weights the run kept (of its lowest validation loss)."""
+    return int(run.final["epoch"])
 
 
 def kept_count(run, representation: str = "log") -> float:
@@ -129,8 +121,6 @@ def epochs_figure(view: View, ablations: View | None = None):
     w2v, colours, legend = _word2vec(view), {}, {}
     for name in (n for row in grouped.values() for n in row if n != CHAPTER_RUNS):
         colours.setdefault(name, _PALETTE[len(colours) % len(_PALETTE)])
-    monitor = "validation" if any(_monitor(r) == "val_loss" for row in grouped.values() for s in row.values()
-                                  for r in s) else "held-out"
     panels = []
     for model, row in grouped.items():
         series, styles, kept = {}, {}, {"exp": [], "log": []}
@@ -145,7 +135,7 @@ def epochs_figure(view: View, ablations: View | None = None):
                 for rep in kept:
                     kept[rep].append((_kept_epoch(run), kept_count(run, rep)))
         last = max(len(r.history) for s in row.values() for r in s)
-        for rep, what in (("exp", f"kept epoch (lowest {monitor} loss)"), ("log", "log entries, kept epoch")):
+        for rep, what in (("exp", "kept epoch (lowest validation loss)"), ("log", "log entries, kept epoch")):
             points = sorted(p for p in kept[rep] if not math.isnan(p[1]))
             if points:
                 series[what], styles[what] = (np.array([p[0] for p in points]),
@@ -273,10 +263,10 @@ def _fraction_part(model: str, row: dict[str, Seeds], paper: float) -> str:
 
 
 def _epoch_part(seeds: Seeds, paper: float, w2v: Stat | None) -> str:
-    """Does the per-epoch count peak before the kept epoch and fall while the held-out loss still falls?"""
-    early = 0  # seeds whose count peaks before the kept epoch and falls while the held-out loss still falls
+    """Does the per-epoch count peak before the kept epoch and fall while the validation loss still falls?"""
+    early = 0  # seeds whose count peaks before the kept epoch and falls while the validation loss still falls
     for run in seeds:
-        counts, loss = run.column("analogies_correct"), run.column(_monitor(run))
+        counts, loss = run.column("analogies_correct"), run.column("val_loss")
         peak, kept = int(np.argmax(counts)), _kept_epoch(run) - 1
         early += peak < kept and counts[peak] > counts[kept] and loss[kept] < loss[peak]
     best = seeds.best("analogies_correct", False)
@@ -285,7 +275,7 @@ def _epoch_part(seeds: Seeds, paper: float, w2v: Stat | None) -> str:
                f"at the kept epoch, kept / run: {_epochs(seeds)}")
     if early:
         text = (f"*The epoch*: with the entries the count peaks before the kept epoch on {early} of "
-                f"{len(seeds)} seeds and falls while the held-out loss still falls ({numbers}): the kept "
+                f"{len(seeds)} seeds and falls while the validation loss still falls ({numbers}): the kept "
                 "epoch is not where the analogies are best")
     else:
         text = f"*The epoch*: with the entries no seed's count peaks before its kept epoch ({numbers})"
@@ -304,7 +294,7 @@ def gap_line(view: View, ablations: View | None = None) -> str:
     model that answers fewer than the paper's count at its kept epoch: whether another optimiser closes it
     (the authors' Adagrad), whether the count grows with the share of the training sentences (the
     least-squares slope of the kept epoch's count on log2 of the share over every run, its t-test at 5%), and
-    whether the count peaks before the kept epoch while the held-out loss still falls. A question whose runs
+    whether the count peaks before the kept epoch while the validation loss still falls. A question whose runs
     do not exist is named with the entries of ``ablations`` that would answer it and their CPU cost."""
     w2v, parts = _word2vec(view), []
     for model, row in settings(view, ablations).items():

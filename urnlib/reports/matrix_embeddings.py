@@ -3,9 +3,9 @@
 Every function takes the chapter's runs grouped by model, ``{label: Seeds}``
 (``urnlib.experiments.matrix_embeddings.Config.view``): the matrix models (kinds 4.1, 4.2, 4.3) and the
 baselines (word2vec, Kneser-Ney, the URN language model), told apart by the model kind in their parameters.
-Every number is a run's kept epoch (lowest loss on the held-out "test" sentences: selected on test data, see
-:func:`epoch_text`; its stored final metrics and weights), shown as the mean ± sd over seeds. The analogy
-answers of both representations of the matrices come from ``scores``
+Every number is a run's kept epoch (its lowest loss on the validation sentences, see :func:`epoch_text`;
+its stored final metrics and weights), shown as the mean ± sd over seeds; the test sentences are only
+reported. The analogy answers of both representations of the matrices come from ``scores``
 (``urnlib.experiments.matrix_embeddings.analogy_scores``): ``{run name: {"log" | "exp": sections or None}}``.
 """
 
@@ -115,10 +115,8 @@ def section_table(view: View, scores: dict, representation: str = "log") -> pd.D
 
 
 def _epochs(seeds: Seeds) -> str:
-    """Each seed's kept epoch / epochs run: of the lowest validation loss, else (older runs) test loss."""
-    best = [int(np.argmin(r.column("val_loss" if "val_loss" in r.history[0] else "test_loss"))) + 1
-            for r in seeds]
-    return ", ".join(f"{b}/{len(r.history)}" for b, r in zip(best, seeds))
+    """Each seed's kept epoch (of its lowest validation loss, the run's final epoch) / epochs run."""
+    return ", ".join(f"{r.final['epoch']}/{len(r.history)}" for r in seeds)
 
 
 def perplexity_table(view: View) -> pd.DataFrame:
@@ -237,12 +235,11 @@ _FRACTIONS = (0.25, 0.5, 1.0)  #: the corpus shares of the experiment that would
 
 
 def epoch_text(models: View) -> str:
-    """Which epoch the claims read, honestly for the stored runs: each seed's kept epoch / epochs run."""
+    """Which epoch the claims read: each seed's kept epoch / epochs run."""
     kept = "; ".join(f"{label} {_epochs(s)}" for label, s in models.items())
-    return ("the epoch of lowest held-out loss, whose weights the runs kept (epoch / epochs run: " + kept
-            + "): selected on the held-out 'test' sentences that also give the perplexities, i.e. on test "
-            "data (the paper has no held-out split; the analogy questions took no part); the retrain will "
-            "select on validation sentences")
+    return ("the epoch of lowest validation loss, whose weights the runs kept (epoch / epochs run: " + kept
+            + "); neither the test sentences, which give the perplexities, nor the analogy questions took "
+            "part in the choice (the paper has no held-out split of its own)")
 
 
 def settle_text(models: View) -> str:
