@@ -264,11 +264,11 @@ def settle_text(models: View) -> str:
             f"after every epoch: {cost}")
 
 
-def claims(view: View, scores: dict) -> list[Claim]:
+def claims(view: View, scores: dict, gap: dict | None = None) -> list[Claim]:
     """The chapter's claims, decided by :mod:`urnlib.rules` on the seeds at each run's kept epoch
-    (:func:`epoch_text`). The analogy claims are decided on the log entries, the representation the paper's
-    counts come from; the entries (exp) are shown beside them. A miss that the stored runs cannot explain is
-    ``open`` and names the experiment that would settle it (:func:`settle_text`)."""
+    (:func:`epoch_text`), the analogies on the log entries (the paper's; the entries beside them). A miss is
+    ``open`` with what would settle it (:func:`settle_text`), unless ``gap`` (from the ablations:
+    :func:`urnlib.reports.matrix_gap.gap_causes`) gives its model's cause."""
     models = matrix_view(view)
     diag, dense, wfsa = (_find(models, p) for p in ("4.2 diagonal", "4.2 dense", "4.3"))
     out: list[Claim] = []
@@ -284,13 +284,14 @@ def claims(view: View, scores: dict) -> list[Claim]:
         a, b = correct(diag, scores, "log"), correct(dense, scores, "log")
         decision = rules.compare(a, b, names=("diagonal (log entries)", "dense (log entries)"))
         holds, cause, note = _guarded(decision, chance, {"diagonal": a, "dense": b})
+        own = (gap or {}).get(_label(models, diag), ("open", "", settle))[2] or settle  # the diagonal's gap
         out.append(claim(CHAPTER, "paper 003 sec. 5, table: commutative 4.2 (555) against dense 4.2 (81)",
                          "commutative (diagonal) 4.2 answers more analogies than dense 4.2", "555 vs 81",
                          f"diagonal: {_both(diag, scores)}; dense: {_both(dense, scores)}{note}",
                          f"diagonal above dense on the log entries ({rules.BEATS_RULE}); {guard}", holds,
                          seeds=min(len(diag), len(dense)), cause=cause, quote=TABLE,
                          epoch=epoch_text({k: s for k, s in models.items() if s is diag or s is dense}),
-                         settle=settle if cause == "open" else ""))
+                         settle=own if cause == "open" else ""))
     for seeds, paper, cell in ((diag, 555, "commutative"), (dense, 81, "dense")):
         if seeds is None:
             continue
@@ -298,13 +299,15 @@ def claims(view: View, scores: dict) -> list[Claim]:
         s = correct(seeds, scores, "log")
         decision = rules.threshold(s, paper, name=f"{label} (log entries)")
         holds, cause, note = _guarded(decision, chance, {label: s})
+        cause, found, own = gap[label] if cause == "open" and label in (gap or {}) else (cause, "", settle)
+        note += f" - ablations: {found}" if found else ""
         out.append(claim(CHAPTER, f"paper 003 sec. 5, table: {cell} 4.2", f"{label} answers {paper} analogy "
                          "questions", f"{paper} (UMBC, 3.3G words)",
                          f"log {s.text(1)}; exp {correct(seeds, scores, 'exp').text(1)} ({STAND_IN}{vectors})"
                          f"{note}", f"at least the paper's {paper} on the log entries "
                          f"({rules.THRESHOLD_RULE}); {guard}", holds, seeds=len(seeds), cause=cause,
                          quote=TABLE, epoch=epoch_text({label: seeds}),
-                         settle=settle if cause == "open" else ""))
+                         settle=(own or settle) if cause == "open" else ""))
     if wfsa is not None:
         out.append(_wfsa_claim(wfsa, scores, view, settle))
     out += _property_claims(models)
