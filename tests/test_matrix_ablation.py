@@ -23,7 +23,7 @@ from urnlib.seeds import Seeds
 
 matplotlib.use("Agg")
 
-PAPER = ex.Config.load("paper")
+PAPER = ex.Config.load("paper", ablations=[])  # the chapter's own runs (the preset adds the ablations')
 DIAG, DENSE = "4.2 diagonal 100", "4.2 dense 10"
 ADAGRAD = {"model": DIAG, "optimizer": "adagrad", "lr": 1.0}
 
@@ -151,13 +151,12 @@ class FakeRun(SimpleNamespace):
 
 
 def _run(label, model, seed, counts, *, kept, log=None, optimizer="adam", lr=0.05, fraction=1.0,
-         setting=None, val=False):
-    """A matrix run whose held-out loss falls until epoch ``kept`` and rises after it, with the entries'
+         setting=None):
+    """A matrix run whose validation loss falls until epoch ``kept`` and rises after it, with the entries'
     count ``counts`` after every epoch (``log``: the log entries' at the kept epoch)."""
     kind, algebra, d = model.split()
     loss = [6.0 - 0.1 * min(e, kept) + 0.05 * max(e - kept, 0) for e in range(1, len(counts) + 1)]
-    monitor = "val_loss" if val else "test_loss"
-    history = [{"epoch": e + 1, "test_loss": v, monitor: v, "analogies_correct": c}
+    history = [{"epoch": e + 1, "test_loss": v, "val_loss": v, "analogies_correct": c}
                for e, (v, c) in enumerate(zip(loss, counts))]
     final = {"epoch": kept, "analogies_correct": counts[kept - 1], "perplexity": math.exp(loss[kept - 1]),
              "data": {"train_tokens": 2_000_000},
@@ -238,7 +237,7 @@ def test_the_figure_draws_every_seed_the_kept_epochs_and_the_reference_lines():
     assert len(seeds) == 3 + 2 + 2  # one line per seed: no mean over seeds that stop at different epochs
     assert [list(ln.get_ydata()) for ln in seeds[:3]] == PEAKED
     kept = next(ln for ln in diag.get_lines() if ln.get_label().startswith("kept epoch"))
-    assert list(kept.get_xdata()) == [3, 3, 3, 3, 4, 4, 4] and "held-out" in kept.get_label()
+    assert list(kept.get_xdata()) == [3, 3, 3, 3, 4, 4, 4] and "validation" in kept.get_label()
     assert sorted(kept.get_ydata()) == sorted([11, 11, 11, 11, 25, 28, 26])
     paper = [ln for ln in diag.get_lines() if ln.get_gid() == MARK_GID]
     assert [ln.get_ydata()[0] for ln in paper] == [555]
@@ -249,7 +248,8 @@ def test_the_figure_draws_every_seed_the_kept_epochs_and_the_reference_lines():
     (legend,) = fig.legends  # one legend for the figure, each setting once; the paper's value in its panel's
     assert [t.get_text() for t in legend.get_texts()] == [
         ma.CHAPTER_RUNS, "25% of the training sentences", "50% of the training sentences",
-        "kept epoch (lowest held-out loss)", "log entries, kept epoch", "word2vec, same sentences (3 seeds)"]
+        "kept epoch (lowest validation loss)", "log entries, kept epoch",
+        "word2vec, same sentences (3 seeds)"]
     assert [t.get_text() for t in diag.get_legend().get_texts()] == ["the paper: 555 (log entries)"]
 
 
@@ -264,8 +264,8 @@ def test_without_ablations_the_sentence_names_the_runs_that_would_answer_each_qu
     assert "3 runs, about 0.1 CPU hours at the stored runs' 36 s an epoch" in text and "at most 1.2" in text
     assert "*The corpus size* (not run here): `{model: '4.2 diagonal 100', train_fraction: 0.25}`" in text
     assert "6 runs, about 0.1 CPU hours" in text and "at most 0.9" in text  # 3 x 40 x 36 x 0.75 s
-    # the count peaks at epoch 2 while the held-out loss falls until epoch 4, the kept one
-    assert ("peaks before the kept epoch on 3 of 3 seeds and falls while the held-out loss still falls "
+    # the count peaks at epoch 2 while the validation loss falls until epoch 4, the kept one
+    assert ("peaks before the kept epoch on 3 of 3 seeds and falls while the validation loss still falls "
             "(best 50.0 ± 5.0 after epochs 2, 2, 2; 26.3 ± 1.5 at the kept epoch, kept / run: 4/5, 4/5, 4/5)"
             ) in text
     assert "the kept epoch is not where the analogies are best" in text

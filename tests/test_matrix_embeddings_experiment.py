@@ -62,8 +62,10 @@ from urnlib.train import evaluate_loss
     ({"on_stale": "retrain"}, ["on_stale", "retrain", "warn", "error"]),
     # sizes: bounds, and what this machine's memory can hold
     ({"max_sentences": 4_000_000_000}, ["max_sentences=4000000000"]),
-    ({"models": ["4.2 dense 200"]}, ["4.2 dense 200", "GiB", "batch_size or d"]),
-    ({"models": ["4.1 dense 10"], "batch_size": 8192}, ["4.1 dense 10", "GiB", "batch_size"]),
+    ({"models": ["4.2 dense 200"], "ablations": []}, ["4.2 dense 200", "GiB", "batch_size or d"]),
+    ({"models": ["4.2 dense 200"]}, ["ablations[0].model", "ablations=[]"]),
+    ({"models": ["4.1 dense 10"], "batch_size": 8192, "ablations": []},
+     ["4.1 dense 10", "GiB", "batch_size"]),
     ({"urn_batch_size": 100_000}, ["URN", "GiB", "urn_batch_size"]),
     ({"word2vec_size": 90_000}, ["word2vec", "GiB", "word2vec_size"]),
     # the validation sentences and the options (tests/test_matrix_retrain_options.py)
@@ -99,7 +101,7 @@ def test_the_memory_estimate_bounds_the_vocabulary_the_runs_have():
 
 
 def test_the_paper_plan_runs_every_trained_model_per_seed_and_kneser_ney_once():
-    config = ex.Config.paper()
+    config = ex.Config.load("paper", ablations=[])  # the chapter's own runs (the ablations': elsewhere)
     specs = config.plan()
     labels = ["4.2 diagonal 100", "4.2 dense 10", "4.3 dense 10", "word2vec 100"]
     assert [s.name for s in specs] == ([f"{label} seed {s}" for label in labels for s in (0, 1, 2)]
@@ -110,8 +112,8 @@ def test_the_paper_plan_runs_every_trained_model_per_seed_and_kneser_ney_once():
     assert json.loads(tasks.pop())["seed"] == config.split_seed
     for spec in specs:
         train = spec.params.get("train")
-        if train:  # trained to convergence: the held-out loss watched, the best epoch kept
-            assert (train["monitor"], train["minimize"], train["keep_best"]) == ("test_loss", True, True)
+        if train:  # trained to convergence: the validation loss watched, the best epoch kept
+            assert (train["monitor"], train["minimize"], train["keep_best"]) == ("val_loss", True, True)
             assert train["patience"] == config.patience and train["seed"] == int(spec.name.split()[-1])
     assert {s.train.split(":")[0] for s in specs} == {"urnlib.experiments.matrix_embeddings",
                                                        "urnlib.experiments.urn_lm"}
@@ -127,7 +129,7 @@ def test_the_seed_0_word2vec_and_kneser_ney_runs_keep_the_committed_keys():
 
 
 def test_a_baseline_set_to_zero_is_left_out():
-    config = ex.Config.load("paper", word2vec_size=0, ngram_order=0, urn_units=0, seeds=[4])
+    config = ex.Config.load("paper", word2vec_size=0, ngram_order=0, urn_units=0, seeds=[4], ablations=[])
     assert [s.name for s in config.plan()] == ["4.2 diagonal 100 seed 4", "4.2 dense 10 seed 4",
                                                "4.3 dense 10 seed 4"]
 
@@ -239,7 +241,7 @@ def test_a_second_call_loads_and_the_report_reads_the_runs(tiny, monkeypatch):
     assert {c.statement for c in claims} >= {"P sums to 1 over all strings of each length",
                                              "(1/d) 1^T M_*^n 1 = 1"}
     assert all(c.seeds == 2 for c in claims)
-    assert all(c.quote and "lowest held-out loss" in c.epoch for c in claims)  # the paper's words, the epoch
+    assert all(c.quote and "lowest validation loss" in c.epoch for c in claims)  # the paper quoted, the epoch
     assert all(c.settle for c in claims if c.cause == "open")  # with its CPU cost from the runs' cpu_time_s
     assert all("CPU hours" in c.settle for c in claims if c.cause == "open")
     assert rep.curves(view) is not None and "4.3 dense 3" in rep.peaks(view)

@@ -86,7 +86,8 @@ def _model(name: str, entry: dict[str, Any], models: list[dict[str, Any]]) -> di
         raise ParameterError(f"{name}.model: {err}; write one of the chapter's models {names}") from None
     if spec not in models:
         raise ParameterError(f"{name}.model={entry['model']!r} is not one of the chapter's models: write one "
-                             f"of {names} (an ablation trains a model of `models` differently)")
+                             f"of {names}, or leave the ablations out with ablations=[] (an ablation trains "
+                             "a model of `models` differently)")
     return spec
 
 

@@ -103,8 +103,10 @@ def _cause(model: str, row: dict[str, Seeds], paper: float) -> tuple[str, str, s
     tried = "; ".join(found)
     adagrad = next((s for s in _optimisers(row).values() if _setting(s)[0] == "adagrad"), row[CHAPTER_RUNS])
     batch = row[CHAPTER_RUNS][0].params["train"]["batch_size"]
-    hours = 3 * _cpu_hours(adagrad)
-    cost = "its cost unknown" if math.isnan(hours) else f"about {hours:.1f} CPU hours for 3 seeds"
+    hours, fewer = 3 * _cpu_hours(adagrad), AUTHORS_BATCH / batch
+    cost = ("its cost unknown" if math.isnan(hours) else
+            f"about {hours:.1f} CPU hours for 3 seeds at as many epochs as the Adagrad runs here; a batch "
+            f"{fewer:.0f} times larger makes {fewer:.0f} times fewer updates an epoch, so it may need more")
     settle = (f"tried here - {tried}. Next: the authors' whole recipe for {model}, Adagrad at lr 1.0 with "
               f"their batch of {AUTHORS_BATCH:,} sentences (ours: {batch}) and the log entries counted after "
               f"every epoch ({cost}); the paper's corpus itself (UMBC) is not reachable here")
