@@ -22,7 +22,7 @@ from urnlib.train import TrainConfig
 from tests.probes import digest, init_logits, run_values, temporary_store
 
 TASK = me.LMTask(corpus="brown+sotu", lower=True, min_count=2, max_length=20, max_sentences=60,
-                 test_fraction=0.1, seed=0)
+                 test_fraction=0.1, seed=0, valid_fraction=0.1)  # the chapter selects on validation sentences
 MODELS = ["4.1 dense 2", "4.1 diagonal 3", "4.2 dense 2", "4.2 diagonal 3", "4.2 upper 2", "4.3 upper 2"]
 
 
@@ -32,14 +32,15 @@ def _config() -> me.Config:
     (``_specs``)."""
     task = {k: v for k, v in asdict(TASK).items() if k != "seed"}
     return replace(me.Config.paper(), **task, split_seed=TASK.seed, seeds=[0], models=MODELS,
-                   word2vec_size=4, word2vec_epochs=2, ngram_order=3, urn_units=4, urn_dropout=0.05)
+                   word2vec_size=4, word2vec_epochs=2, ngram_order=3, urn_units=4, urn_dropout=0.05,
+                   ablations=[])
 
 
 def _specs(config: me.Config, train: TrainConfig, kinds) -> list:
     """The plan's runs of model ``kinds``, their training settings (where they have any) set to ``train``,
     named without the seed (the golden's names: one seed)."""
     return [replace(s, name=s.coords["label"],
-                    params={**s.params, "train": asdict(train)} if "train" in s.params else s.params)
+                    params={**s.params, "train": train.params()} if "train" in s.params else s.params)
             for s in config.plan() if s.params["model"]["kind"] in kinds]
 
 
