@@ -27,8 +27,8 @@ from urnlib.plots.curves import BASELINE, column_figure, curves_panel, figure_le
 from urnlib.reports.matrix_embeddings import MATRIX_KINDS, PAPER_CORRECT, PAPER_WORDS
 from urnlib.seeds import Seeds, Stat, coords_of
 
-__all__ = ["CHAPTER_RUNS", "settings", "paper_count", "kept_count", "epochs_figure", "ablation_table",
-           "gap_line"]
+__all__ = ["CHAPTER_RUNS", "settings", "run_setting", "optimiser_settings", "paper_count", "kept_count",
+           "epochs_figure", "ablation_table", "gap_line"]
 
 View = dict[str, Seeds]
 #: the name of the chapter's own runs of a model among its settings
@@ -42,11 +42,19 @@ _KEPT = {"exp": Style("kept", ("#000000",), "D", "none"), "log": Style("kept log
 _FRACTIONS = (0.25, 0.5)
 
 
-def _params(run) -> tuple[str, float, float]:
+def run_setting(run) -> tuple[str, float, float]:
     """``(optimizer, lr, train_fraction)`` a run trained with."""
     train = run.params.get("train", {})
     fraction = run.params["task"].get("train_fraction", 1.0)
     return train.get("optimizer", "adam"), train.get("lr", math.nan), fraction
+
+
+def optimiser_settings(row: dict[str, Seeds]) -> dict[str, Seeds]:
+    """The settings of a model's ``row`` (:func:`settings`) that change only its optimiser or learning rate,
+    on the chapter's share of the training sentences."""
+    base = run_setting(row[CHAPTER_RUNS][0])
+    return {n: s for n, s in row.items() if n != CHAPTER_RUNS and run_setting(s[0])[2] == base[2]
+            and run_setting(s[0])[:2] != base[:2]}
 
 
 def _setting_name(seeds: Seeds) -> str:
@@ -209,9 +217,7 @@ def _entry(model: str, **changes) -> str:
 
 def _optimiser_part(model: str, row: dict[str, Seeds], paper: float) -> str:
     """Does another optimiser (the authors' Adagrad at lr 1.0) close the gap?"""
-    base = row[CHAPTER_RUNS]
-    tried = {n: s for n, s in row.items() if n != CHAPTER_RUNS and _params(s[0])[2] == _params(base[0])[2]
-             and _params(s[0])[:2] != _params(base[0])[:2]}
+    base, tried = row[CHAPTER_RUNS], optimiser_settings(row)
     if not tried:
         return (f"*The optimiser* (not run here): {_entry(model, optimizer='adagrad', lr=1.0)} in "
                 f"`ablations` would test the authors' Adagrad ({_cost(base)}).")
@@ -235,13 +241,13 @@ def _optimiser_part(model: str, row: dict[str, Seeds], paper: float) -> str:
 def _fraction_part(model: str, row: dict[str, Seeds], paper: float) -> str:
     """Does the count grow with the share of the training sentences (a trend over the shares)?"""
     base = row[CHAPTER_RUNS]
-    trained = [s for n, s in row.items() if _params(s[0])[:2] == _params(base[0])[:2]]
-    shares = sorted({_params(s[0])[2] for s in trained})
+    trained = [s for n, s in row.items() if run_setting(s[0])[:2] == run_setting(base[0])[:2]]
+    shares = sorted({run_setting(s[0])[2] for s in trained})
     if len(shares) < 2:
         entries = " and ".join(_entry(model, train_fraction=f) for f in _FRACTIONS)
         return f"*The corpus size* (not run here): {entries} would test it ({_cost(base, _FRACTIONS)})."
     rep = "log" if all(not math.isnan(kept_count(r)) for s in trained for r in s) else "exp"
-    points = [(math.log2(_params(r)[2]), kept_count(r, rep)) for s in trained for r in s]
+    points = [(math.log2(run_setting(r)[2]), kept_count(r, rep)) for s in trained for r in s]
     x, y = np.array([p[0] for p in points]), np.array([p[1] for p in points])
     counts = ", ".join(f"{f:.0%}: {Stat.of(y[x == math.log2(f)]).mean_sd(1)}" for f in shares)
     if len(points) < 3:

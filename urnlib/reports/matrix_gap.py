@@ -22,7 +22,8 @@ import numpy as np
 from scipy import stats as _stats
 
 from urnlib import rules
-from urnlib.reports.matrix_analogy import CHAPTER_RUNS, kept_count, paper_count, settings
+from urnlib.reports.matrix_analogy import (CHAPTER_RUNS, kept_count, optimiser_settings, paper_count,
+                                           run_setting, settings)
 from urnlib.reports.matrix_embeddings import PAPER_WORDS
 from urnlib.seeds import Seeds, Stat
 
@@ -31,14 +32,6 @@ __all__ = ["gap_causes"]
 View = dict[str, Seeds]
 #: the authors' code's batch (paper 003's lm_me.py default: 10,000 sentences)
 AUTHORS_BATCH = 10_000
-
-
-def _setting(seeds: Seeds) -> tuple[str, float, float]:
-    """``(optimizer, lr, train_fraction)`` of a setting's runs."""
-    run = seeds[0]
-    train = run.params.get("train", {})
-    fraction = run.params["task"].get("train_fraction", 1.0)
-    return train.get("optimizer", "adam"), train.get("lr", math.nan), fraction
 
 
 def _count(seeds: Seeds) -> Stat:
@@ -51,17 +44,11 @@ def _cpu_hours(seeds: Seeds) -> float:
     return math.nan if any(c is None for c in spent) else float(np.mean(spent)) / 3600
 
 
-def _optimisers(row: dict[str, Seeds]) -> dict[str, Seeds]:
-    base = _setting(row[CHAPTER_RUNS])
-    return {n: s for n, s in row.items() if n != CHAPTER_RUNS and _setting(s)[2] == base[2]
-            and _setting(s)[:2] != base[:2]}
-
-
 def _trend(row: dict[str, Seeds]) -> tuple[object, float, float] | None:
     """The least-squares fit of the kept count on log2 of the share over every run of the chapter's optimiser,
     the share trained most, and the doublings from there to the paper's corpus; ``None`` under 2 shares."""
-    base = _setting(row[CHAPTER_RUNS])
-    runs = [r for s in row.values() if _setting(s)[:2] == base[:2] for r in s]
+    base = run_setting(row[CHAPTER_RUNS][0])
+    runs = [r for s in row.values() if run_setting(s[0])[:2] == base[:2] for r in s]
     shares = {r.params["task"].get("train_fraction", 1.0) for r in runs}
     points = [(math.log2(r.params["task"].get("train_fraction", 1.0)), kept_count(r)) for r in runs]
     points = [p for p in points if not math.isnan(p[1])]
@@ -76,7 +63,7 @@ def _trend(row: dict[str, Seeds]) -> tuple[object, float, float] | None:
 def _cause(model: str, row: dict[str, Seeds], paper: float) -> tuple[str, str, str]:
     """``(cause, what the ablations found, settle text)`` of one model's gap."""
     found, ours = [], _count(row[CHAPTER_RUNS])
-    for name, seeds in _optimisers(row).items():
+    for name, seeds in optimiser_settings(row).items():
         s = _count(seeds)
         if rules.at_least(s, paper) is not False:  # not clearly below the paper's count
             return "setting", f"{name} answers {s.mean_sd(1)}, the paper's {paper:g} reached", ""
@@ -101,7 +88,8 @@ def _cause(model: str, row: dict[str, Seeds], paper: float) -> tuple[str, str, s
     if not found:
         return "open", "", ""
     tried = "; ".join(found)
-    adagrad = next((s for s in _optimisers(row).values() if _setting(s)[0] == "adagrad"), row[CHAPTER_RUNS])
+    adagrad = next((s for s in optimiser_settings(row).values() if run_setting(s[0])[0] == "adagrad"),
+                   row[CHAPTER_RUNS])
     batch = row[CHAPTER_RUNS][0].params["train"]["batch_size"]
     hours, fewer = 3 * _cpu_hours(adagrad), AUTHORS_BATCH / batch
     cost = ("its cost unknown" if math.isnan(hours) else
