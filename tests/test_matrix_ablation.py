@@ -73,6 +73,10 @@ def test_an_entry_at_the_chapter_s_values_names_the_chapter_s_runs():
     ({"train_fraction": 0.125, "optimizer": "adagrad", "lr": 1},
      "Adagrad lr 1.0, 12.5% of the training sentences", {"train_fraction": 0.125},
      {"optimizer": "adagrad", "lr": 1.0}),
+    ({"batch_size": 10000}, "batch 10,000", {}, {"batch_size": 10000}),
+    ({"epochs": 80}, "at most 80 epochs", {}, {"epochs": 80}),
+    ({"optimizer": "adagrad", "lr": 1.0, "batch_size": 10000}, "Adagrad lr 1.0, batch 10,000", {},
+     {"optimizer": "adagrad", "lr": 1.0, "batch_size": 10000}),
 ])
 def test_each_key_changes_the_runs_of_its_model_only(entry, label, task, train):
     config = _config({"model": DIAG, **entry})
@@ -103,13 +107,18 @@ def test_seeds_and_model_choose_the_runs():
 
 
 def test_labels_name_what_a_setting_changes():
-    chapter = {"optimizer": "adam", "lr": 0.05, "train_fraction": 1.0}
+    chapter = {"optimizer": "adam", "lr": 0.05, "batch_size": 512, "epochs": 40, "train_fraction": 1.0}
     words = lambda *a: matrix_ablation.setting_words(*a, chapter=chapter,  # noqa: E731
                                                      optimizers=ex.MATRIX_OPTIMIZERS)
     assert words("adam", 0.05, 1.0) == ""
     assert words("adagrad", 1.0, 1.0) == "Adagrad lr 1.0"
     assert words("adam", 0.05, 0.5) == "50% of the training sentences"
     assert words("adagrad", 1.0, 0.25) == "Adagrad lr 1.0, 25% of the training sentences"
+    full = matrix_ablation.setting_words("adagrad", 1.0, 0.5, chapter=chapter,
+                                         optimizers=ex.MATRIX_OPTIMIZERS, batch_size=10000, epochs=80)
+    assert full == "Adagrad lr 1.0, batch 10,000, at most 80 epochs, 50% of the training sentences"
+    assert matrix_ablation.setting_words("adam", 0.05, 1.0, chapter=chapter, optimizers=ex.MATRIX_OPTIMIZERS,
+                                         batch_size=512, epochs=40) == ""
     assert matrix_ablation.fraction_words(1.0) == "all the training sentences"
     # a chapter trained on a share: an entry back at all of them says so
     half = _config({"model": DIAG, "train_fraction": 1.0}, train_fraction=0.5)
@@ -120,7 +129,10 @@ def test_labels_name_what_a_setting_changes():
     ({"model": DIAG}, ["ablations", "list"]),
     (["4.2 diagonal 100"], ["ablations[0]", "mapping", "model"]),
     ([{"optimizer": "adagrad"}], ["ablations[0]", "not a mapping with a model", "write e.g."]),
-    ([{"model": DIAG, "epochs": 3}], ["ablations[0]", "['epochs']", "optimizer", "train_fraction"]),
+    ([{"model": DIAG, "patience": 3}], ["ablations[0]", "['patience']", "optimizer", "batch_size"]),
+    ([{"model": DIAG, "batch_size": 0}], ["ablations[0].batch_size", "batch_size: 10000"]),
+    ([{"model": DIAG, "batch_size": 10.5}], ["ablations[0].batch_size", "integer"]),
+    ([{"model": DIAG, "epochs": True}], ["ablations[0].epochs", "epochs: 80"]),
     ([{"model": "4.2 diagonal 7"}], ["ablations[0].model", "not one of the chapter's models", DIAG]),
     ([{"model": "lstm 10"}], ["ablations[0].model", "not one of the chapter's models"]),
     ([{"model": "matrix 4"}], ["ablations[0].model", "write one of the chapter's models"]),

@@ -2,16 +2,18 @@
 read into the settings that :meth:`urnlib.experiments.matrix_embeddings.Config.ablation_plan` trains, to find
 why our 4.2 models answer far fewer analogy questions than the paper's.
 
-An entry is ``{model, optimizer, lr, train_fraction, seeds}``; only ``model`` is required, one of the
-chapter's ``models`` (``"4.2 diagonal 100"``). The others default to the chapter's values: ``optimizer``
-(``"adam"``, or the authors' ``"adagrad"``), ``lr``, ``train_fraction`` (train on the first share of the
-training sentences; the vocabulary and the held-out sentences stay the same) and ``seeds``. Each entry's runs
+An entry is ``{model, optimizer, lr, batch_size, epochs, train_fraction, seeds}``; only ``model`` is required,
+one of the chapter's ``models`` (``"4.2 diagonal 100"``). The others default to the chapter's values:
+``optimizer`` (``"adam"``, or the authors' ``"adagrad"``), ``lr``, ``batch_size`` (sentences a batch; the
+authors' code: 10,000), ``epochs`` (the cap), ``train_fraction`` (train on the first share of the training
+sentences; the vocabulary and the held-out sentences stay the same) and ``seeds``. Each entry's runs
 train exactly like the chapter's runs of its model with what the entry changes, so an entry at the chapter's
 values names the chapter's own runs (the same keys) for the seeds they share. The report is
 :mod:`urnlib.reports.matrix_analogy`.
 
     ablations:
       - {model: "4.2 diagonal 100", optimizer: adagrad, lr: 1.0}   # the authors' optimiser
+      - {model: "4.2 diagonal 100", optimizer: adagrad, lr: 1.0, batch_size: 10000}  # the authors' recipe
       - {model: "4.2 diagonal 100", train_fraction: 0.25}         # a quarter of the training sentences
 """
 
@@ -21,14 +23,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from urnlib.models.registry import parse_spec, spec_string
-from urnlib.params import ParameterError, check_float
+from urnlib.params import ParameterError, check_float, check_int
 from urnlib.seeds import check_seeds
 
 __all__ = ["ABLATION_KEYS", "ABLATION_EXAMPLE", "Ablation", "fraction_words", "setting_words",
            "ablation_settings"]
 
 #: what an entry of ``ablations`` may set
-ABLATION_KEYS = ("model", "optimizer", "lr", "train_fraction", "seeds")
+ABLATION_KEYS = ("model", "optimizer", "lr", "batch_size", "epochs", "train_fraction", "seeds")
 ABLATION_EXAMPLE = "{model: '4.2 diagonal 100', optimizer: adagrad, lr: 1.0, seeds: [0, 1, 2]}"
 
 
@@ -42,6 +44,8 @@ class Ablation:
     model: dict
     optimizer: str
     lr: float
+    batch_size: int
+    epochs: int
     train_fraction: float
     seeds: tuple[int, ...]
 
@@ -52,13 +56,20 @@ def fraction_words(fraction: float) -> str:
 
 
 def setting_words(optimizer: str, lr: float, train_fraction: float, *, chapter: dict[str, Any],
-                  optimizers: dict[str, str]) -> str:
-    """What a setting changes from the ``chapter``'s ``{optimizer, lr, train_fraction}``, for a reader:
-    ``"Adagrad lr 1.0"`` (the optimiser and its learning rate, named together when either changes),
-    ``"25% of the training sentences"``, both comma-separated, or ``""`` (the chapter's own setting)."""
+                  optimizers: dict[str, str], batch_size: int | None = None,
+                  epochs: int | None = None) -> str:
+    """What a setting changes from the ``chapter``'s ``{optimizer, lr, batch_size, epochs, train_fraction}``,
+    for a reader: ``"Adagrad lr 1.0"`` (the optimiser and its learning rate, named together when either
+    changes), ``"batch 10,000"``, ``"at most 80 epochs"``, ``"25% of the training sentences"``, those that
+    change comma-separated, or ``""`` (the chapter's own setting). ``batch_size`` and ``epochs`` left out (or
+    ``None``) are the chapter's."""
     parts = []
     if optimizer != chapter["optimizer"] or lr != chapter["lr"]:
         parts.append(f"{optimizers[optimizer]} lr {float(lr)}")
+    if batch_size is not None and batch_size != chapter.get("batch_size", batch_size):
+        parts.append(f"batch {batch_size:,}")
+    if epochs is not None and epochs != chapter.get("epochs", epochs):
+        parts.append(f"at most {epochs} epochs")
     if train_fraction != chapter["train_fraction"]:
         parts.append(fraction_words(train_fraction))
     return ", ".join(parts)
@@ -75,6 +86,16 @@ def _value(name: str, entry: dict[str, Any], key: str, default: Any, write: str)
     except ParameterError as err:
         raise ParameterError(f"{err}: write {write}") from None
     return default if value == default else value
+
+
+def _count(name: str, entry: dict[str, Any], key: str, default: int, write: str) -> int:
+    """``entry[key]`` checked (an integer >= 1), else ``default``."""
+    if key not in entry:
+        return default
+    try:
+        return check_int(f"{name}.{key}", entry[key], minimum=1)
+    except ParameterError as err:
+        raise ParameterError(f"{err}: write {write}") from None
 
 
 def _model(name: str, entry: dict[str, Any], models: list[dict[str, Any]]) -> dict[str, Any]:
@@ -116,7 +137,8 @@ def ablation_settings(entries: Any, *, models: list[dict[str, Any]], chapter: di
     Args:
         entries: the parameter ``ablations`` (a list; empty: none).
         models: the chapter's parsed ``models``.
-        chapter: the chapter's ``{optimizer, lr, train_fraction}``, the defaults of an entry.
+        chapter: the chapter's ``{optimizer, lr, batch_size, epochs, train_fraction}``, the defaults of an
+            entry.
         seeds: the chapter's seeds, the default of an entry's.
         optimizers: the optimisers the matrix models train with, by name -> display name.
 
@@ -131,14 +153,18 @@ def ablation_settings(entries: Any, *, models: list[dict[str, Any]], chapter: di
             raise ParameterError(f"{name}.optimizer={optimizer!r} is not one the matrix models train with: "
                                  f"write one of {list(optimizers)} (adagrad with lr: 1.0 is the authors')")
         lr = _value(name, entry, "lr", chapter["lr"], "a learning rate > 0, e.g. lr: 1.0")
+        batch = _count(name, entry, "batch_size", chapter["batch_size"],
+                       "a number of sentences >= 1, e.g. batch_size: 10000 (the authors')")
+        epochs = _count(name, entry, "epochs", chapter["epochs"], "a number of epochs >= 1, e.g. epochs: 80")
         fraction = _value(name, entry, "train_fraction", chapter["train_fraction"],
                           "a share of the training sentences in (0, 1], e.g. train_fraction: 0.25")
         chosen = entry.get("seeds", seeds)
         check_seeds(chosen, f"{name}.seeds")
-        setting = setting_words(optimizer, lr, fraction, chapter=chapter, optimizers=optimizers)
+        setting = setting_words(optimizer, lr, fraction, chapter=chapter, optimizers=optimizers,
+                                batch_size=batch, epochs=epochs)
         label = spec_string(model) + (f", {setting}" if setting else "")
         if label in out:
             raise ParameterError(f"{name} repeats {label!r}; give each setting one entry (with all its "
                                  "seeds)")
-        out[label] = Ablation(label, setting, model, optimizer, lr, fraction, tuple(chosen))
+        out[label] = Ablation(label, setting, model, optimizer, lr, batch, epochs, fraction, tuple(chosen))
     return out

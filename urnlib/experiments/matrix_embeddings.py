@@ -182,8 +182,10 @@ class Config(ChapterConfig):
 
     def ablation_settings(self) -> dict[str, matrix_ablation.Ablation]:
         """``{label: Ablation}`` of ``ablations`` (:func:`.matrix_ablation.ablation_settings`: the chapter's
-        ``optimizer``, ``lr``, ``train_fraction`` and ``seeds`` are an entry's defaults)."""
-        chapter = {"optimizer": self.optimizer, "lr": self.lr, "train_fraction": self.train_fraction}
+        ``optimizer``, ``lr``, ``batch_size``, ``epochs``, ``train_fraction`` and ``seeds`` are an entry's
+        defaults)."""
+        chapter = {"optimizer": self.optimizer, "lr": self.lr, "batch_size": self.batch_size,
+                   "epochs": self.epochs, "train_fraction": self.train_fraction}
         return matrix_ablation.ablation_settings(self.ablations, models=self.model_specs(), chapter=chapter,
                                                  seeds=self.seeds, optimizers=MATRIX_OPTIMIZERS)
 
@@ -193,7 +195,8 @@ class Config(ChapterConfig):
         task, train, label, coords = self.task(), self.train_config(seed), spec_string(m), {}
         if ablation is not None:
             task = replace(task, train_fraction=ablation.train_fraction)
-            train = replace(train, optimizer=ablation.optimizer, lr=ablation.lr)
+            train = replace(train, optimizer=ablation.optimizer, lr=ablation.lr, batch_size=ablation.batch_size,
+                            epochs=ablation.epochs)
             label, coords = ablation.label, {"ablation": ablation.setting}
         return RunSpec.of(EXPERIMENT, label, {"task": task.params(), "model": m, "train": train.params()},
                           ("train.loop", *_DATA, "experiment.matrix_embeddings", component_of(m)),

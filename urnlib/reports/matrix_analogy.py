@@ -4,18 +4,19 @@ counts over the epochs and the ablations of the matrix-embedding chapter, from s
 The chapter's runs come grouped by model (``urnlib.experiments.matrix_embeddings.Config.view``), the settings
 of its ``ablations`` by label (``Config.ablation_view``); :func:`settings` sets each ablation setting beside
 the chapter's runs of its model. What a setting changes is read from its runs' parameters (optimiser, learning
-rate, share of the training sentences); its name from their coordinate ``ablation``. A count at the *kept*
-epoch is a run's final metric: the epoch of its lowest validation loss; the per-epoch counts are of the
-matrices' entries (the history's ``analogies_correct``), the paper's of their log entries
-(:data:`urnlib.reports.matrix_embeddings.PAPER_CORRECT`, the chapter's copy of its table). :func:`gap_line`
-says which evidence bears on the gap, each part only where its runs exist, else which entries of ``ablations``
-would test it and at what cost.
+rate, batch, epoch cap, share of the training sentences: :func:`run_setting`); its name from their coordinate
+``ablation``. A count at the *kept* epoch is a run's final metric: the epoch of its lowest validation loss;
+the per-epoch counts are of the matrices' entries (the history's ``analogies_correct``), the paper's of their
+log entries (:data:`urnlib.reports.matrix_embeddings.PAPER_CORRECT`, the chapter's copy of its table).
+:func:`gap_line` says which evidence bears on the gap, each part only where its runs exist, else which entries
+of ``ablations`` would test it and at what cost.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -27,8 +28,8 @@ from urnlib.plots.curves import BASELINE, column_figure, curves_panel, figure_le
 from urnlib.reports.matrix_embeddings import MATRIX_KINDS, PAPER_CORRECT, PAPER_WORDS
 from urnlib.seeds import Seeds, Stat, coords_of
 
-__all__ = ["CHAPTER_RUNS", "settings", "run_setting", "optimiser_settings", "paper_count", "kept_count",
-           "epochs_figure", "ablation_table", "gap_line"]
+__all__ = ["CHAPTER_RUNS", "settings", "RunSetting", "run_setting", "optimiser_settings", "same_recipe",
+           "paper_count", "kept_count", "epochs_figure", "ablation_table", "gap_line"]
 
 View = dict[str, Seeds]
 #: the name of the chapter's own runs of a model among its settings
@@ -42,19 +43,43 @@ _KEPT = {"exp": Style("kept", ("#000000",), "D", "none"), "log": Style("kept log
 _FRACTIONS = (0.25, 0.5)
 
 
-def run_setting(run) -> tuple[str, float, float]:
-    """``(optimizer, lr, train_fraction)`` a run trained with."""
+class RunSetting(NamedTuple):
+    """How a run trained: its optimiser, learning rate, batch (sentences), epoch cap and share of the training
+    sentences. :attr:`recipe` is all but the share: how it was optimised."""
+
+    optimizer: str
+    lr: float
+    batch_size: int
+    epochs: int
+    train_fraction: float
+
+    @property
+    def recipe(self) -> tuple:
+        return self.optimizer, self.lr, self.batch_size, self.epochs
+
+
+def run_setting(run) -> RunSetting:
+    """The :class:`RunSetting` a run trained with (runs stored without a field: ``NaN`` / ``0``)."""
     train = run.params.get("train", {})
-    fraction = run.params["task"].get("train_fraction", 1.0)
-    return train.get("optimizer", "adam"), train.get("lr", math.nan), fraction
+    return RunSetting(train.get("optimizer", "adam"), train.get("lr", math.nan), train.get("batch_size", 0),
+                      train.get("epochs", 0), run.params["task"].get("train_fraction", 1.0))
 
 
 def optimiser_settings(row: dict[str, Seeds]) -> dict[str, Seeds]:
-    """The settings of a model's ``row`` (:func:`settings`) that change only its optimiser or learning rate,
-    on the chapter's share of the training sentences."""
+    """The settings of a model's ``row`` (:func:`settings`) that change only how it is optimised (optimiser,
+    learning rate, batch, epoch cap: :attr:`RunSetting.recipe`), on the chapter's share of the training
+    sentences."""
     base = run_setting(row[CHAPTER_RUNS][0])
-    return {n: s for n, s in row.items() if n != CHAPTER_RUNS and run_setting(s[0])[2] == base[2]
-            and run_setting(s[0])[:2] != base[:2]}
+    changed = lambda s: run_setting(s[0]).train_fraction == base.train_fraction and \
+        run_setting(s[0]).recipe != base.recipe  # noqa: E731
+    return {n: s for n, s in row.items() if n != CHAPTER_RUNS and changed(s)}
+
+
+def same_recipe(row: dict[str, Seeds]) -> list[Seeds]:
+    """The settings of ``row`` optimised as the chapter's runs (:attr:`RunSetting.recipe`), whatever their
+    share of the training sentences: the points of a trend over the corpus size."""
+    base = run_setting(row[CHAPTER_RUNS][0]).recipe
+    return [s for s in row.values() if run_setting(s[0]).recipe == base]
 
 
 def _setting_name(seeds: Seeds) -> str:
@@ -241,13 +266,13 @@ def _optimiser_part(model: str, row: dict[str, Seeds], paper: float) -> str:
 def _fraction_part(model: str, row: dict[str, Seeds], paper: float) -> str:
     """Does the count grow with the share of the training sentences (a trend over the shares)?"""
     base = row[CHAPTER_RUNS]
-    trained = [s for n, s in row.items() if run_setting(s[0])[:2] == run_setting(base[0])[:2]]
-    shares = sorted({run_setting(s[0])[2] for s in trained})
+    trained = same_recipe(row)
+    shares = sorted({run_setting(s[0]).train_fraction for s in trained})
     if len(shares) < 2:
         entries = " and ".join(_entry(model, train_fraction=f) for f in _FRACTIONS)
         return f"*The corpus size* (not run here): {entries} would test it ({_cost(base, _FRACTIONS)})."
     rep = "log" if all(not math.isnan(kept_count(r)) for s in trained for r in s) else "exp"
-    points = [(math.log2(run_setting(r)[2]), kept_count(r, rep)) for s in trained for r in s]
+    points = [(math.log2(run_setting(r).train_fraction), kept_count(r, rep)) for s in trained for r in s]
     x, y = np.array([p[0] for p in points]), np.array([p[1] for p in points])
     counts = ", ".join(f"{f:.0%}: {Stat.of(y[x == math.log2(f)]).mean_sd(1)}" for f in shares)
     if len(points) < 3:
