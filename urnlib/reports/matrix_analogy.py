@@ -204,7 +204,7 @@ def _epochs(seeds: Seeds) -> str:
 def ablation_table(view: View, ablations: View | None = None) -> pd.DataFrame:
     """One row per matrix model and setting (:func:`settings`): the seeds, each seed's kept epoch / epochs
     run, the analogy questions correct at the kept epoch with the log entries and the entries and the best
-    count over the epochs (entries), mean ± sd over the seeds, the held-out perplexity at the kept epoch, and
+    count over the epochs (entries), mean ± sd over the seeds, the test perplexity at the kept epoch, and
     the paper's count."""
     rows = []
     for model, row in settings(view, ablations).items():
@@ -214,7 +214,7 @@ def ablation_table(view: View, ablations: View | None = None) -> pd.DataFrame:
                          "correct, kept epoch: log entries": seeds.stat(kept_count).mean_sd(1, "-"),
                          "correct, kept epoch: entries": seeds.final("analogies_correct").mean_sd(1),
                          "best over the epochs: entries": seeds.best("analogies_correct", False).mean_sd(1),
-                         "held-out perplexity": seeds.final("perplexity").mean_sd(1),
+                         "test perplexity": seeds.final("perplexity").mean_sd(1),
                          "the paper": PAPER_CORRECT.get(model, "")})
     return pd.DataFrame(rows)
 

@@ -133,7 +133,7 @@ def perplexity_table(view: View) -> pd.DataFrame:
             note = (f"count-based, deterministic: one run; with the end-of-sentence prediction: "
                     f"{seeds[0].final['perplexity_with_end']:.1f}")
         perplexity = seeds.final("perplexity")
-        rows.append({"model": label, "held-out perplexity": f"{perplexity.mean:.1f}" if kind == "kneser-ney"
+        rows.append({"model": label, "test perplexity": f"{perplexity.mean:.1f}" if kind == "kneser-ney"
                      else perplexity.text(1),
                      "best epoch / epochs run": "-" if kind == "kneser-ney" else _epochs(seeds),
                      "note": note})
@@ -187,7 +187,7 @@ def curves(view: View):
     fig, (a, b), _ = column_figure(2)
     ppl = {k: SeedCurves(s.each(lambda r: np.exp(r.column("test_loss")))) for k, s in models.items()}
     correct = {k: SeedCurves(s.each(lambda r: r.column("analogies_correct"))) for k, s in models.items()}
-    curves_panel(a, ppl, styles, xlabel="epoch", ylabel="held-out perplexity (per word)", title="perplexity",
+    curves_panel(a, ppl, styles, xlabel="epoch", ylabel="test perplexity (per word)", title="perplexity",
                  logy=True, markers=True, integer_x=True, bounds=(1.0, None))  # a perplexity is at least 1
     curves_panel(b, correct, styles, xlabel="epoch", ylabel="analogy questions correct (entries)",
                  title="Google analogies, 3CosAdd on the entries", markers=True, integer_x=True)
