@@ -16,6 +16,7 @@ the claims on encoders at chance, what the ablation found and what to run next.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
@@ -247,20 +248,30 @@ def _authors_optimisation(clip: float | None) -> str:
             f"where ours {ours})")
 
 
-def settle_collapse(ent: dict[str, Seeds], grouped: dict[str, dict[str, Seeds]], labels: list[str]) -> str:
+def settle_collapse(ent: dict[str, Seeds], grouped: dict[str, dict[str, Seeds]], labels: list[str],
+                    compared: Sequence[str] = ()) -> str:
     """What would make the encoders ``labels`` that did not train evidence, and its cost: a retrain in the
     setting of the ablation (``grouped``: :func:`groups`) under which every seed of theirs left chance, where
-    one did; else what the ablation tried (the optimisation and the learning rates among it, each by what it
-    found) and the next experiment: the optimisation of the authors' code and the learning rates of
-    :data:`NEXT_RATES` not run yet, or, once both ran, the training set at Evans et al.'s size."""
+    one did (with the claim's other encoders ``compared``, so that the claim compares them in one setting);
+    else what the ablation tried (the optimisation and the learning rates among it, each by what it found) and
+    the next experiment: the optimisation of the authors' code and the learning rates of :data:`NEXT_RATES`
+    not run yet, or, once both ran, the training set at Evans et al.'s size."""
     hours = cpu_hours(*(ent[k] for k in labels))
     tried = {k: grouped[k] for k in labels if k in grouped}
-    fixed = sorted({name for settings in tried.values() for name, seeds in settings.items()
-                    if name != ORIGINAL and len(seeds) > 1 and left_count(seeds) == len(seeds)})
+    rescued = lambda name: [k for k, settings in tried.items() if name in settings  # noqa: E731
+                            and len(settings[name]) > 1 and left_count(settings[name]) == len(settings[name])]
+    fixed = sorted({name for settings in tried.values() for name in settings if name != ORIGINAL
+                    and rescued(name)})
     if fixed:
+        # the claim's other TPRUs too: a claim on roles or slices compares TPRUs trained alike
+        others = [k for k in compared if k not in labels and k in ent
+                  and ent[k][0].params["model"].get("kind") == "tpru"]
+        every = [*labels, *others]
+        alike = f", and {', '.join(others)} with them, so that the claim compares TPRUs trained alike" \
+            if others else ""
         return (f"retrain {', '.join(labels)} in the ablation's setting {fixed[0]!r}, under which every seed "
-                f"of {', '.join(tried)} left chance (the chapter's ablation section): about {hours:.1f} CPU "
-                "hours, as these runs took")
+                f"of {', '.join(rescued(fixed[0]))} left chance (the chapter's ablation section){alike}: "
+                f"about {cpu_hours(*(ent[k] for k in every)):.1f} CPU hours, as these runs took")
     if not tried:
         return (f"the ablation of {', '.join(labels)}'s initialisation (scalar biases b_b = b_x of eq. 5 at "
                 "0 instead of the authors' 1, and the softmax of sec. 4 in place of eq. 4), 3 seeds each: "

@@ -107,7 +107,7 @@ def _settle(ent: dict[str, Seeds], ablation: Ablation, idle: list[str], labels: 
     (:func:`urnlib.reports.tpru_ablation.settle_collapse`), else the retrain at Evans et al.'s size (its TPRU
     with 512 roles)."""
     if idle:
-        return settle_collapse(ent, ablation, [text.split(" (")[0] for text in idle])
+        return settle_collapse(ent, ablation, [text.split(" (")[0] for text in idle], labels)
     top, train = main_tpru(ent), ent[labels[0]][0].params["task"]["train"]
     d, n = model_spec(ent[top])["d"], model_spec(ent[top])["n_roles"]
     per_step = (2 * 512 * d + 6 * d * d) / (2 * n * d + 6 * d * d)  # Table 1's time, N = 512 against ours
