@@ -195,8 +195,8 @@ class Config(ChapterConfig):
         task, train, label, coords = self.task(), self.train_config(seed), spec_string(m), {}
         if ablation is not None:
             task = replace(task, train_fraction=ablation.train_fraction)
-            train = replace(train, optimizer=ablation.optimizer, lr=ablation.lr, batch_size=ablation.batch_size,
-                            epochs=ablation.epochs)
+            train = replace(train, optimizer=ablation.optimizer, lr=ablation.lr,
+                            batch_size=ablation.batch_size, epochs=ablation.epochs)
             label, coords = ablation.label, {"ablation": ablation.setting}
         return RunSpec.of(EXPERIMENT, label, {"task": task.params(), "model": m, "train": train.params()},
                           ("train.loop", *_DATA, "experiment.matrix_embeddings", component_of(m)),
