@@ -29,7 +29,7 @@ from urnlib.reports.matrix_embeddings import MATRIX_KINDS, PAPER_CORRECT, PAPER_
 from urnlib.seeds import Seeds, Stat, coords_of
 
 __all__ = ["CHAPTER_RUNS", "settings", "RunSetting", "run_setting", "optimiser_settings", "same_recipe",
-           "paper_count", "kept_count", "epochs_figure", "ablation_table", "gap_line"]
+           "share_points", "paper_count", "kept_count", "epochs_figure", "ablation_table", "gap_line"]
 
 View = dict[str, Seeds]
 #: the name of the chapter's own runs of a model among its settings
@@ -80,6 +80,15 @@ def same_recipe(row: dict[str, Seeds]) -> list[Seeds]:
     share of the training sentences: the points of a trend over the corpus size."""
     base = run_setting(row[CHAPTER_RUNS][0]).recipe
     return [s for s in row.values() if run_setting(s[0]).recipe == base]
+
+
+def share_points(row: dict[str, Seeds], rep: str = "log") -> tuple[np.ndarray, np.ndarray]:
+    """``(log2 share, kept count)`` of every run of ``row`` optimised as the chapter's (:func:`same_recipe`),
+    runs without a count at ``rep`` left out: the points of the trend over the corpus size."""
+    runs = [r for s in same_recipe(row) for r in s]
+    points = [(math.log2(run_setting(r).train_fraction), kept_count(r, rep)) for r in runs]
+    points = [p for p in points if not math.isnan(p[1])]
+    return np.array([p[0] for p in points]), np.array([p[1] for p in points])
 
 
 def _setting_name(seeds: Seeds) -> str:
@@ -272,10 +281,9 @@ def _fraction_part(model: str, row: dict[str, Seeds], paper: float) -> str:
         entries = " and ".join(_entry(model, train_fraction=f) for f in _FRACTIONS)
         return f"*The corpus size* (not run here): {entries} would test it ({_cost(base, _FRACTIONS)})."
     rep = "log" if all(not math.isnan(kept_count(r)) for s in trained for r in s) else "exp"
-    points = [(math.log2(run_setting(r).train_fraction), kept_count(r, rep)) for s in trained for r in s]
-    x, y = np.array([p[0] for p in points]), np.array([p[1] for p in points])
+    x, y = share_points(row, rep)  # rep: every run has it, so none is left out
     counts = ", ".join(f"{f:.0%}: {Stat.of(y[x == math.log2(f)]).mean_sd(1)}" for f in shares)
-    if len(points) < 3:
+    if len(x) < 3:
         return f"*The corpus size*: {counts} (too few runs for a trend)."
     fit = _stats.linregress(x, y)
     if fit.slope > 0 and fit.pvalue < rules.LEVEL:

@@ -23,7 +23,7 @@ from scipy import stats as _stats
 
 from urnlib import rules
 from urnlib.reports.matrix_analogy import (CHAPTER_RUNS, kept_count, optimiser_settings, paper_count,
-                                           run_setting, same_recipe, settings)
+                                           run_setting, settings, share_points)
 from urnlib.reports.matrix_embeddings import PAPER_WORDS
 from urnlib.seeds import Seeds, Stat
 
@@ -47,13 +47,9 @@ def _cpu_hours(seeds: Seeds) -> float:
 def _trend(row: dict[str, Seeds]) -> tuple[object, float, float] | None:
     """The least-squares fit of the kept count on log2 of the share over every run of the chapter's optimiser,
     the share trained most, and the doublings from there to the paper's corpus; ``None`` under 2 shares."""
-    runs = [r for s in same_recipe(row) for r in s]
-    shares = {r.params["task"].get("train_fraction", 1.0) for r in runs}
-    points = [(math.log2(r.params["task"].get("train_fraction", 1.0)), kept_count(r)) for r in runs]
-    points = [p for p in points if not math.isnan(p[1])]
-    if len(shares) < 2 or len(points) < 3:
+    x, y = share_points(row)
+    if len(set(x)) < 2 or len(x) < 3:
         return None
-    x, y = np.array([p[0] for p in points]), np.array([p[1] for p in points])
     tokens = row[CHAPTER_RUNS][0].final.get("data", {}).get("train_tokens")
     room = math.log2(PAPER_WORDS / tokens) if tokens else math.nan
     return _stats.linregress(x, y), float(y[x == x.max()].mean()), room
