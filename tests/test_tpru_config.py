@@ -139,8 +139,9 @@ def test_tiny_preset_and_overrides():
     assert f"`epochs=2` (preset: `{PAPER.epochs}`)" in config.summary()
     assert [s.name for s in config.plan()][:2] == ["GRU 64 seed 0", "GRU 64 seed 1"]
     assert "at most 2 epochs" in config.summary()
-    main = len(tiny.models) * len(tiny.seeds) + len(tiny.lm_models) * len(tiny.lm_seeds)
-    shared = {s.name for specs in tiny.entailment_plan().values() for s in specs}
+    rates = len(tiny.lr_choices)  # every encoder at each rate of lr_choices
+    main = len(tiny.models) * len(tiny.seeds) * rates + len(tiny.lm_models) * len(tiny.lm_seeds)
+    shared = {s.name for by_rate in tiny.lr_plan().values() for specs in by_rate.values() for s in specs}
     extra = {s.name for specs in tiny.ablation_plan().values() for s in specs} - shared
     assert len(tiny.plan()) == main + len(extra) and extra  # the ablation's runs that are not main runs
 

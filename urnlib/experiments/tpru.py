@@ -35,13 +35,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
-from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from urnlib.experiments import tpru_ablation, tpru_checks, tpru_features, tpru_memory, tpru_released
+from urnlib.experiments import tpru_ablation, tpru_checks, tpru_features, tpru_lr, tpru_memory, tpru_released
 from urnlib.experiments import tpru_entailment as ent, tpru_lm as lm, tpru_scaled
 from urnlib.experiments.config import ChapterConfig, run_config
+from urnlib.lr_choice import RateChoice
 from urnlib.languages.logic import PROFILES
 from urnlib.models.tpru_stack import STACK_KINDS
 from urnlib.params import ParameterError, check_list, check_bool, check_choice, check_float, check_int
@@ -89,6 +89,7 @@ class Config(ChapterConfig):
     clip: float | None
     batch_size: int
     lr: float
+    lr_choices: list | None  # candidate rates of every encoder (None: lr alone): :meth:`lr_plan`
     lm_seeds: list
     lm_models: list
     lm_train_tokens: int
@@ -141,9 +142,10 @@ class Config(ChapterConfig):
         _optional("clip", self.clip, lambda n, v: check_float(n, v, minimum=0.0, strict_min=True))
         check_int("batch_size", self.batch_size, minimum=1)
         check_float("lr", self.lr, minimum=0.0, strict_min=True)
+        tpru_lr.check(self.lr_choices, self.lr)
         check_list("lm_models", self.lm_models, example=f"{list(STACK_KINDS)}",
                    each=lambda name, kind: check_choice(name, kind, list(STACK_KINDS)))
-        self._check_brown_split()
+        lm.check_brown_split(self)
         for name in ("lm_d", "lm_layers", "lm_roles", "lm_slices"):
             check_int(name, getattr(self, name), minimum=1)
         if self.lm_d % self.lm_slices:
@@ -162,40 +164,7 @@ class Config(ChapterConfig):
         if self.scaled_group():  # and none of its runs is one of the chapter's under another name
             self.plan()
         if self.mode != "load":  # the book only loads stored runs: it does not read the corpus
-            self._check_brown_corpus()
-
-    def _check_brown_split(self) -> None:
-        check_int("lm_train_tokens", self.lm_train_tokens, minimum=1)
-        check_int("lm_valid_tokens", self.lm_valid_tokens, minimum=1)
-        check_int("lm_test_tokens", self.lm_test_tokens, minimum=0)
-        check_int("lm_min_count", self.lm_min_count, minimum=1)
-        check_bool("lm_lower", self.lm_lower)
-        check_int("lm_max_sentences", self.lm_max_sentences, minimum=0)
-        check_int("lm_window", self.lm_window, minimum=1)
-        check_int("lm_warmup", self.lm_warmup, minimum=0)
-        wanted = self._lm_tokens_wanted()
-        if not self.lm_max_sentences and wanted >= lm.BROWN_TOKENS:
-            raise ParameterError(f"lm_train_tokens + lm_valid_tokens + lm_test_tokens = {wanted:,} but the "
-                                 f"Brown corpus has {lm.BROWN_TOKENS:,} tokens: lower them (lm_test_tokens=0 "
-                                 "takes all that is left)")
-
-    def _lm_tokens_wanted(self) -> int:
-        return self.lm_train_tokens + self.lm_valid_tokens + self.lm_test_tokens
-
-    def _check_brown_corpus(self) -> None:
-        """The corpus is installed and is the pinned package, whole (:func:`urnlib.corpora.brown.brown_files`
-        calls :func:`urnlib.corpora.npm.verify`); a slice of ``lm_max_sentences`` holds the split."""
-        from urnlib.corpora.brown import brown_files, brown_sentences
-
-        brown_files()
-        if self.lm_max_sentences:
-            tokens = sum(len(s) for s in islice(brown_sentences(), self.lm_max_sentences))
-            wanted = self._lm_tokens_wanted()
-            if wanted >= tokens:
-                raise ParameterError(
-                    f"lm_train_tokens + lm_valid_tokens + lm_test_tokens = {wanted:,} but the first "
-                    f"lm_max_sentences={self.lm_max_sentences:,} sentences of Brown hold {tokens:,} tokens: "
-                    "lower them or raise lm_max_sentences (0 reads the whole corpus)")
+            lm.check_brown_corpus(self)
 
     # ------------------------------------------------------------------ resources
     def memory_estimate(self) -> dict[str, tuple[float, str]]:
@@ -285,9 +254,14 @@ class Config(ChapterConfig):
                           ent.COMPONENTS, f"{ent.__name__}:train_run", seed=seed, model=label)
 
     def entailment_plan(self) -> dict[str, list[RunSpec]]:
-        """``{label: [one RunSpec per seed of seeds]}`` of the entailment runs."""
-        return {label: [self._entailment_spec(label, spec, seed) for seed in self.seeds]
-                for label, spec in self.encoders().items()}
+        """``{label: [one RunSpec per seed of seeds]}`` of the entailment runs at the chapter's ``lr``."""
+        return {label: rates[self.lr] for label, rates in self.lr_plan().items()}
+
+    def lr_plan(self) -> dict[str, dict[float, list[RunSpec]]]:
+        """``{label: {rate: [one RunSpec per seed of seeds]}}`` of the entailment runs at every candidate rate
+        of ``lr_choices``, ``lr`` first (:mod:`urnlib.experiments.tpru_lr`)."""
+        return tpru_lr.plan(self.encoders(), self.lr_choices, self.lr, list(self.seeds),
+                            self._entailment_spec)
 
     def ablation_plan(self) -> dict[str, list[RunSpec]]:
         """``{label: [one RunSpec per seed]}`` of ``ablations``, trained as the main encoders but for what an
@@ -315,8 +289,11 @@ class Config(ChapterConfig):
     def plan(self) -> list[RunSpec]:
         """Every run: each entailment encoder of ``models`` once per seed of ``seeds``, each language model
         of ``lm_models`` once per seed of ``lm_seeds``, then the ablation's runs that are not main runs
-        already, then the scaled group's."""
-        groups = [*self.entailment_plan().values(), *self.lm_plan().values(), *self.ablation_plan().values()]
+        already, then the encoders' runs at the other rates of ``lr_choices``, then the scaled group's."""
+        other_rates = [specs for rates in self.lr_plan().values()
+                       for lr, specs in rates.items() if lr != self.lr]
+        groups = [*self.entailment_plan().values(), *self.lm_plan().values(), *self.ablation_plan().values(),
+                  *other_rates]
         out: dict[str, RunSpec] = {}
         for spec in (s for specs in groups for s in specs):
             if spec.name in out and out[spec.name].key != spec.key:
@@ -347,7 +324,9 @@ class TpruRuns:
     Iterating over it gives every stored run (so ``display(*provenance(results))`` lists them all).
     """
 
-    entailment: dict[str, Seeds]  # encoder label -> its runs, one per seed of seeds
+    entailment: dict[str, Seeds]  # encoder label -> its runs at its chosen rate, one per seed of seeds
+    own: dict[str, Seeds]  # encoder label -> its runs at the chapter's lr (the ablation's original setting)
+    lr_choice: list[RateChoice]  # per encoder, its runs at every rate of lr_choices and the rate chosen
     lm: dict[str, Seeds]  # language-model label -> its runs, one per seed of lm_seeds
     gradient: list[dict[str, Any]]  # rows of urnlib.experiments.tpru_checks.gradient_checks
     table1: list[dict[str, Any]]  # rows of urnlib.experiments.tpru_checks.table1_check
@@ -359,10 +338,11 @@ class TpruRuns:
 
     def __iter__(self) -> Iterator[Run]:
         seen: set[str] = set()
-        for runs in [*self.entailment.values(), *self.lm.values(), *self.ablations.values(),
+        at_rates = [seeds for c in self.lr_choice for seeds in c.runs.values() if seeds]
+        for runs in [*self.entailment.values(), *at_rates, *self.lm.values(), *self.ablations.values(),
                      *self.scaled.values()]:
             for r in runs:
-                if r.name not in seen:  # an ablation at the original initialisation shares main runs
+                if r.name not in seen:  # an ablation and the rate choice share main runs
                     seen.add(r.name)
                     yield r
 
@@ -380,16 +360,18 @@ def run(config: Config, *, store: str | Path | None = None, mode: str | None = N
 
     def seeds(label: str, specs: list[RunSpec]) -> Seeds:
         return Seeds(label, [runs[s.name] for s in specs], [s.params["train"]["seed"] for s in specs])
-    entailment = {label: seeds(label, group) for label, group in groups.items()}
+    own = {label: seeds(label, group) for label, group in groups.items()}
+    choice = tpru_lr.choices(config.lr_plan(), runs, config.lr, len(config.seeds))
+    entailment = {c.label: c.picked for c in choice}
     scaled = {label: seeds(label, group) for label, group in config.scaled_plan().items()}
     root = store or config.store_path()  # Table 2 on the released files, from the cache beside the runs
     command = tpru_released.fill_command(config.scale, root if store or "store" in config.overrides else None)
     released = tpru_released.released_results({**entailment, **scaled}, root, mode or config.mode, command)
     ablated = {label: seeds(label, group) for label, group in ablations.items()}
     encoders = {ent.model_label(config.ablation_specs()[label].spec) for label in ablated}
-    # how the ablated encoders use their roles: the main runs and every ablation setting
-    measured = {**{k: v for k, v in entailment.items() if k in encoders}, **ablated}
-    return TpruRuns(entailment=entailment,
+    # how the ablated encoders use their roles: the main runs at the chapter's rate and every ablation setting
+    measured = {**{k: v for k, v in own.items() if k in encoders}, **ablated}
+    return TpruRuns(entailment=entailment, own=own, lr_choice=choice,
                     lm={label: seeds(label, group) for label, group in lm_groups.items()},
                     gradient=tpru_checks.gradient_checks(trials=config.check_trials, seed=config.seed),
                     table1=tpru_checks.table1_check(),

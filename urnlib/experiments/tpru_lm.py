@@ -48,7 +48,7 @@ from urnlib.train import TokenData, TrainConfig, fit, seed_everything
 #: the BROWN_ counts are urnlib.tasks.brown_lm's, named here for the chapter's config
 __all__ = ["EXPERIMENT", "COMPONENTS", "UPOS", "BROWN_TOKENS", "BROWN_TYPES", "BROWN_SENTENCES", "LMSetup",
            "brown_to_upos", "test_tags", "reading_positions", "selected_roles", "role_tag_pmi", "lm_label",
-           "build_lm", "train_run", "rebuild_lm"]
+           "build_lm", "train_run", "rebuild_lm", "check_brown_split", "check_brown_corpus"]
 
 EXPERIMENT = "tpru_lm"
 #: what a run computes depends on: the stack language model (model.stack_lm; torch's GRU and LSTM layers count
@@ -279,3 +279,42 @@ def rebuild_lm(run: Run, vocab_size: int) -> StackLM:
     is ``run.final["data"]["vocabulary"] + 1`` (the vocabulary and the start symbol)."""
     return run.model(build=lambda p: build_lm(p["kind"], vocab_size, LMSetup(**p["setup"]),
                                               p["train"]["seed"]))
+
+
+# ---------------------------------------------------------------------------------- the chapter's checks
+def _tokens_wanted(config: Any) -> int:
+    return config.lm_train_tokens + config.lm_valid_tokens + config.lm_test_tokens
+
+
+def check_brown_split(config: Any) -> None:
+    """The chapter's Brown split parameters (``lm_*`` of :class:`urnlib.experiments.tpru.Config`), named as
+    the user passed them; the split fits the corpus."""
+    check_int("lm_train_tokens", config.lm_train_tokens, minimum=1)
+    check_int("lm_valid_tokens", config.lm_valid_tokens, minimum=1)
+    check_int("lm_test_tokens", config.lm_test_tokens, minimum=0)
+    check_int("lm_min_count", config.lm_min_count, minimum=1)
+    check_bool("lm_lower", config.lm_lower)
+    check_int("lm_max_sentences", config.lm_max_sentences, minimum=0)
+    check_int("lm_window", config.lm_window, minimum=1)
+    check_int("lm_warmup", config.lm_warmup, minimum=0)
+    wanted = _tokens_wanted(config)
+    if not config.lm_max_sentences and wanted >= BROWN_TOKENS:
+        raise ParameterError(f"lm_train_tokens + lm_valid_tokens + lm_test_tokens = {wanted:,} but the "
+                             f"Brown corpus has {BROWN_TOKENS:,} tokens: lower them (lm_test_tokens=0 takes "
+                             "all that is left)")
+
+
+def check_brown_corpus(config: Any) -> None:
+    """The corpus is installed and is the pinned package, whole (:func:`urnlib.corpora.brown.brown_files`
+    calls :func:`urnlib.corpora.npm.verify`); a slice of ``lm_max_sentences`` holds the split."""
+    from urnlib.corpora.brown import brown_files
+
+    brown_files()
+    if config.lm_max_sentences:
+        tokens = sum(len(s) for s in islice(brown_sentences(), config.lm_max_sentences))
+        wanted = _tokens_wanted(config)
+        if wanted >= tokens:
+            raise ParameterError(
+                f"lm_train_tokens + lm_valid_tokens + lm_test_tokens = {wanted:,} but the first "
+                f"lm_max_sentences={config.lm_max_sentences:,} sentences of Brown hold {tokens:,} tokens: "
+                "lower them or raise lm_max_sentences (0 reads the whole corpus)")

@@ -248,6 +248,12 @@ def _authors_optimisation(clip: float | None) -> str:
             f"where ours {ours})")
 
 
+def _change(tried: dict[str, dict[str, Seeds]], name: str) -> dict[str, Any]:
+    """The training change of the setting ``name`` (on the first encoder of ``tried`` that ran it)."""
+    settings = next(settings for settings in tried.values() if name in settings)
+    return training_change(settings[name], settings.get(ORIGINAL))
+
+
 def settle_collapse(ent: dict[str, Seeds], grouped: dict[str, dict[str, Seeds]], labels: list[str],
                     compared: Sequence[str] = ()) -> str:
     """What would make the encoders ``labels`` that did not train evidence, and its cost: a retrain in the
@@ -262,6 +268,16 @@ def settle_collapse(ent: dict[str, Seeds], grouped: dict[str, dict[str, Seeds]],
                             and len(settings[name]) > 1 and left_count(settings[name]) == len(settings[name])]
     fixed = sorted({name for settings in tried.values() for name in settings if name != ORIGINAL
                     and rescued(name)})
+    rate_only = [name for name in fixed if set(_change(tried, name)) == {"lr"}]
+    if rate_only:  # a learning rate alone: the chapter's choice of rate on validation data, every encoder
+        name = rate_only[0]
+        rate, usual = _change(tried, name)["lr"], ent[labels[0]][0].params["train"]["lr"]
+        rescued_text = ", ".join(rescued(name))
+        return (f"set `lr_choices: [{usual:g}, {rate:g}]`, so that every encoder of the chapter also trains "
+                f"at lr {rate:g} and is read at the rate of its higher mean validation accuracy (the "
+                f"chapter's learning-rate choice); at lr {rate:g} every seed of {rescued_text} left chance "
+                f"(the chapter's ablation section): about {cpu_hours(*ent.values()):.1f} CPU hours, as the "
+                "chapter's encoders took at their rate")
     if fixed:
         # the claim's other TPRUs too: a claim on roles or slices compares TPRUs trained alike
         others = [k for k in compared if k not in labels and k in ent

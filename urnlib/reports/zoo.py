@@ -22,6 +22,7 @@ from urnlib.metrics import accuracy_by_count_seeds
 from urnlib.plots.series import UNIT, SeedCurves
 from urnlib.plots.zoo import cells_figure
 from urnlib.reports.common import looks
+from urnlib.reports.lr_choice import chosen_elsewhere, choice_frame, rates as choice_rates
 from urnlib.results import Run
 from urnlib.seeds import Seeds, Stat
 
@@ -165,24 +166,13 @@ def lr_choice(choices: list, titles: dict[str, str]) -> tuple[str, pd.DataFrame]
     """The learning-rate choice of :meth:`urnlib.experiments.zoo.Config.lr_choice`: a sentence (Markdown) and
     a table, one row per (task, budget, cell): the validation loss at each candidate rate (at each run's best
     epoch, mean ± sd over the stored seeds), the rate chosen, and (where any) what could not be compared."""
-    rates = list(dict.fromkeys(lr for c in choices for lr in c.runs))
-    rows = []
-    for c in choices:
-        row = {"task": titles.get(c.task, c.task), "budget": f"{c.budget:,}", "cell": c.cell}
-        for lr in rates:
-            loss = c.loss(lr) if lr in c.runs else None
-            row[f"validation loss, lr {_rate(lr)}"] = (loss.mean_sd(3) if loss is not None
-                                                       else "not stored" if lr in c.runs else "")
-        row["chosen lr"] = "none stored" if c.chosen is None else _rate(c.chosen)
-        row["note"] = "; ".join(c.notes)
-        rows.append(row)
-    frame = pd.DataFrame(rows)
-    if not frame["note"].astype(bool).any():
-        frame = frame.drop(columns="note")
+    rates = choice_rates(choices)
+    frame = choice_frame(choices, lambda c: {"task": titles.get(c.task, c.task), "budget": f"{c.budget:,}",
+                                             "cell": c.cell}, "validation loss", lambda s: s.mean_sd(3))
     if all(len(c.runs) == 1 for c in choices):
         return ("Every task trains at one learning rate, its `lr` (`lr_choices` names no other), so nothing "
                 "is chosen: the table gives each cell's validation loss at that rate."), frame
-    other = sum(c.chosen is not None and c.chosen != c.own for c in choices)
+    other = len(chosen_elsewhere(choices))
     partial = sum(bool(c.notes) for c in choices)
     text = (f"Every (task, budget, cell) trained at each learning rate of `lr_choices` "
             f"({', '.join(_rate(lr) for lr in rates)}) on every seed, and is read at the rate whose runs "
