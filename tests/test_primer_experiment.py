@@ -28,17 +28,17 @@ PAPER = experiment.Config.paper()
 # ------------------------------------------------------------------------------------------------ the config
 def test_presets_load_and_plan_every_run():
     groups = PAPER.groups()
-    assert PAPER.seeds == [0, 1, 2]
-    assert {g: len(s) for g, s in groups.items()} == {"kneser_ney": 3, "lm": 15, "elman": 12, "anbn": 12}
+    assert PAPER.seeds == [0, 1, 2] and PAPER.anbn_seeds == list(range(10))  # a^n b^n: seconds a run
+    assert {g: len(s) for g, s in groups.items()} == {"kneser_ney": 3, "lm": 15, "elman": 12, "anbn": 40}
     assert [s.name for s in groups["lm"][:5]] == [
         "nnlm 5 50 60 direct seed 0", "nnlm 3 50 30 direct seed 0", "nnlm 5 100 30 nodirect seed 0",
         "srn 100 30 seed 0", "lstm 100 30 seed 0"]
     assert groups["lm"][-1].name == "lstm 100 30 seed 2"
     assert [s.name for s in groups["kneser_ney"]] == [f"Kneser-Ney {k}-gram" for k in (3, 4, 5)]  # once each
-    assert groups["anbn"][0].name == "srn 10 seed 0" and groups["anbn"][2].name == "srn 10 seed 2"
+    assert groups["anbn"][0].name == "srn 10 seed 0" and groups["anbn"][9].name == "srn 10 seed 9"
     assert groups["elman"][3].name == "SRN 150, 6 epochs, batch 32, lr 0.001 seed 0"
     assert groups["elman"][-1].name == "SRN 150, 6 epochs, batch 32, lr 0.001 seed 2"
-    assert len(PAPER.plan()) == 42 and PAPER.mode == "load" and "42 runs" in PAPER.summary()
+    assert len(PAPER.plan()) == 70 and PAPER.mode == "load" and "70 runs" in PAPER.summary()
     names = [s.name for s in PAPER.plan()]
     assert len(set(names)) == len(names)
     assert PAPER.store_path() == REPO / "notebooks" / "results"
@@ -212,7 +212,7 @@ def test_paper_runs_load_without_training(where, tmp_path, monkeypatch):
         warnings.simplefilter("ignore")  # runs not yet restamped load as stale, flagged
         runs = experiment.run(experiment.Config.paper())
     assert {g: len(getattr(runs, g)) for g in experiment.GROUPS} == {"kneser_ney": 3, "lm": 15, "elman": 12,
-                                                                      "anbn": 12}
+                                                                      "anbn": 40}
     assert all(run.path.is_relative_to(REPO / "notebooks" / "results") for run in runs.all())
     assert runs.lm["nnlm 5 50 60 direct seed 0"].final["test_ppl"] > 0
 
@@ -222,8 +222,8 @@ TINY = experiment.Config.load(
     "tiny", train_tokens=3000, valid_tokens=800, test_tokens=800, max_sentences=400,
     lm_models=["nnlm 3 4 4 direct", "lstm 4 e4"], lm_epochs=2, lm_patience=1, ngram_orders=[3],
     elman_sentences=60, elman_hidden=4, elman_row_length=6, elman_settings=["1 8 0.01"],
-    anbn_models=["srn 3", "lstm 3"], seeds=[1], anbn_max_train_n=3, anbn_copies=2, anbn_max_test_n=5,
-    anbn_trace_n=3, anbn_epochs=1, mode="train")
+    anbn_models=["srn 3", "lstm 3"], seeds=[1], anbn_seeds=[1], anbn_max_train_n=3, anbn_copies=2,
+    anbn_max_test_n=5, anbn_trace_n=3, anbn_epochs=1, mode="train")
 
 
 @pytest.fixture(scope="module")

@@ -74,6 +74,8 @@ class Config(ChapterConfig):
         anbn_max_train_n, anbn_copies, anbn_max_test_n, anbn_threshold, anbn_trace_n: the a^n b^n strings
             (:class:`~urnlib.experiments.primer_anbn.AnbnTask`).
         anbn_epochs, anbn_batch_size, anbn_lr: their training (Adam).
+        anbn_seeds: one run of every a^n b^n model per seed (they train in seconds: more seeds than
+            ``seeds`` decide what three cannot).
     """
 
     CHAPTER = "primer"
@@ -106,10 +108,12 @@ class Config(ChapterConfig):
     anbn_epochs: int
     anbn_batch_size: int
     anbn_lr: float
+    anbn_seeds: list
 
     # ------------------------------------------------------------------ checks
     def validate(self) -> None:
         check_seeds(self.seeds)
+        check_seeds(self.anbn_seeds, "anbn_seeds")
         self._validate_brown()
         self._validate_elman()
         self._validate_anbn()
@@ -234,7 +238,7 @@ class Config(ChapterConfig):
 
     def groups(self) -> dict[str, list[RunSpec]]:
         """The runs of each group: ``kneser_ney`` (deterministic: one run per order), ``lm`` (neural, Brown),
-        ``elman`` and ``anbn``, one run per model (or setting) and seed."""
+        ``elman`` and ``anbn``, one run per model (or setting) and seed (of ``anbn_seeds`` for ``anbn``)."""
         brown, seeds = self.brown_task(), list(self.seeds)
         lm_models = [primer_lm.lm_spec(m) for m in self.lm_models]
         return {
@@ -245,7 +249,7 @@ class Config(ChapterConfig):
                       for spec in primer_elman.specs(self.elman_task(seed), self.elman_train_configs(seed),
                                                      seed=seed)],
             "anbn": primer_anbn.specs(self.anbn_task(), [primer_anbn.model_spec(m) for m in self.anbn_models],
-                                      seeds, self.anbn_train_config()),
+                                      list(self.anbn_seeds), self.anbn_train_config()),
         }
 
     def plan(self) -> list[RunSpec]:
@@ -263,7 +267,8 @@ class Config(ChapterConfig):
                 f"validation perplexity, the best epoch kept); Kneser-Ney "
                 f"orders {', '.join(map(str, self.ngram_orders))} (deterministic: one run each); Elman's SRN "
                 f"with {self.elman_hidden} units on {self.elman_sentences:,} sentences under {settings}; "
-                f"a^n b^n models {', '.join(self.anbn_models)} (trained on n <= {self.anbn_max_train_n}); "
+                f"a^n b^n models {', '.join(self.anbn_models)} (trained on n <= {self.anbn_max_train_n}, "
+                f"seeds {', '.join(map(str, self.anbn_seeds))}); "
                 f"{len(self.plan())} runs.")
 
 
