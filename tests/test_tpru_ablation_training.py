@@ -5,6 +5,7 @@ the claims on encoders at chance say what such settings found once they ran, els
 experiments with their cost. Hand-made runs, no training."""
 
 from dataclasses import replace
+from types import SimpleNamespace
 
 import matplotlib
 import pytest
@@ -13,6 +14,7 @@ from tests.test_tpru_claims import ROLES_BETTER, ent_runs_of, released_of
 from urnlib.experiments import tpru
 from urnlib.experiments import tpru_entailment as ent
 from urnlib.params import ParameterError
+from urnlib.seeds import Seeds
 from urnlib.reports import tpru_ablation as ablation
 from urnlib.reports import tpru_claims
 from urnlib.train import TrainConfig
@@ -216,3 +218,25 @@ def test_the_retrain_names_only_the_encoders_the_setting_rescued(runs):
         f"retrain TPRU 64 N=4, TPRU 64 N=4 s=8 in the ablation's setting 'b = 1, {AUTHORS_LABEL}', under "
         "which every seed of TPRU 64 N=4 left chance (the chapter's ablation section): about 6.0 CPU "
         "hours"), text
+
+
+def _loss_runs(label, left, total):
+    """``total`` stand-in runs of ``label`` whose training loss left chance on the first ``left``."""
+    return Seeds(label, [SimpleNamespace(column=lambda key, off=i < left: [0.693, 0.5 if off else 0.69])
+                         for i in range(total)], list(range(total)))
+
+
+def test_a_rate_of_leaving_chance_decided_higher_rescues_too():
+    """With ten seeds a setting need not take every seed off chance: a rate decided higher than the original
+    setting's by the chapter's rate test (Fisher's exact test) rescues the encoder, and the text says how."""
+    base = _loss_runs("TPRU 64 N=4", 2, 10)
+    settings = {ablation.ORIGINAL: base, "b = 1, lr 0.0003": _loss_runs("TPRU 64 N=4, lr 0.0003", 9, 10)}
+    assert ablation.rescue(settings, "b = 1, lr 0.0003") == (
+        "9 of 10 seeds (the original setting: 2 of 10, a rate decided lower by Fisher's exact test)")
+    settings["b = 1, lr 0.0003"] = _loss_runs("TPRU 64 N=4, lr 0.0003", 5, 10)  # p = 0.35: not decided
+    assert ablation.rescue(settings, "b = 1, lr 0.0003") is None
+    settings["b = 1, lr 0.0003"] = _loss_runs("TPRU 64 N=4, lr 0.0003", 3, 3)  # every seed, undecided rate
+    assert ablation.rescue(settings, "b = 1, lr 0.0003") == "every seed"
+    assert ablation.rescue(settings, ablation.ORIGINAL) is None
+    settings["b = 1, lr 0.0003"] = _loss_runs("TPRU 64 N=4, lr 0.0003", 1, 1)  # one seed is no rate
+    assert ablation.rescue(settings, "b = 1, lr 0.0003") is None

@@ -30,7 +30,8 @@ from urnlib.reports.tpru_claim_rules import cpu_hours
 from urnlib.seeds import Seeds, Stat
 
 __all__ = ["ORIGINAL", "TRAINING_KEYS", "setting_name", "training_change", "training_words", "groups",
-           "left_count", "ablation_table", "ablation_figure", "ablation_line", "decisions", "settle_collapse"]
+           "left_count", "ablation_table", "ablation_figure", "ablation_line", "decisions", "rescue",
+           "settle_collapse"]
 
 ORIGINAL = "b = 1 (original)"  #: the authors' initialisation: the name of the setting it is compared with
 #: one look per kind of setting (the curves of a figure differ by setting, not by model)
@@ -248,6 +249,23 @@ def _authors_optimisation(clip: float | None) -> str:
             f"where ours {ours})")
 
 
+def rescue(settings: dict[str, Seeds], name: str) -> str | None:
+    """How the setting ``name`` of one encoder's ``settings`` (:func:`groups`) took it off chance, in words:
+    ``"every seed"`` where each of its seeds (more than one) left chance; ``"7 of 10 seeds (the original
+    setting: 3 of 10, a rate decided lower by Fisher's exact test)"`` where its rate of leaving chance is
+    decided higher than the original setting's (:func:`urnlib.rules.rates`); else ``None``."""
+    seeds, base = settings.get(name), settings.get(ORIGINAL)
+    if name == ORIGINAL or seeds is None or len(seeds) < 2:
+        return None
+    left = left_count(seeds)
+    if left == len(seeds):
+        return "every seed"
+    if base is not None and _rate(name, [(seeds, base)]).holds:
+        return (f"{left} of {len(seeds)} seeds (the original setting: {left_count(base)} of {len(base)}, a "
+                "rate decided lower by Fisher's exact test)")
+    return None
+
+
 def _change(tried: dict[str, dict[str, Seeds]], name: str) -> dict[str, Any]:
     """The training change of the setting ``name`` (on the first encoder of ``tried`` that ran it)."""
     settings = next(settings for settings in tried.values() if name in settings)
@@ -257,25 +275,24 @@ def _change(tried: dict[str, dict[str, Seeds]], name: str) -> dict[str, Any]:
 def settle_collapse(ent: dict[str, Seeds], grouped: dict[str, dict[str, Seeds]], labels: list[str],
                     compared: Sequence[str] = ()) -> str:
     """What would make the encoders ``labels`` that did not train evidence, and its cost: a retrain in the
-    setting of the ablation (``grouped``: :func:`groups`) under which every seed of theirs left chance, where
+    setting of the ablation (``grouped``: :func:`groups`) that took them off chance (:func:`rescue`), where
     one did (with the claim's other encoders ``compared``, so that the claim compares them in one setting);
     else what the ablation tried (the optimisation and the learning rates among it, each by what it found) and
     the next experiment: the optimisation of the authors' code and the learning rates of :data:`NEXT_RATES`
     not run yet, or, once both ran, the training set at Evans et al.'s size."""
     hours = cpu_hours(*(ent[k] for k in labels))
     tried = {k: grouped[k] for k in labels if k in grouped}
-    rescued = lambda name: [k for k, settings in tried.items() if name in settings  # noqa: E731
-                            and len(settings[name]) > 1 and left_count(settings[name]) == len(settings[name])]
+    rescued = lambda name: [k for k, settings in tried.items() if rescue(settings, name)]  # noqa: E731
+    how = lambda name: "; ".join(f"{rescue(tried[k], name)} of {k}" for k in rescued(name))  # noqa: E731
     fixed = sorted({name for settings in tried.values() for name in settings if name != ORIGINAL
                     and rescued(name)})
     rate_only = [name for name in fixed if set(_change(tried, name)) == {"lr"}]
     if rate_only:  # a learning rate alone: the chapter's choice of rate on validation data, every encoder
         name = rate_only[0]
         rate, usual = _change(tried, name)["lr"], ent[labels[0]][0].params["train"]["lr"]
-        rescued_text = ", ".join(rescued(name))
         return (f"set `lr_choices: [{usual:g}, {rate:g}]`, so that every encoder of the chapter also trains "
                 f"at lr {rate:g} and is read at the rate of its higher mean validation accuracy (the "
-                f"chapter's learning-rate choice); at lr {rate:g} every seed of {rescued_text} left chance "
+                f"chapter's learning-rate choice); at lr {rate:g} {how(name)} left chance "
                 f"(the chapter's ablation section): about {cpu_hours(*ent.values()):.1f} CPU hours, as the "
                 "chapter's encoders took at their rate")
     if fixed:
@@ -285,8 +302,8 @@ def settle_collapse(ent: dict[str, Seeds], grouped: dict[str, dict[str, Seeds]],
         every = [*labels, *others]
         alike = f", and {', '.join(others)} with them, so that the claim compares TPRUs trained alike" \
             if others else ""
-        return (f"retrain {', '.join(labels)} in the ablation's setting {fixed[0]!r}, under which every seed "
-                f"of {', '.join(rescued(fixed[0]))} left chance (the chapter's ablation section){alike}: "
+        return (f"retrain {', '.join(labels)} in the ablation's setting {fixed[0]!r}, under which "
+                f"{how(fixed[0])} left chance (the chapter's ablation section){alike}: "
                 f"about {cpu_hours(*(ent[k] for k in every)):.1f} CPU hours, as these runs took")
     if not tried:
         return (f"the ablation of {', '.join(labels)}'s initialisation (scalar biases b_b = b_x of eq. 5 at "
