@@ -241,10 +241,10 @@ def _hours(seeds: list[Seeds], epochs: int, factor: float = 1.0) -> float:
 def claims(runs_by_source: dict[str, dict[str, Seeds]], *, turn: str, analysis_source: str | None,
            min_total: int = 20, setting: str | None = None, epochs: int = PAPER_EPOCHS) -> list[Claim]:
     """The claims of one setting's runs (with ``setting``, each statement starts with ``"[setting] "``), each
-    read at the paper's final epoch ``epochs`` beside the lowest-test-loss reading, behind the training guard
-    (:func:`untrained`). A flat curve means something only above the heuristics (the first-noun heuristic is
-    flat too): "does not drop" also needs the model to beat, on the sentences with attractors, the best of
-    the majority class and the two heuristics (:func:`baseline_stat`)."""
+    read at the paper's final epoch ``epochs`` beside the lowest-validation-loss reading, behind the training
+    guard (:func:`untrained`). A flat curve means something only above the heuristics (the first-noun
+    heuristic is flat too): "does not drop" also needs the model to beat, on the sentences with attractors,
+    the best of the majority class and the two heuristics (:func:`baseline_stat`)."""
     out = []
     for source, runs in runs_by_source.items():
         first = next(iter(runs.values()))
@@ -262,13 +262,13 @@ def claims(runs_by_source: dict[str, dict[str, Seeds]], *, turn: str, analysis_s
             settle = (f"train on Linzen et al.'s training sentences, which are not released (paper 000: "
                       f"90% of {PAPER_SENTENCES / 1e6:.1f} million; here {size:,} of their validation file), "
                       f"{epochs} epochs, selecting on validation data: about "
-                      f"{_hours(list(runs.values()), epochs, factor):.0f} CPU hours per 3 seeds, scaled from "
-                      "these runs")
+                      f"{_hours(list(runs.values()), epochs, factor):.0f} CPU hours for {len(first)} seeds, "
+                      "scaled from these runs")
         elif source == "synthetic":  # our grammar: no data is missing for the TURN's claims
             miss = "open"
             settle = (f"retrain on the synthetic grammar for {epochs} epochs, selecting on a validation set "
                       f"drawn like the training data, with more seeds: about "
-                      f"{_hours(list(runs.values()), epochs):.1f} CPU hours per 3 seeds")
+                      f"{_hours(list(runs.values()), epochs):.1f} CPU hours for {len(first)} seeds")
         else:
             miss = "data"
             factor = PAPER_SENTENCES * 0.9 / first[0].final["data"]["train_examples"]
@@ -276,8 +276,8 @@ def claims(runs_by_source: dict[str, dict[str, Seeds]], *, turn: str, analysis_s
             settle = (f"train on Linzen et al.'s {PAPER_SENTENCES / 1e6:.1f} million Wikipedia sentences "
                       "(here only their validation and test files are shipped; our stand-in is this "
                       f"source's {first[0].final['data']['train_examples']:,} sentences), {epochs} epochs, "
-                      f"selecting on validation data: about {hours:.0f} CPU hours per 3 seeds, scaled from "
-                      "these runs")
+                      f"selecting on validation data: about {hours:.0f} CPU hours for {len(first)} seeds, "
+                      "scaled from these runs")
         if turn in runs:
             seeds = runs[turn]
             why = untrained(seeds, turn, epochs)
