@@ -381,10 +381,11 @@ def test_report_on_tiny_runs(tiny):
 
 
 class FakeRun:
-    """A stored-run stand-in: its history rows and ``column``."""
+    """A stored-run stand-in: its history rows, ``column`` and a record of what it took to train."""
 
-    def __init__(self, rows):
+    def __init__(self, rows, cpu_time_s: float = 600.0):
         self.history = rows
+        self.record = {"cpu_time_s": cpu_time_s}
 
     def column(self, key):
         return [r[key] for r in self.history]
@@ -540,3 +541,20 @@ def test_task_round_trips_through_stored_params():
     task = PAPER.task(PAPER.settings_()["midpoint, lr 0.001"], 2)
     assert experiment.DyckTask(**asdict(task)) == task
     assert str(Path(PAPER.store_path())).endswith("notebooks/results")
+
+
+def test_retrain_costs_come_from_what_the_stored_runs_took():
+    """A settle text's cost is the stored runs' CPU time (scaled to the seeds it asks for), never a typed
+    number; a run stored before CPU time was recorded counts its wall time."""
+    from urnlib.reports.dyck_claims_001 import retrain
+    from urnlib.seeds import Seeds
+
+    three = Seeds("URN 8", [FakeRun([], 600.0) for _ in range(3)], [0, 1, 2])  # 3 x 10 CPU minutes
+    two = Seeds("LSTM 8", [FakeRun([], 1800.0) for _ in range(2)], [0, 1])
+    assert retrain(three) == "about 0.5 CPU hours, as these runs took"
+    assert retrain(three, two) == "about 1.5 CPU hours, as these runs took"
+    longer = retrain(two, seeds=3, per="per 100 epochs")
+    assert longer == "about 1.5 CPU hours per 100 epochs, as these runs took"
+    old = FakeRun([])
+    old.record = {"wall_time_s": 3600.0}
+    assert retrain(Seeds("old", [old], [0])) == "about 1.0 CPU hours, as these runs took"

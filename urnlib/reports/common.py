@@ -15,8 +15,15 @@ from urnlib.params import ParameterError
 from urnlib.plots.curves import BASELINE
 from urnlib.results import Run
 
-__all__ = ["model_spec", "look", "looks", "largest_rise", "share_lower_at_matched_x", "provenance_table",
-           "provenance", "whose", "settings_section"]
+__all__ = ["cpu_hours", "model_spec", "look", "looks", "largest_rise", "share_lower_at_matched_x",
+           "provenance_table", "provenance", "whose", "settings_section"]
+
+
+def cpu_hours(*groups) -> float:
+    """The hours the runs of ``groups`` (each a :class:`~urnlib.seeds.Seeds` or any iterable of runs) took to
+    train, by their records: the process CPU time, else (runs stored before it was recorded) the wall time."""
+    return sum(float(run.record.get("cpu_time_s") or run.record.get("wall_time_s") or 0.0)
+               for runs in groups for run in runs) / 3600
 
 
 def model_spec(run: Run) -> dict[str, Any]:

@@ -19,7 +19,7 @@ import numpy as np
 from urnlib import rules
 from urnlib.claims import Claim, across_settings
 from urnlib.reports.dyck import MAJORITY_ACCURACY, PAPER_TABLE4, final_row, table3, table4
-from urnlib.reports.dyck_claims_001 import (CURVE, FINAL, WEIGHTS, RETRAIN, ClaimList, buckets, fmt,
+from urnlib.reports.dyck_claims_001 import (CURVE, FINAL, WEIGHTS, retrain, ClaimList, buckets, fmt,
                                             paper001, table2_claim)
 from urnlib.seeds import Seeds, Stat
 
@@ -88,8 +88,8 @@ def _paper000(out: ClaimList, turn, min_total, variants) -> None:
             quote="Perhaps surprisingly, the URN improves in relation to the number of attractors.",
             epoch=FINAL,
             rests=[lab],
-            settle=f"train {lab} with the authors' TypedFlow code on 3 seeds and "
-            "read Fig. 3 at epoch 100 (" + RETRAIN.format(h=1) + ")",
+            settle=f"train {lab} with the authors' TypedFlow code on 3 seeds and read Fig. 3 at epoch 100 "
+            f"({retrain(view[lab], seeds=3)})",
         )
     arb = view["Arbitrary"]
     slope = arb.stat(lambda run: _slope(*buckets(run, min_total, read)))
@@ -130,7 +130,8 @@ def _paper000(out: ClaimList, turn, min_total, variants) -> None:
         "validation loss of 1.47213 compared to 1.52914 for the arbitrary case.",
         epoch=FINAL,
         rests=["Full URN", "Arbitrary"],
-        settle="train both for longer than 100 epochs on 3 seeds (" + RETRAIN.format(h=1) + ")",
+        settle="train both for longer than 100 epochs on 3 seeds ("
+        + retrain(view["Full URN"], arb, seeds=3, per="per 100 epochs") + ")",
     )
 
     seeds = view[turn]
@@ -148,7 +149,7 @@ def _paper000(out: ClaimList, turn, min_total, variants) -> None:
         epoch=WEIGHTS,
         rests=[turn],
         settle=f"train the {turn} past 100 epochs (until its test loss stops falling) on 3 seeds and read "
-        "Table 4 again; or the authors' code on 3 seeds (" + RETRAIN.format(h=1) + ")",
+        f"Table 4 again; or the authors' code on 3 seeds ({retrain(seeds, seeds=3, per='per 100 epochs')})",
     )
     spread = Stat.of((t[:10].max() - t[:10].min()) / t[:10].mean() for t in tables)
     out.add(
@@ -161,7 +162,7 @@ def _paper000(out: ClaimList, turn, min_total, variants) -> None:
         quote="The average effect, and even the signatures of all embeddings are strikingly similar.",
         epoch=WEIGHTS,
         rests=[turn],
-        settle=f"train the {turn} on 3 more seeds (" + RETRAIN.format(h=0.3) + ")",
+        settle=f"train the {turn} on 3 more seeds ({retrain(seeds, seeds=3)})",
     )
     gap = seeds.stat(_plane_gap)
     out.add(

@@ -11,12 +11,12 @@ import numpy as np
 
 from urnlib import rules
 from urnlib.claims import Claim, claim
-from urnlib.reports.common import largest_rise, overfit_rise, share_lower_at_matched_x
+from urnlib.reports.common import cpu_hours, largest_rise, overfit_rise, share_lower_at_matched_x
 from urnlib.reports.dyck import (MAJORITY_ACCURACY, PAPER_EPOCHS, PAPER_LSTM8_TURN_EPOCH, max_error_per_epoch,
                                  run_accuracy, table2)
 from urnlib.seeds import Seeds, Stat
 
-__all__ = ["paper001", "table2_claim", "overfit_rise", "ClaimList", "FINAL", "CURVE", "WEIGHTS",
+__all__ = ["paper001", "table2_claim", "overfit_rise", "retrain", "ClaimList", "FINAL", "CURVE", "WEIGHTS",
            "CHAPTER"]
 
 CHAPTER = "dyck"
@@ -24,7 +24,14 @@ FINAL = f"final (epoch {PAPER_EPOCHS}, the papers'; they select no epoch)"
 CURVE = f"every epoch, 1-{PAPER_EPOCHS} (the training curve)"
 WEIGHTS = f"final (epoch {PAPER_EPOCHS}, the papers': the stored weights)"
 PAPER_TURN_EPOCH = PAPER_LSTM8_TURN_EPOCH  # paper 001 sec. 4.1 (quoted beside it in urnlib.reports.dyck)
-RETRAIN = "about {h} CPU hours"
+
+
+def retrain(*groups: Seeds, seeds: int | None = None, per: str = "") -> str:
+    """The cost of training the models of ``groups`` again, from what their stored runs took: ``"about 0.4
+    CPU hours, as these runs took"``; ``seeds``: that many new seeds of each (scaled from their own seeds);
+    ``per``: what the hours are for (``"per 100 epochs"``)."""
+    hours = sum(cpu_hours(g) * (seeds / len(g) if seeds else 1) for g in groups)
+    return f"about {hours:.1f} CPU hours{' ' + per if per else ''}, as these runs took"
 
 
 def fmt(stat: Stat, digits: int = 3) -> str:
@@ -136,7 +143,7 @@ def paper001(out: ClaimList, units, min_total) -> None:
         epoch=FINAL,
         rests=both,
         settle="the LSTMs overfit after their first epochs: the retrain reading every model at the epoch "
-        f"selected on validation data would decide it ({RETRAIN.format(h=4)})",
+        f"selected on validation data would decide it ({retrain(*urn.values(), *lstm.values())})",
     )
 
     rise = {
@@ -187,7 +194,8 @@ def paper001(out: ClaimList, units, min_total) -> None:
             epoch=CURVE,
             rests=["LSTM 8"],
             settle="the LSTM 8 turns earlier than the paper's: the authors' Keras LSTM (initialisation, "
-            f"dropout) on 3 seeds would show whether the turn moves to epoch 30 ({RETRAIN.format(h=0.5)})",
+            f"dropout) on 3 seeds would show whether the turn moves to epoch 30 "
+            f"({retrain(view['LSTM 8'], seeds=3)})",
         )
 
     low = {n: urn[n].stat(lambda r: _low_error(r, min_total, read)) for n in units}
@@ -217,7 +225,7 @@ def paper001(out: ClaimList, units, min_total) -> None:
             quote="This confusion decreases as the number of units increases.",
             epoch=FINAL,
             rests=[f"URN {small}", f"URN {large}"],
-            settle="3 more seeds of each URN size (" + RETRAIN.format(h=0.5) + ")",
+            settle=f"3 more seeds of each URN size ({retrain(*urn.values(), seeds=3)})",
         )
 
     worst = {n: lstm[n].each(lambda r: _worst_bucket(r, min_total, read)) for n in units}
@@ -233,7 +241,7 @@ def paper001(out: ClaimList, units, min_total) -> None:
         quote="It does worst on pairs with 3 to 4 attractors.",
         epoch=FINAL,
         rests=[f"LSTM {n}" for n in units],
-        settle="the authors' Keras LSTM on 3 seeds at each size (" + RETRAIN.format(h=1) + ")",
+        settle=f"the authors' Keras LSTM on 3 seeds at each size ({retrain(*lstm.values(), seeds=3)})",
     )
 
     def lower(a, b) -> np.ndarray:  # URN a's max error below LSTM b's, epoch by epoch (the epochs both have)
@@ -257,7 +265,8 @@ def paper001(out: ClaimList, units, min_total) -> None:
         "period (Fig. 3c).",
         epoch=CURVE,
         rests=both,
-        settle=f"3 more seeds of each model under each setting ({RETRAIN.format(h=4)})",
+        settle="3 more seeds of each model under each setting ("
+        f"{retrain(*urn.values(), *lstm.values(), seeds=3, per='per setting')})",
     )
 
     first = {n: urn[n].stat(lambda run: max_error_per_epoch(run, min_total)[0]) for n in units}
@@ -298,7 +307,8 @@ def paper001(out: ClaimList, units, min_total) -> None:
         quote="We observe that the URN models outperform the LSTM models across the board.",
         epoch=CURVE,
         rests=both,
-        settle=f"3 more seeds of each model under each setting ({RETRAIN.format(h=4)})",
+        settle="3 more seeds of each model under each setting ("
+        f"{retrain(*urn.values(), *lstm.values(), seeds=3, per='per setting')})",
     )
 
     parts, texts = [], []
@@ -327,7 +337,8 @@ def paper001(out: ClaimList, units, min_total) -> None:
         quote="Additionally, the URN appears to be less prone to overfitting, on both tasks.",
         epoch=CURVE,
         rests=both,
-        settle=f"3 more seeds of each model under each setting ({RETRAIN.format(h=4)})",
+        settle="3 more seeds of each model under each setting ("
+        f"{retrain(*urn.values(), *lstm.values(), seeds=3, per='per setting')})",
     )
 
 

@@ -26,6 +26,7 @@ from dataclasses import replace
 
 from urnlib import rules
 from urnlib.claims import Claim
+from urnlib.reports.common import cpu_hours
 from urnlib.claims import claim as _make
 from urnlib.reports.primer import (CHAPTER, anbn_stats, elman_partitions, improving_at_cap, main_setting,
                                    pm)
@@ -53,11 +54,6 @@ def claim(*args, **kwargs) -> Claim:
     """:func:`urnlib.claims.claim`, its ``settle`` kept only for a miss whose cause calls for one."""
     made = _make(*args, **kwargs)
     return made if made.cause in ("open", "scale", "data") else replace(made, settle="")
-
-
-def _cpu_hours(runs) -> float:
-    return sum(float(run.record.get("cpu_time_s") or run.record.get("wall_time_s") or 0.0)
-               for run in runs) / 3600
 
 
 def claims(lm_runs: dict[str, Run], kn_runs: dict[str, Run], elman_runs: dict[str, Run],
@@ -88,7 +84,7 @@ def _brown_miss(seeds: list[Seeds], hours: float) -> tuple[str, str]:
 def brown_claims(lm_runs: dict[str, Run], kn_runs: dict[str, Run]) -> list[Claim]:
     out: list[Claim] = []
     nnlm = {label: s for label, s in by_label(lm_runs).items() if s[0].params["model"]["kind"] == "nnlm"}
-    hours = _cpu_hours(run for s in nnlm.values() for run in s)
+    hours = cpu_hours(run for s in nnlm.values() for run in s)
     if nnlm and kn_runs:
         # each side's best model chosen on the validation part, compared on the test part
         nn_label = min(nnlm, key=lambda label: nnlm[label].final("valid_ppl").mean)
@@ -173,7 +169,7 @@ def elman_claims(runs: dict[str, Run]) -> list[Claim]:
     settings = by_label(runs)
     main = main_setting(runs)
     parts = {label: seeds.each(elman_partitions) for label, seeds in settings.items()}
-    hours = _cpu_hours(settings[main])
+    hours = cpu_hours(settings[main])
     out = []
     for key, statement, paper, rule in [
             ("noun_verb", "the top split of the hidden-state tree separates nouns from verbs",
@@ -241,7 +237,7 @@ def anbn_claims(runs: dict[str, Run], max_train_n: int) -> list[Claim]:
     def add(statement, paper, rule, decision, partly, needs, quote, direction=""):
         missing = [k for k in needs if k.upper() in untrained]
         held = getattr(decision, "holds", decision)
-        hours = max(_cpu_hours(r for k in needs for r in kinds[k]), 0.1)
+        hours = max(cpu_hours(r for k in needs for r in kinds[k]), 0.1)
         out.append(claim(CHAPTER, SOURCE_WEISS + (" (the lecture's figure, N = 20)" if quote != QUOTE_BEST
                                                   else " (the lecture's summary)"),
                          statement, paper, f"largest n accepted: {ours}" + guard, rule,

@@ -26,7 +26,7 @@ from urnlib.models.registry import Style
 from urnlib.plots.curves import column_figure, panels_figure
 from urnlib.reports import tpru as report
 from urnlib.reports.tpru_checks import NEAR_CHANCE, left_chance
-from urnlib.reports.tpru_claim_rules import cpu_hours
+from urnlib.reports.common import cpu_hours
 from urnlib.seeds import Seeds, Stat
 
 __all__ = ["ORIGINAL", "TRAINING_KEYS", "setting_name", "training_change", "training_words", "groups",

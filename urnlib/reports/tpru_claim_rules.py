@@ -16,7 +16,7 @@ from urnlib.reports.tpru import CHAPTER, PAPER_TABLE2, PAPER_TABLE4, TEST_SPLITS
 from urnlib.seeds import Seeds, Stat
 
 __all__ = ["COMPARABLE", "SIMILAR", "TRAINED_RULE", "LM_TRAINED_RULE", "EPOCH", "QUOTES", "add", "within",
-           "matches", "cpu_hours", "paired", "least"]
+           "matches", "paired", "least"]
 
 within, matches = rules.within, rules.matches  # the shared rule of "comparable" / "similar" claims
 
@@ -55,12 +55,6 @@ QUOTES = {
     "bank": "In the toy example involving a polysemous word bank, our model can differentiate multiple "
             "senses of the word",
 }
-
-
-def cpu_hours(*groups: Seeds) -> float:
-    """The CPU time (else the wall-clock time) the runs of ``groups`` took, in hours."""
-    return sum((run.record.get("cpu_time_s") or run.record.get("wall_time_s") or 0.0)
-               for seeds in groups for run in seeds) / 3600
 
 
 def least(*groups: Seeds) -> int:

@@ -55,6 +55,7 @@ from urnlib.reports.tpru_ablation import settle_collapse
 from urnlib.reports.tpru_check_claims import check_claims
 from urnlib.reports.tpru_released import released_accuracy, released_test_accuracy
 from urnlib.reports.tpru_scaled import fewer_pairs, settle_at_size, table2_basis
+from urnlib.reports.common import cpu_hours as _cpu_hours
 from urnlib.reports.tpru_claim_rules import (
     COMPARABLE,
     EPOCH,
@@ -62,7 +63,6 @@ from urnlib.reports.tpru_claim_rules import (
     QUOTES as Q,
     SIMILAR,
     add as _add,
-    cpu_hours as _cpu_hours,
     least as _n,
     matches as _matches,
     paired as _paired,

@@ -19,7 +19,7 @@ import numpy as np
 
 from urnlib.reports.tpru import (PAPER_ROLES, PAPER_SEEDS, PAPER_TABLE2, PAPER_TRAIN_SIZE, best_epoch,
                                  model_spec, runs_of_kind)
-from urnlib.reports.tpru_claim_rules import cpu_hours
+from urnlib.reports.common import cpu_hours
 from urnlib.reports.tpru_released import released_accuracy
 from urnlib.seeds import Seeds
 
