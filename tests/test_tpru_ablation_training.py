@@ -240,3 +240,16 @@ def test_a_rate_of_leaving_chance_decided_higher_rescues_too():
     assert ablation.rescue(settings, ablation.ORIGINAL) is None
     settings["b = 1, lr 0.0003"] = _loss_runs("TPRU 64 N=4, lr 0.0003", 1, 1)  # one seed is no rate
     assert ablation.rescue(settings, "b = 1, lr 0.0003") is None
+
+
+def test_a_rate_that_rescued_one_encoder_settles_an_encoder_the_ablation_never_tried(runs):
+    """The learning-rate choice trains every encoder at the rate, so an idle encoder the ablation did not try
+    (here N=8) is settled by it too, not sent to an ablation of its own."""
+    runs = dict(runs)
+    runs["TPRU 64 N=8"] = ent_runs_of(("tpru", 8, 1, {"vacc": (0.5, 0.5, 0.51)}))["TPRU 64 N=8"]
+    for run in runs["TPRU 64 N=8"]:
+        run.record["cpu_time_s"] = 3600.0
+    label = "TPRU 64 N=4, lr 0.0003"
+    grouped = ablation.groups(runs, {label: _ablated(runs, label, {"lr": 0.0003}, True)})
+    text = ablation.settle_collapse(runs, grouped, ["TPRU 64 N=8"])
+    assert text.startswith("set `lr_choices: [0.001, 0.0003]`") and "every seed of TPRU 64 N=4" in text

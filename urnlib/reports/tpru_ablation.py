@@ -286,13 +286,18 @@ def settle_collapse(ent: dict[str, Seeds], grouped: dict[str, dict[str, Seeds]],
     how = lambda name: "; ".join(f"{rescue(tried[k], name)} of {k}" for k in rescued(name))  # noqa: E731
     fixed = sorted({name for settings in tried.values() for name in settings if name != ORIGINAL
                     and rescued(name)})
-    rate_only = [name for name in fixed if set(_change(tried, name)) == {"lr"}]
-    if rate_only:  # a learning rate alone: the chapter's choice of rate on validation data, every encoder
+    # a learning rate alone that rescued any encoder: the chapter's choice of rate on validation data, which
+    # trains every encoder (those the ablation did not try too) at it
+    anywhere = lambda name: [k for k, settings in grouped.items() if rescue(settings, name)]  # noqa: E731
+    rate_only = sorted({name for settings in grouped.values() for name in settings
+                        if name != ORIGINAL and anywhere(name) and set(_change(grouped, name)) == {"lr"}})
+    if rate_only:
         name = rate_only[0]
-        rate, usual = _change(tried, name)["lr"], ent[labels[0]][0].params["train"]["lr"]
+        rate, usual = _change(grouped, name)["lr"], ent[labels[0]][0].params["train"]["lr"]
+        found = "; ".join(f"{rescue(grouped[k], name)} of {k}" for k in anywhere(name))
         return (f"set `lr_choices: [{usual:g}, {rate:g}]`, so that every encoder of the chapter also trains "
                 f"at lr {rate:g} and is read at the rate of its higher mean validation accuracy (the "
-                f"chapter's learning-rate choice); at lr {rate:g} {how(name)} left chance "
+                f"chapter's learning-rate choice); at lr {rate:g} {found} left chance "
                 f"(the chapter's ablation section): about {cpu_hours(*ent.values()):.1f} CPU hours, as the "
                 "chapter's encoders took at their rate")
     if fixed:
