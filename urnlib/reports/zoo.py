@@ -22,6 +22,7 @@ from urnlib.metrics import accuracy_by_count_seeds
 from urnlib.plots.series import UNIT, SeedCurves
 from urnlib.plots.zoo import cells_figure
 from urnlib.reports.common import looks
+from urnlib.lr_choice import lr_text
 from urnlib.reports.lr_choice import chosen_elsewhere, choice_frame, rates as choice_rates
 from urnlib.results import Run
 from urnlib.seeds import Seeds, Stat
@@ -158,10 +159,6 @@ def sizes_table(sizes: list[dict[str, Any]]) -> pd.DataFrame:
     return table.loc[rows, list(dict.fromkeys(frame["cell"]))].reset_index()
 
 
-def _rate(lr: float) -> str:
-    return f"{lr:g}"
-
-
 def lr_choice(choices: list, titles: dict[str, str]) -> tuple[str, pd.DataFrame]:
     """The learning-rate choice of :meth:`urnlib.experiments.zoo.Config.lr_choice`: a sentence (Markdown) and
     a table, one row per (task, budget, cell): the validation loss at each candidate rate (at each run's best
@@ -175,7 +172,7 @@ def lr_choice(choices: list, titles: dict[str, str]) -> tuple[str, pd.DataFrame]
     other = len(chosen_elsewhere(choices))
     partial = sum(bool(c.notes) for c in choices)
     text = (f"Every (task, budget, cell) trained at each learning rate of `lr_choices` "
-            f"({', '.join(_rate(lr) for lr in rates)}) on every seed, and is read at the rate whose runs "
+            f"({', '.join(lr_text(lr) for lr in rates)}) on every seed, and is read at the rate whose runs "
             f"reach the lower mean validation loss over seeds (each run at its best epoch; an exact tie "
             f"keeps the task's `lr`): the book's choice, not the papers'. A rate other than the task's was "
             f"chosen for {other} of {len(choices)} (task, budget, cell).")
