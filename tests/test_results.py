@@ -305,6 +305,32 @@ def test_the_store_records_where_the_run_trained(tmp_path):
     assert store.read(run.path).record["machine"] == on_disk["machine"]  # verified: outside the checksum
 
 
+def test_a_resumed_run_says_after_which_epoch(tmp_path):
+    from urnlib.train import checkpoint_bytes
+
+    store = RunStore(tmp_path)
+    store.checkpoint(spec()).parent.mkdir(parents=True)
+    store.checkpoint(spec()).write_bytes(checkpoint_bytes({"epoch": 4, "history": []}))
+    run = store.obtain(spec(), mode="train", train=FakeTrain())
+    assert run.record["execution"] == {"backend": "in-process", "resumed_after_epoch": [5]}
+    assert not store.checkpoint(spec()).exists()  # the finished run drops it
+
+
+def test_the_record_keeps_the_code_state_when_training_began(tmp_path, monkeypatch):
+    """The tree edited (or committed) while a run trains: its record names the code it was trained with."""
+    import urnlib.results as results
+
+    tree = {"commit": "a" * 40, "dirty": False}
+    monkeypatch.setattr(results, "git_state", lambda: dict(tree))
+
+    def train(spec, checkpoint):
+        tree["commit"] = "b" * 40  # a commit made while the run trains
+        return FakeTrain()(spec, checkpoint)
+
+    run = RunStore(tmp_path).obtain(spec(), mode="train", train=train)
+    assert run.record["git"] == {"commit": "a" * 40, "dirty": False}
+
+
 def _git(repo, *args):
     return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True)
 

@@ -25,9 +25,12 @@ is stored and current is loaded. What else happens is the ``mode``:
 Training holds a lock per run key (:meth:`RunStore.claim`), so two processes (or two Dask workers'
 clients) never train the same run at once: the second waits, then loads the first's result. Every file
 is written atomically (:mod:`urnlib.atomic`). The record's ``machine`` (with the device the run trained
-on) and ``execution`` (in-process or Dask, which worker) are written by :meth:`RunStore.save` and nowhere
-else. The device is not a parameter: the same run trained on a GPU and on the CPU has the same key (their
-numbers differ in the last digits).
+on) and ``execution`` (in-process or Dask, which worker, after which epochs a checkpoint resumed it) are
+written by :meth:`RunStore.save` and nowhere else. The ``git`` state is the one when training began: the code
+the run was trained with, whatever was edited or committed while it trained. A run resumed from a
+checkpoint records where it finished; where its earlier epochs ran is not kept. The device is not a
+parameter: the same run trained on a GPU and on the CPU has the same key (their numbers differ in the last
+digits).
 
 A run that is missing, unreadable, incomplete or whose content fails its checksum raises
 :class:`MissingRunError` or :class:`CorruptRunError`, naming the folder, what is wrong and the command
@@ -53,7 +56,7 @@ import torch
 from urnlib import cluster
 from urnlib.atomic import atomic_write, atomic_write_bytes, atomic_write_text
 from urnlib.components import library_versions
-from urnlib.errors import CorruptRunError, MissingRunError, RunError
+from urnlib.errors import CheckpointError, CorruptRunError, MissingRunError, RunError
 from urnlib.params import check_choice
 from urnlib.records import (FORMAT, REQUIRED, Run, RunSpec, Trained, content_checksum, git_state, params_key,
                             sha)
@@ -256,10 +259,28 @@ class RunStore:
         with self.claim(spec, mode) as meanwhile:
             if meanwhile is not None:
                 return meanwhile
+            execution: dict[str, Any] = {"backend": "in-process"}
+            resumed = self.checkpoint_epoch(spec)
+            if resumed is not None:
+                execution["resumed_after_epoch"] = [resumed + 1]
+            git = git_state()  # the code this process trains with, not the tree's state when it is stored
             with default_device(here):
                 trained = (train or spec.trainer())(spec, self.checkpoint(spec))
-            return self.save(spec, trained, machine=cluster.machine(here),
-                             execution={"backend": "in-process"})
+            return self.save(spec, trained, machine=cluster.machine(here), execution=execution, git=git)
+
+    def checkpoint_epoch(self, spec: RunSpec) -> int | None:
+        """The epoch (0-based) of ``spec``'s checkpoint, or ``None`` where it has none or an unreadable one
+        (training then starts afresh or names the damage itself)."""
+        from urnlib.train import checkpoint_from_bytes
+
+        path = self.checkpoint(spec)
+        if not path.is_file():
+            return None
+        try:
+            epoch = checkpoint_from_bytes(path.read_bytes(), str(path)).get("epoch")
+        except CheckpointError:  # damaged: the training function says so
+            return None
+        return int(epoch) if isinstance(epoch, int) else None
 
     # ------------------------------------------------------------------ writing
     def save(self, spec: RunSpec, trained: Trained, *, machine: dict[str, Any] | None = None,
@@ -271,7 +292,8 @@ class RunStore:
         Args:
             machine: where it trained (default: this machine's CPU; :func:`urnlib.cluster.machine`).
             execution: how (``{"backend": "in-process"}``, or Dask's scheduler and worker).
-            git: the checkout's state (default: now; a dirty tree's patch is kept in ``.diffs/``).
+            git: the checkout's state (default: now; :meth:`obtain` passes the state when training began).
+                A dirty tree's patch is kept in ``.diffs/``.
             extra: more fields outside the content checksum (e.g. ``restamped_from``).
         """
         folder = self.folder(spec)
