@@ -38,7 +38,8 @@ PAPER_URN32_ERROR, PAPER_URN32_LOSS = 0.4, 1.0  # paper 001 Fig. 2c: URN 32 belo
 PAPER_LSTM_DROP_LOSS = 0.7
 SHARE = 0.5  # paper 001 sec. 3.1: URNs "tend to achieve lower error rates": at more than half the levels
 #: paper 001 sec. 4 trains 100 epochs (and the authors' code the cross-serial models too: reference-facts):
-#: the epoch tables and claims read; our runs trained on (early stopping on the test loss), reported beside it
+#: the epoch tables and claims read; the epoch of the lowest validation loss (the weights our runs keep) is
+#: reported beside it
 PAPER_EPOCHS = 100
 
 Grouped = Mapping[str, Seeds]

@@ -148,8 +148,9 @@ def _paper000(out: ClaimList, turn, min_total, variants) -> None:
         quote="Such compositions are close to identity (table 4).",
         epoch=WEIGHTS,
         rests=[turn],
-        settle=f"train the {turn} past 100 epochs (until its test loss stops falling) on 3 seeds and read "
-        f"Table 4 again; or the authors' code on 3 seeds ({retrain(seeds, seeds=3, per='per 100 epochs')})",
+        settle=f"train the {turn} past 100 epochs on 3 seeds, until its loss on a validation set drawn like "
+        f"the training data stops falling (never the test loss), and read Table 4 again; or the authors' "
+        f"code on 3 seeds ({retrain(seeds, seeds=3, per='per 100 epochs')})",
     )
     spread = Stat.of((t[:10].max() - t[:10].min()) / t[:10].mean() for t in tables)
     out.add(
