@@ -110,18 +110,18 @@ def test_the_paper_config_plans_the_runs_of_every_seed():
     config = ex.Config.paper()
     specs = config.model_specs()
     assert list(specs) == ["3-TURN", "LSTM"] and config.turn == "3-TURN"
-    assert config.variant == "3-TURN, vocabulary 1000" and config.seeds == [0, 1, 2]
+    assert config.variant == "3-TURN, vocabulary 1000" and config.seeds == list(range(7))
     turn = build_model(specs["3-TURN"], 1000)
     assert turn.embedding.shape == (1000, 144) and turn.readout.out_features == 2
     plan = config.plan()
     assert (config.setting, config.code_setting) == ("lr 0.01", "lr 0.001")  # the paper's text, its code
-    synthetic = [("agreement/synthetic", f"{label} seed {s}") for s in (0, 1, 2)
+    synthetic = [("agreement/synthetic", f"{label} seed {s}") for s in range(7)
                  for label in ("3-TURN", "LSTM", "3-TURN, lr 0.001", "LSTM, lr 0.001")]
-    real = {source: [(f"agreement/{source}", f"{label} seed {s}") for s in (0, 1, 2)
+    real = {source: [(f"agreement/{source}", f"{label} seed {s}") for s in range(7)
                      for label in ("3-TURN", "LSTM", "3-TURN, vocabulary 1000", "3-TURN, lr 0.001",
                                    "LSTM, lr 0.001")] for source in ("linzen", "offline")}
     assert [(s.experiment, s.name) for s in plan] == real["linzen"] + synthetic + real["offline"]
-    assert len({(s.experiment, s.folder_name) for s in plan}) == 42  # distinct labels: distinct folders
+    assert len({(s.experiment, s.folder_name) for s in plan}) == 98  # distinct labels: distinct folders
     monitored = {(s.params["train"]["monitor"], s.params["stop"]["min_epochs"]) for s in plan}
     assert monitored == {("val_loss", 10)}  # the protocol, after the paper's ten epochs
     lrs = {s.name: s.params["train"]["lr"] for s in plan}
@@ -143,7 +143,7 @@ def test_the_paper_config_plans_the_runs_of_every_seed():
         assert spec.params["stop"] == {"key": "val_loss", "patience": 3, "min_epochs": 10}  # paper: 10 epochs
     task = named[("agreement/synthetic", "3-TURN seed 0")].params["task"]  # training covers each tested count
     assert task["train_max_attractors"] == task["max_attractors"] == 12
-    assert "42 runs" in config.summary() and "seeds [0, 1, 2]" in config.summary()
+    assert "98 runs" in config.summary() and "seeds [0, 1, 2, 3, 4, 5, 6]" in config.summary()
     assert "every model also at lr 0.001" in config.summary()
 
 
@@ -166,10 +166,11 @@ def test_run_paper_loads_the_committed_runs_without_training(tmp_path, monkeypat
     assert list(runs.by_source) == ["linzen", "synthetic", "offline"]
     assert list(runs.variants) == ["linzen", "offline"]
     assert all(list(by_label) == ["3-TURN", "LSTM"] for by_label in runs.by_source.values())
-    assert all(len(seeds) == 3 for by_label in runs.by_source.values() for seeds in by_label.values())
+    assert all(len(seeds) == len(config.seeds) == 7 for by_label in runs.by_source.values()
+               for seeds in by_label.values())
     assert all(list(by_label) == ["3-TURN", "LSTM"] for by_label in runs.code_lr.values())
     assert list(runs.views(config)) == ["lr 0.01", "lr 0.001"]
-    assert len(runs.listed()) == 42 and runs.listed()[-1][0] == "offline, lr 0.001"
+    assert len(runs.listed()) == 98 and runs.listed()[-1][0] == "offline, lr 0.001"
     for source, run in runs.listed():  # read with the tensors the tables need
         assert run.weights is not None and ("head_embedding" in run.weights) == ("TURN" in run.name)
 

@@ -205,8 +205,9 @@ class _Read:
     seeds_needed: int | None = None
 
 
-def _word(r: _Read) -> str:
-    return {True: "holds", False: "fails", None: "undecided"}[r.holds]
+def _word(r: _Read, clause: bool = False) -> str:
+    """What a reading decided: "holds", "fails" or "undecided" ("is undecided" in a ``clause``)."""
+    return {True: "holds", False: "fails", None: "is undecided" if clause else "undecided"}[r.holds]
 
 
 def _decided(statement: str, source: str, paper: str, rule: str, decide, seeds: Seeds, why: str, miss: str,
@@ -222,7 +223,7 @@ def _decided(statement: str, source: str, paper: str, rule: str, decide, seeds: 
                      settle=f"retrain for the paper's {epochs} epochs, selecting on validation data")
     main = decide(at_epoch(epochs))
     same = "the same verdict" if best.holds == main.holds else (
-        f"there it {_word(best)}: the two readings disagree")
+        f"there it {_word(best, clause=True)}: the two readings disagree")
     return claim(CHAPTER, source, statement, paper,
                  f"at epoch {epochs}: {main.text}; at the {SELECTED}: {best.text} ({same})",
                  rule, main.holds, seeds=len(seeds), cause="noise" if main.holds is None else miss,
@@ -266,9 +267,13 @@ def claims(runs_by_source: dict[str, dict[str, Seeds]], *, turn: str, analysis_s
                       "scaled from these runs")
         elif source == "synthetic":  # our grammar: no data is missing for the TURN's claims
             miss = "open"
-            settle = (f"retrain on the synthetic grammar for {epochs} epochs, selecting on a validation set "
-                      f"drawn like the training data, with more seeds: about "
-                      f"{_hours(list(runs.values()), epochs):.1f} CPU hours for {len(first)} seeds")
+            size = first[0].final["data"]["train_examples"]
+            factor = PAPER_SENTENCES * 0.9 / size
+            settle = (f"train on as many sentences of the grammar as the paper had of Wikipedia "
+                      f"({PAPER_SENTENCES * 0.9 / 1e6:.1f} million; here {size:,}), {epochs} epochs, "
+                      f"selecting on validation data, to see whether the miss is the data's size: about "
+                      f"{_hours(list(runs.values()), epochs, factor):.0f} CPU hours for {len(first)} seeds, "
+                      "scaled from these runs")
         else:
             miss = "data"
             factor = PAPER_SENTENCES * 0.9 / first[0].final["data"]["train_examples"]
