@@ -256,33 +256,25 @@ def claims(runs_by_source: dict[str, dict[str, Seeds]], *, turn: str, analysis_s
         lstm_settle = (f"train the LSTM on Linzen et al.'s Wikipedia sentences (only their validation and "
                        f"test files are shipped here), {epochs} epochs, selecting on validation data")
         start = FIRST_EXACT.get(source, 0)
+        size = first[0].final["data"]["train_examples"]
+        cost = (f"{epochs} epochs, selecting on validation data: about "
+                f"{_hours(list(runs.values()), epochs, PAPER_SENTENCES * 0.9 / size):.0f} CPU hours for "
+                f"{len(first)} seeds, scaled from these runs")
         if source == "linzen":  # the paper's distribution, but not its training data
             miss = "data"
-            size = first[0].final["data"]["train_examples"]
-            factor = PAPER_SENTENCES * 0.9 / size
             settle = (f"train on Linzen et al.'s training sentences, which are not released (paper 000: "
                       f"90% of {PAPER_SENTENCES / 1e6:.1f} million; here {size:,} of their validation file), "
-                      f"{epochs} epochs, selecting on validation data: about "
-                      f"{_hours(list(runs.values()), epochs, factor):.0f} CPU hours for {len(first)} seeds, "
-                      "scaled from these runs")
+                      + cost)
         elif source == "synthetic":  # our grammar: no data is missing for the TURN's claims
             miss = "open"
-            size = first[0].final["data"]["train_examples"]
-            factor = PAPER_SENTENCES * 0.9 / size
-            settle = (f"train on as many sentences of the grammar as the paper had of Wikipedia "
-                      f"({PAPER_SENTENCES * 0.9 / 1e6:.1f} million; here {size:,}), {epochs} epochs, "
-                      f"selecting on validation data, to see whether the miss is the data's size: about "
-                      f"{_hours(list(runs.values()), epochs, factor):.0f} CPU hours for {len(first)} seeds, "
-                      "scaled from these runs")
+            paper = f"{PAPER_SENTENCES * 0.9 / 1e6:.1f} million"
+            settle = (f"whether the miss is the data's size: train on as many sentences of the grammar as "
+                      f"the paper had of Wikipedia ({paper}; here {size:,}), " + cost)
         else:
             miss = "data"
-            factor = PAPER_SENTENCES * 0.9 / first[0].final["data"]["train_examples"]
-            hours = _hours(list(runs.values()), epochs, factor)
             settle = (f"train on Linzen et al.'s {PAPER_SENTENCES / 1e6:.1f} million Wikipedia sentences "
                       "(here only their validation and test files are shipped; our stand-in is this "
-                      f"source's {first[0].final['data']['train_examples']:,} sentences), {epochs} epochs, "
-                      f"selecting on validation data: about {hours:.0f} CPU hours for {len(first)} seeds, "
-                      "scaled from these runs")
+                      f"source's {size:,} sentences), " + cost)
         if turn in runs:
             seeds = runs[turn]
             why = untrained(seeds, turn, epochs)
