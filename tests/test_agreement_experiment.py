@@ -520,6 +520,13 @@ def test_a_model_at_chance_or_stopped_early_is_no_evidence():
                    min_total=1, epochs=1)[0]
     assert (c.verdict, c.cause) == ("inconclusive", "untrained")
     assert "the LSTM is at chance at epoch 1" in c.ours and "class entropy minus test loss" in c.ours
+    # which seeds: the second's test loss (0.695) is above ln 2, the first's (0.69) just below it
+    assert "seed 1 of 2 at or below chance on either measure" in c.ours
+    near = [_Run([(loss, [90, 40], [100, 100])]) for loss in (0.69, 0.4)]  # both below ln 2, far apart
+    c = rep.claims({"synthetic": {"LSTM": _seeds("LSTM", near)}}, turn="3-TURN", analysis_source=None,
+                   min_total=1, epochs=1)[0]
+    assert (c.verdict, c.cause) == ("inconclusive", "untrained")
+    assert "no single seed is at or below chance: the seeds' spread is" in c.ours
     # a run that learnt (a clear decline) but stopped after 3 of the paper's 10 epochs: no evidence
     rows = [(0.3, [98, 60], [100, 100])] * 3
     short = [_Run(rows), _Run(rows * 4)]

@@ -159,6 +159,16 @@ def _valid_shares(seeds: Seeds) -> list[float] | None:
             for t in (run.params["task"] for run in seeds)]
 
 
+def _which(seeds: Seeds, *gaps: Stat) -> str:
+    """Which seeds are at or below chance on any of ``gaps`` (per seed, in the order of ``seeds``), in words:
+    the guard is over the seeds' band, and a few seeds at chance widen it."""
+    low = [str(s) for i, s in enumerate(seeds.seeds) if any(g.values[i] <= 0 for g in gaps)]
+    if not low:
+        return "; no single seed is at or below chance: the seeds' spread is"
+    return (f"; seed{'s' if len(low) > 1 else ''} {', '.join(low)} of {len(seeds)} at or below chance on "
+            f"{'one' if len(gaps) == 1 else 'either'} measure")
+
+
 def untrained(seeds: Seeds, label: str, epochs: int = PAPER_EPOCHS, *, at_zero: bool = False) -> str:
     """Why the runs of ``seeds`` are no evidence, in words ("" when they are): a run stopped before the
     paper's ``epochs``; or, at that epoch, accuracy not clearly above the majority class or test loss not
@@ -176,14 +186,14 @@ def untrained(seeds: Seeds, label: str, epochs: int = PAPER_EPOCHS, *, at_zero: 
         gap = Stat.of(_entropy(p) - read(r)["val_loss"] for r, p in zip(seeds, shares))
         if not rules.off_chance(0.0, gap):
             return (f"the {label} is at chance at epoch {epochs} on its validation sentences: class entropy "
-                    f"minus validation loss {gap.text(3)}")
+                    f"minus validation loss {gap.text(3)}{_which(seeds, gap)}")
     else:
         acc = Stat.of(read(r)["accuracy"] - max(d["test_plural_share"], 1 - d["test_plural_share"])
                       for r, d in zip(seeds, data))
         loss = Stat.of(_entropy(d["test_plural_share"]) - read(r)["test_loss"] for r, d in zip(seeds, data))
         if not rules.off_chance(0.0, acc, loss):
             return (f"the {label} is at chance at epoch {epochs}: accuracy minus majority class "
-                    f"{acc.text(3)}, class entropy minus test loss {loss.text(3)}")
+                    f"{acc.text(3)}, class entropy minus test loss {loss.text(3)}{_which(seeds, acc, loss)}")
     if at_zero:
         acc0 = by_attractors(seeds, 1, read)
         zero = Stat.of(acc0["per_seed"][:, 0] - np.asarray(_majority(seeds).values)
