@@ -316,19 +316,24 @@ def test_a_resumed_run_says_after_which_epoch(tmp_path):
     assert not store.checkpoint(spec()).exists()  # the finished run drops it
 
 
-def test_the_record_keeps_the_code_state_when_training_began(tmp_path, monkeypatch):
-    """The tree edited (or committed) while a run trains: its record names the code it was trained with."""
+def test_the_record_keeps_the_code_state_when_the_process_first_trained(tmp_path, monkeypatch):
+    """The tree committed while a process trains: each of its runs names the code the process loaded, not
+    the tree's state when that run began or was stored."""
     import urnlib.results as results
 
     tree = {"commit": "a" * 40, "dirty": False}
     monkeypatch.setattr(results, "git_state", lambda: dict(tree))
+    monkeypatch.setattr(results, "_CODE_STATE", None)  # a fresh process
 
     def train(spec, checkpoint):
         tree["commit"] = "b" * 40  # a commit made while the run trains
         return FakeTrain()(spec, checkpoint)
 
-    run = RunStore(tmp_path).obtain(spec(), mode="train", train=train)
-    assert run.record["git"] == {"commit": "a" * 40, "dirty": False}
+    store = RunStore(tmp_path)
+    first = store.obtain(spec(), mode="train", train=train)
+    second = store.obtain(spec("other"), mode="train", train=train)  # begun after the commit
+    assert first.record["git"] == second.record["git"] == {"commit": "a" * 40, "dirty": False}
+    assert store.save(spec("saved"), FakeTrain()(spec("saved"), None)).record["git"]["commit"] == "b" * 40
 
 
 def _git(repo, *args):

@@ -26,11 +26,11 @@ Training holds a lock per run key (:meth:`RunStore.claim`), so two processes (or
 clients) never train the same run at once: the second waits, then loads the first's result. Every file
 is written atomically (:mod:`urnlib.atomic`). The record's ``machine`` (with the device the run trained
 on) and ``execution`` (in-process or Dask, which worker, after which epochs a checkpoint resumed it) are
-written by :meth:`RunStore.save` and nowhere else. The ``git`` state is the one when training began: the code
-the run was trained with, whatever was edited or committed while it trained. A run resumed from a
-checkpoint records where it finished; where its earlier epochs ran is not kept. The device is not a
-parameter: the same run trained on a GPU and on the CPU has the same key (their numbers differ in the last
-digits).
+written by :meth:`RunStore.save` and nowhere else. The ``git`` state of a run trained in this process is
+the one when the process first trained (:func:`code_state`): the code the run was trained with, whatever
+was edited or committed since. A run resumed from a checkpoint records where it finished; where its
+earlier epochs ran is not kept. The device is not a parameter: the same run trained on a GPU and on the
+CPU has the same key (their numbers differ in the last digits).
 
 A run that is missing, unreadable, incomplete or whose content fails its checksum raises
 :class:`MissingRunError` or :class:`CorruptRunError`, naming the folder, what is wrong and the command
@@ -76,6 +76,19 @@ class StaleRunWarning(UserWarning):
 
 def _dump(record: dict[str, Any]) -> str:
     return json.dumps(record, indent=1, sort_keys=True, default=float)
+
+
+_CODE_STATE: dict[str, Any] | None = None
+
+
+def code_state() -> dict[str, Any]:
+    """The checkout's state (:func:`~urnlib.records.git_state`) when this process first trained a run. A
+    process imports its code once, so every run it trains is trained with that code, whatever is edited or
+    committed while it runs; the state at each run's start or end would name code the process never loaded."""
+    global _CODE_STATE
+    if _CODE_STATE is None:
+        _CODE_STATE = git_state()
+    return dict(_CODE_STATE)
 
 
 class RunStore:
@@ -263,7 +276,7 @@ class RunStore:
             resumed = self.checkpoint_epoch(spec)
             if resumed is not None:
                 execution["resumed_after_epoch"] = [resumed + 1]
-            git = git_state()  # the code this process trains with, not the tree's state when it is stored
+            git = code_state()  # the code this process trains with, not the tree's state when it is stored
             with default_device(here):
                 trained = (train or spec.trainer())(spec, self.checkpoint(spec))
             return self.save(spec, trained, machine=cluster.machine(here), execution=execution, git=git)
