@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from urnlib import cluster, cluster_runs
+from urnlib import cluster, cluster_runs, results
 from urnlib.experiments import cross_serial
 from urnlib.errors import BackendError, DeviceError
 from urnlib.params import ParameterError
@@ -71,6 +71,9 @@ def test_local_cluster_gives_the_numbers_of_this_process(tmp_path, capsys, local
         return contextlib.nullcontext(local)
 
     monkeypatch.setattr(cluster, "local_cluster", the_shared_cluster)
+    states = iter(range(1, 100))  # each look at the checkout finds a new commit: records show which look
+    monkeypatch.setattr(results, "git_state", lambda: {"commit": str(next(states)) * 40, "dirty": False})
+    monkeypatch.setattr(results, "_CODE_STATE", None)
     config = cross_serial.Config.load("tiny", units=[4], train_size=256, test_size=64, epochs=2)
     specs = config.plan()
     here = run_plan(specs, RunStore(tmp_path / "here"), mode="train")
@@ -84,6 +87,7 @@ def test_local_cluster_gives_the_numbers_of_this_process(tmp_path, capsys, local
         record = there[name].record
         assert record["machine"]["threads"] == 1 and record["machine"]["device"] == "cpu"
         assert record["execution"]["backend"] == "dask" and record["execution"]["resumed_after_epoch"] == []
+        assert record["git"] == {"commit": "1" * 40, "dirty": False}  # the state when the plan began
         assert "device" not in str(record["params"])
     assert not any(store.checkpoints.rglob("*.pt"))  # the checkpoints of finished runs are gone
     # everything stored: loads stay here, no cluster is started

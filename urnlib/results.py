@@ -28,9 +28,10 @@ is written atomically (:mod:`urnlib.atomic`). The record's ``machine`` (with the
 on) and ``execution`` (in-process or Dask, which worker, after which epochs a checkpoint resumed it) are
 written by :meth:`RunStore.save` and nowhere else. The ``git`` state of a run trained in this process is
 the one when the process first trained (:func:`code_state`): the code the run was trained with, whatever
-was edited or committed since. A run resumed from a checkpoint records where it finished; where its
-earlier epochs ran is not kept. The device is not a parameter: the same run trained on a GPU and on the
-CPU has the same key (their numbers differ in the last digits).
+was edited or committed since (a run trained by Dask workers: the submitting process's state). A run
+resumed from a checkpoint records where it finished; where its earlier epochs ran is not kept. The device
+is not a parameter: the same run trained on a GPU and on the CPU has the same key (their numbers differ in
+the last digits).
 
 A run that is missing, unreadable, incomplete or whose content fails its checksum raises
 :class:`MissingRunError` or :class:`CorruptRunError`, naming the folder, what is wrong and the command

@@ -29,7 +29,8 @@ from typing import Any
 from urnlib import cluster, cluster_runs
 from urnlib.params import ParameterError, check_choice
 from urnlib.progress import RunsBar
-from urnlib.results import MODES, ON_STALE, Run, RunSpec, RunStore, StaleRunWarning, Trained
+from urnlib.results import (MODES, ON_STALE, Run, RunSpec, RunStore, StaleRunWarning, Trained,
+                            code_state)
 
 __all__ = ["MODES", "ON_STALE", "StaleRunWarning", "PlanError", "run_plan"]
 
@@ -138,10 +139,15 @@ def _run_on_dask(todo: list[RunSpec], store: RunStore, mode: str, train: TrainFu
         if not submit:
             return []
 
+        # this checkout's state when the plan starts (a local cluster's workers import its code then; a remote
+        # worker's own checkout is not known here), not when a run ends
+        git = code_state()
+
         def done(spec: RunSpec, trained: Trained, info: dict[str, Any]) -> None:
             execution = {"backend": "dask", "scheduler": address, "worker": info["worker"],
                          "resumed_after_epoch": info["resumed_after"], "libraries": info["libraries"]}
-            runs[spec.name] = store.save(spec, trained, machine=info["machine"], execution=execution)
+            runs[spec.name] = store.save(spec, trained, machine=info["machine"], execution=execution,
+                                         git=git)
             locks[spec.name].close()
 
         order = {spec.name: i for i, spec in enumerate(todo)}
