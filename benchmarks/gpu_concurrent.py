@@ -1,11 +1,12 @@
 """Training speed of runs that shared one GPU, read from their progress bars, beside the same models on one
 CPU core: what running many runs at once on one GPU gives each run.
 
-    python3 benchmarks/gpu_concurrent.py OUT.json --md TABLE.md --gpu LOG... --cpu LOG...
+    python3 benchmarks/gpu_concurrent.py OUT.json --md TABLE.md --gpu N LOG... [--gpu N LOG...] --cpu LOG...
 
 Each log is a training process's output (tqdm bars, ``<label> epoch E: ... N batch/s``). A run's speed is the
-median over its epochs of the rate its bar showed at the epoch's last update (on the GPU the first epoch is
-left out: it captures the CUDA graphs); runs of one model are pooled: its label without the seed and
+median over its epochs of the rate its bar showed at the epoch's last update (on the GPU each run's first
+epoch in the log is left out: it captures the CUDA graphs); ``--gpu N LOG...`` once per call, N the runs that
+shared the GPU in it; runs of one model are pooled: its label without the seed and
 without a ``, lr X`` part (the learning rate does not change a step's cost). Writes OUT.json and TABLE.md
 (the table the Performance page includes). The logs of 2026-11-27 are in
 ``benchmarks/results/gpu_concurrent/`` (unpack them first).
@@ -21,51 +22,61 @@ BAR = re.compile(r"^(?P<label>.+?) seed (?P<seed>\d+) epoch (?P<epoch>\d+):.*?(?
 RATE = re.compile(r", lr [\d.e-]+")
 
 
-def speeds(path: Path, first: int) -> dict[str, list[float]]:
-    """``{model label: [batches per second of each epoch from ``first`` on, of every seed]}`` of one log."""
+def speeds(path: Path, skip_first: bool) -> dict[str, list[float]]:
+    """``{model label: [batches per second of each epoch, of every seed]}`` of one log; with ``skip_first``,
+    without each run's first epoch in the log (on a GPU it captures the CUDA graphs; a resumed run's first
+    epoch in the log is not its epoch 1)."""
     last: dict[tuple[str, str, int], float] = {}
     for line in path.read_text(errors="replace").replace("\r", "\n").splitlines():
         m = BAR.search(line.strip())
-        if m and int(m["epoch"]) >= first:
+        if m:
             last[(RATE.sub("", m["label"]), m["seed"], int(m["epoch"]))] = float(m["rate"])
+    first = {}
+    for label, seed, epoch in last:
+        first[(label, seed)] = min(epoch, first.get((label, seed), epoch))
     out: dict[str, list[float]] = {}
-    for (label, _, _), rate in sorted(last.items()):
-        out.setdefault(label, []).append(rate)
+    for (label, seed, epoch), rate in sorted(last.items()):
+        if not (skip_first and epoch == first[(label, seed)]):
+            out.setdefault(label, []).append(rate)
     return out
 
 
-def pooled(paths: list[Path], first: int) -> dict[str, dict]:
+def pooled(paths: list[Path], skip_first: bool) -> dict[str, dict]:
     rates: dict[str, list[float]] = {}
     for path in paths:
-        for label, values in speeds(path, first).items():
+        for label, values in speeds(path, skip_first).items():
             rates.setdefault(label, []).extend(values)
     return {label: {"batches_per_s": round(statistics.median(v), 2), "epochs": len(v)}
             for label, v in sorted(rates.items())}
 
 
+def _epochs(n: int) -> str:
+    return f"{n} epoch" + ("s" if n != 1 else "")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("out", type=Path)
-    ap.add_argument("--gpu", type=Path, nargs="+", required=True, help="logs of the runs that shared the GPU")
+    ap.add_argument("--gpu", nargs="+", action="append", required=True, metavar="N LOG",
+                    help="how many runs shared the GPU, then their logs (once per call)")
     ap.add_argument("--cpu", type=Path, nargs="*", default=[], help="logs of runs on one CPU core each")
     ap.add_argument("--md", type=Path, required=True, help="the table, as Markdown")
     ap.add_argument("--note", default="", help="where and how the runs ran")
     args = ap.parse_args()
-    gpu, cpu = pooled(args.gpu, first=2), pooled(args.cpu, first=1)
-    result = {"note": args.note, "processes_on_the_gpu": len(args.gpu), "gpu": gpu, "cpu": cpu}
+    calls = {int(group[0]): pooled([Path(g) for g in group[1:]], skip_first=True) for group in args.gpu}
+    cpu = pooled(args.cpu, skip_first=False)
+    result = {"note": args.note, "gpu": {f"{n} runs at once": v for n, v in calls.items()}, "cpu": cpu}
     args.out.write_text(json.dumps(result, indent=1) + "\n")
-    def epochs(n: int) -> str:
-        return f"{n} epoch" + ("s" if n != 1 else "")
-
-    rows = ["| model | batches/s, each of the runs sharing the GPU | batches/s, one CPU core | GPU / CPU |",
-            "|---|---|---|---|"]
-    for label, g in gpu.items():
+    shared = sorted(calls, reverse=True)
+    rows = ["| model | " + " | ".join(f"batches/s, each of {n} runs sharing the GPU" for n in shared)
+            + " | batches/s, one CPU core |", "|---" * (len(shared) + 2) + "|"]
+    labels = sorted({label for v in calls.values() for label in v})
+    for label in labels:
+        cells = [f"{calls[n][label]['batches_per_s']:.1f} ({_epochs(calls[n][label]['epochs'])})"
+                 if label in calls[n] else "-" for n in shared]
         c = cpu.get(label)
-        ratio = f"{g['batches_per_s'] / c['batches_per_s']:.2f}" if c else "-"
-        rows.append(f"| {label} | {g['batches_per_s']:.1f} ({epochs(g['epochs'])}) | "
-                    f"{c['batches_per_s']:.1f} ({epochs(c['epochs'])}) |" if c else
-                    f"| {label} | {g['batches_per_s']:.1f} ({epochs(g['epochs'])}) | - |")
-        rows[-1] += f" {ratio} |"
+        cells.append(f"{c['batches_per_s']:.1f} ({_epochs(c['epochs'])})" if c else "-")
+        rows.append(f"| {label} | " + " | ".join(cells) + " |")
     args.md.write_text("\n".join(rows) + "\n")
     print("\n".join(rows))
 
