@@ -20,6 +20,7 @@ import numpy as np
 
 from urnlib.claims import Claim, both_readings, claim
 from urnlib.reports.common import overfit_rise, share_lower_at_matched_x
+from urnlib.reports.cross_serial_settle import lstm_settle, more_seeds
 from urnlib.reports.cross_serial import (
     CHAPTER,
     PAPER_EPOCHS,
@@ -51,17 +52,6 @@ CURVE = f"every epoch, 1-{PAPER_EPOCHS} (the training curve)"
 _OVERFIT = "Additionally, the URN appears to be less prone to overfitting, on both tasks."
 
 
-def _more_seeds(seeds, labels, n: int = 3) -> str:
-    """``n`` more seeds of the models ``labels``, with their training time from the stored runs' epochs."""
-    which = "each model" if len(labels) != 1 else labels[0]
-    seconds = [[sum(row.get("seconds", 0.0) for row in run.history) for run in seeds[lab].runs]
-               for lab in labels]
-    hours = n * sum(float(np.mean(s)) for s in seconds if s) / 3600
-    cost = (f"about {hours:.1f} hours of training, from the stored runs' epoch times" if hours
-            else "their time not recorded")
-    return f"{n} more seeds of {which} ({cost})"
-
-
 def _curve(run: Run, key: str) -> np.ndarray:
     return np.asarray(run.column(key)[:PAPER_EPOCHS], dtype=float)
 
@@ -77,7 +67,7 @@ def claims(seeds: Grouped, *, units: list[int], train_k: int, lstm_embedding: in
 
 def _claims(seeds: Grouped, *, units, train_k, lstm_embedding, read) -> list[Claim]:
     seeds = _grouped(seeds)
-    more = _more_seeds(seeds, list(seeds))
+    more = more_seeds(seeds, list(seeds))
     out: list[Claim] = []
     t1 = table1(lstm_embedding)
     equal = bool(
@@ -136,7 +126,7 @@ def _claims(seeds: Grouped, *, units, train_k, lstm_embedding, read) -> list[Cla
         partly,
         quote="We see that LSTM models generally make better guesses than URNs, across the board.",
         epoch=FINAL,
-        settle=more,
+        settle=lstm_settle(loss, pairs, seeds, more),
     )
 
     # ---- Fig. 2b: below 10% error
@@ -255,7 +245,7 @@ def _claims(seeds: Grouped, *, units, train_k, lstm_embedding, read) -> list[Cla
             settle="not the loss's scale: sec. 2 says the token losses are summed ('which we sum for each "
             "position'), but the authors' code (GU-CLASP/unitary-recurrent-network) divides their sum by the "
             "number of tokens, per symbol as here. The paper shows one run: "
-            f"{_more_seeds(seeds, ['URN 32'], 7)} would show "
+            f"{more_seeds(seeds, ['URN 32'], 7)} would show "
             "whether a single run can reach 0.4 at this loss",
         )
 

@@ -1,0 +1,45 @@
+"""What would settle a cross-serial claim (paper 001 sec. 3), with its cost from the stored runs: more seeds
+where a difference lies within their spread; where a difference is decided against the paper, the experiment
+that could explain it instead."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from urnlib.rules import compare
+from urnlib.seeds import Stat
+
+__all__ = ["cost", "more_seeds", "lstm_settle"]
+
+
+def cost(seeds, labels, n: int) -> str:
+    """What ``n`` runs of each of the models ``labels`` take, from the stored runs' epoch times."""
+    seconds = [[sum(row.get("seconds", 0.0) for row in run.history) for run in seeds[lab].runs]
+               for lab in labels]
+    hours = n * sum(float(np.mean(s)) for s in seconds if s) / 3600
+    return (f"about {hours:.1f} hours of training, from the stored runs' epoch times" if hours
+            else "their time not recorded")
+
+
+def more_seeds(seeds, labels, n: int = 3) -> str:
+    """``n`` more seeds of the models ``labels``, with their training time from the stored runs' epochs."""
+    which = "each model" if len(labels) != 1 else labels[0]
+    return f"{n} more seeds of {which} ({cost(seeds, labels, n)})"
+
+
+def lstm_settle(loss: dict[str, Stat], pairs, seeds, more: str) -> str:
+    """What would settle "LSTMs make better guesses" where the LSTM is decided worse at some sizes: more seeds
+    cannot (those sizes are decided); the authors' Keras LSTM at them could. ``more`` where none is decided
+    worse."""
+    worse = [n for n in pairs if compare(loss[f"LSTM {n}"], loss[f"URN {n}"], higher=False).holds is False]
+    if not worse:
+        return more
+    means = [loss[f"LSTM {n}"].mean for n in pairs]
+    growing = len(means) > 1 and all(a < b for a, b in zip(means, means[1:]))
+    labels = [f"LSTM {n}" for n in worse]
+    return (f"the URN is decided lower at {', '.join(map(str, worse))} units"
+            + (", where the LSTM's test loss has grown with its size (see the claim that the larger LSTMs "
+               "overfit)" if growing else "")
+            + f": more seeds cannot change that; the authors' Keras LSTM (its initialisation and dropout) at "
+            f"those sizes on {len(seeds[labels[0]])} seeds would show whether theirs guesses better "
+            f"({cost(seeds, labels, len(seeds[labels[0]]))})")
