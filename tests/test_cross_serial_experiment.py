@@ -478,8 +478,8 @@ def test_a_difference_within_the_seed_spread_is_inconclusive():
     seeds = fake_seeds(a_clear_case(lstm_loss=(0.50, 0.51, 0.52)), pad=100)
     fig2a = find(report_claims.claims(seeds, units=[8], train_k=8), "lower test loss")
     assert fig2a.verdict == "not reproduced" and fig2a.cause == "open"
-    # decided, so more seeds cannot settle it: the experiment that could explain it (one size: no trend)
-    assert fig2a.settle.startswith("the URN is decided lower at 8 units: more seeds cannot change that")
+    # decided: not more seeds but the experiment that could explain it (one size: no trend)
+    assert fig2a.settle.startswith("the URN is decided lower at 8 units: a decided difference, so more seeds")
     assert "Keras LSTM" in fig2a.settle and "grown with its size" not in fig2a.settle
 
 

@@ -558,3 +558,18 @@ def test_retrain_costs_come_from_what_the_stored_runs_took():
     old = FakeRun([])
     old.record = {"wall_time_s": 3600.0}
     assert retrain(Seeds("old", [old], [0])) == "about 1.0 CPU hours, as these runs took"
+
+
+def test_a_claim_decided_against_the_paper_asks_for_another_experiment_than_more_seeds():
+    """Undecided: more seeds, with their cost; decided against the paper: more seeds are not the next
+    experiment, the authors' Keras models are (at the same cost)."""
+    from urnlib.reports.dyck_claims_001 import _settle
+    from urnlib.seeds import Seeds
+
+    urn = {8: Seeds("URN 8", [FakeRun([], 600.0) for _ in range(3)], [0, 1, 2])}
+    lstm = {8: Seeds("LSTM 8", [FakeRun([], 600.0) for _ in range(3)], [0, 1, 2])}
+    cost = "about 1.0 CPU hours per setting, as these runs took"
+    assert _settle(None, urn, lstm) == f"3 more seeds of each model under each setting ({cost})"
+    failed = _settle(False, urn, lstm)
+    assert failed.startswith("decided against the paper at these seeds, so more seeds are not the next")
+    assert "Keras URN and LSTM" in failed and failed.endswith(f"({cost})")

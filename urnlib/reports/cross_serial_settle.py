@@ -28,8 +28,8 @@ def more_seeds(seeds, labels, n: int = 3) -> str:
 
 
 def lstm_settle(loss: dict[str, Stat], pairs, seeds, more: str) -> str:
-    """What would settle "LSTMs make better guesses" where the LSTM is decided worse at some sizes: more seeds
-    cannot (those sizes are decided); the authors' Keras LSTM at them could. ``more`` where none is decided
+    """What would settle "LSTMs make better guesses" where the LSTM is decided worse at some sizes: not more
+    seeds (those sizes are decided) but the authors' Keras LSTM at them. ``more`` where none is decided
     worse."""
     worse = [n for n in pairs if compare(loss[f"LSTM {n}"], loss[f"URN {n}"], higher=False).holds is False]
     if not worse:
@@ -40,6 +40,6 @@ def lstm_settle(loss: dict[str, Stat], pairs, seeds, more: str) -> str:
     return (f"the URN is decided lower at {', '.join(map(str, worse))} units"
             + (", where the LSTM's test loss has grown with its size (see the claim that the larger LSTMs "
                "overfit)" if growing else "")
-            + f": more seeds cannot change that; the authors' Keras LSTM (its initialisation and dropout) at "
-            f"those sizes on {len(seeds[labels[0]])} seeds would show whether theirs guesses better "
-            f"({cost(seeds, labels, len(seeds[labels[0]]))})")
+            + ": a decided difference, so more seeds are not the next experiment; the authors' Keras LSTM "
+            f"(its initialisation and dropout) at those sizes on {len(seeds[labels[0]])} seeds would show "
+            f"whether theirs guesses better ({cost(seeds, labels, len(seeds[labels[0]]))})")
