@@ -306,7 +306,7 @@ class RunStore:
         Args:
             machine: where it trained (default: this machine's CPU; :func:`urnlib.cluster.machine`).
             execution: how (``{"backend": "in-process"}``, or Dask's scheduler and worker).
-            git: the checkout's state (default: now; :meth:`obtain` passes the state when training began).
+            git: the checkout's state (default: now; :meth:`obtain` passes :func:`code_state`).
                 A dirty tree's patch is kept in ``.diffs/``.
             extra: more fields outside the content checksum (e.g. ``restamped_from``).
         """
