@@ -479,7 +479,8 @@ def test_a_difference_within_the_seed_spread_is_inconclusive():
     fig2a = find(report_claims.claims(seeds, units=[8], train_k=8), "lower test loss")
     assert fig2a.verdict == "not reproduced" and fig2a.cause == "open"
     # decided: not more seeds but the experiment that could explain it (one size: no trend)
-    assert fig2a.settle.startswith("the URN is decided lower at 8 units: a decided difference, so more seeds")
+    assert fig2a.settle.startswith("decided against the paper at these seeds, so more seeds are not the next "
+                                   "experiment: the URN is lower at 8 units;")
     assert "Keras LSTM" in fig2a.settle and "grown with its size" not in fig2a.settle
 
 

@@ -15,7 +15,8 @@ from urnlib.params import ParameterError
 from urnlib.plots.curves import BASELINE
 from urnlib.results import Run
 
-__all__ = ["cpu_hours", "model_spec", "look", "looks", "largest_rise", "share_lower_at_matched_x",
+__all__ = ["cpu_hours", "settle_unless_decided", "model_spec", "look", "looks", "largest_rise",
+           "share_lower_at_matched_x",
            "provenance_table", "provenance", "whose", "settings_section"]
 
 
@@ -221,3 +222,12 @@ def overfit_rise(curve) -> float:
     overfitting, read the same way in the Dyck and cross-serial chapters."""
     curve = np.asarray(curve, dtype=float)
     return float(curve[-1] - curve.min())
+
+
+def settle_unless_decided(holds: bool | None, more: str, instead: str) -> str:
+    """A claim's settle text: ``more`` (more seeds), unless the claim is decided against the paper (``holds``
+    False): more seeds are not the next experiment there, ``instead`` is (what could explain the miss)."""
+    if holds is False:
+        return ("decided against the paper at these seeds, so more seeds are not the next experiment: "
+                + instead)
+    return more

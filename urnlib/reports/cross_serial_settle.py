@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from urnlib.reports.common import settle_unless_decided
 from urnlib.rules import compare
 from urnlib.seeds import Stat
 
@@ -28,18 +29,19 @@ def more_seeds(seeds, labels, n: int = 3) -> str:
 
 
 def lstm_settle(loss: dict[str, Stat], pairs, seeds, more: str) -> str:
-    """What would settle "LSTMs make better guesses" where the LSTM is decided worse at some sizes: not more
-    seeds (those sizes are decided) but the authors' Keras LSTM at them. ``more`` where none is decided
-    worse."""
+    """What would settle "LSTMs make better guesses": ``more`` where no size is decided against the paper;
+    where some are, the authors' Keras LSTM at them (:func:`urnlib.reports.common.settle_unless_decided`)."""
     worse = [n for n in pairs if compare(loss[f"LSTM {n}"], loss[f"URN {n}"], higher=False).holds is False]
     if not worse:
         return more
     means = [loss[f"LSTM {n}"].mean for n in pairs]
     growing = len(means) > 1 and all(a < b for a, b in zip(means, means[1:]))
     labels = [f"LSTM {n}" for n in worse]
-    return (f"the URN is decided lower at {', '.join(map(str, worse))} units"
-            + (", where the LSTM's test loss has grown with its size (see the claim that the larger LSTMs "
-               "overfit)" if growing else "")
-            + ": a decided difference, so more seeds are not the next experiment; the authors' Keras LSTM "
-            f"(its initialisation and dropout) at those sizes on {len(seeds[labels[0]])} seeds would show "
-            f"whether theirs guesses better ({cost(seeds, labels, len(seeds[labels[0]]))})")
+    n = len(seeds[labels[0]])
+    return settle_unless_decided(
+        False, more,
+        f"the URN is lower at {', '.join(map(str, worse))} units"
+        + (", where the LSTM's test loss has grown with its size (see the claim that the larger LSTMs "
+           "overfit)" if growing else "")
+        + f"; the authors' Keras LSTM (its initialisation and dropout) at those sizes on {n} seeds would "
+        f"show whether theirs guesses better ({cost(seeds, labels, n)})")

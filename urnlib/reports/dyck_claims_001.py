@@ -11,7 +11,8 @@ import numpy as np
 
 from urnlib import rules
 from urnlib.claims import Claim, claim
-from urnlib.reports.common import cpu_hours, largest_rise, overfit_rise, share_lower_at_matched_x
+from urnlib.reports.common import (cpu_hours, largest_rise, overfit_rise, settle_unless_decided,
+                                   share_lower_at_matched_x)
 from urnlib.reports.dyck import (MAJORITY_ACCURACY, PAPER_EPOCHS, PAPER_LSTM8_TURN_EPOCH, max_error_per_epoch,
                                  run_accuracy, table2)
 from urnlib.seeds import Seeds, Stat
@@ -38,11 +39,9 @@ def _settle(holds: bool | None, urn: dict[int, Seeds], lstm: dict[int, Seeds]) -
     """What would settle a URN-against-LSTM claim: more seeds where it is undecided; where it fails decided,
     not more seeds but the authors' Keras models, which could show whether their setting holds."""
     cost = retrain(*urn.values(), *lstm.values(), seeds=3, per="per setting")
-    if holds is False:
-        return ("decided against the paper at these seeds, so more seeds are not the next experiment: the "
-                "authors' Keras URN and LSTM on 3 seeds at each size would show whether their setting gives "
-                f"the paper's curves ({cost})")
-    return f"3 more seeds of each model under each setting ({cost})"
+    return settle_unless_decided(holds, f"3 more seeds of each model under each setting ({cost})",
+                                 "the authors' Keras URN and LSTM on 3 seeds at each size would show whether "
+                                 f"their setting gives the paper's curves ({cost})")
 
 
 def fmt(stat: Stat, digits: int = 3) -> str:
