@@ -189,7 +189,11 @@ def test_paper_plan():
     # the ablation's own runs come last: those of its entry at the original setting but for seeds 0-2 too
     ablated = list(dict.fromkeys(s.name for specs in PAPER.ablation_plan().values() for s in specs
                                  if s.name not in main))
-    assert list(plan) == main + ablated
+    # then every encoder at the other rate of lr_choices (the N=4 TPRU's runs at 0.0003 are the ablation's)
+    others = [s.name for rates in PAPER.lr_plan().values() for lr, specs in rates.items() if lr != PAPER.lr
+              for s in specs if s.name not in ablated]
+    assert PAPER.lr_choices == [0.001, 0.0003] and len(others) == 6 * len(PAPER.seeds)
+    assert list(plan) == main + ablated + others
     assert ablated and all(", " in name or name.startswith("TPRU 64 N=4 seed ") for name in ablated)
     assert [f"TPRU 64 N=4 seed {s}" for s in range(3, 10)] == [n for n in ablated if ", " not in n]
     assert PAPER.seeds == [0, 1, 2] and PAPER.lm_seeds == [0, 1, 2]  # issue 16: three seeds in the book
@@ -281,7 +285,9 @@ def test_paper_config_loads_stored_runs_without_training(cwd, tmp_path, monkeypa
     assert [r.path for r in results] == [r.path for r in trained]  # the runs just trained, loaded
     assert list(results.entailment) == ["GRU 4", "TPRU 4 N=2"] and list(results.lm) == ["LSTM LM 4"]
     assert [r.name for r in results.entailment["TPRU 4 N=2"]] == ["TPRU 4 N=2 seed 0", "TPRU 4 N=2 seed 1"]
-    assert results.entailment["GRU 4"].seeds == [0, 1] and len(list(results)) == 6
+    # 2 encoders x 2 seeds at each of the preset's 2 rates, 1 language model, 1 ablation run
+    assert small.lr_choices == [0.001, 0.0003] and len(list(results)) == 10
+    assert results.entailment["GRU 4"].seeds == [0, 1]
     assert [r.name for r in results.ablations["TPRU 4 N=2, b=0"]] == ["TPRU 4 N=2, b=0 seed 0"]
     assert len(results.gradient) == 3 and len(results.table1) == 9
 

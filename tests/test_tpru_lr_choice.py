@@ -24,7 +24,13 @@ BOTH = [0.001, 0.0003]
 
 @pytest.fixture(scope="module")
 def paper():
-    return tpru.Config.paper()
+    """The paper preset at its own rate alone (the preset names both rates: see the test below)."""
+    return dataclasses.replace(tpru.Config.paper(), lr_choices=None)
+
+
+def test_the_paper_presets_make_the_choice():
+    for scale in ("paper", "large", "full"):
+        assert tpru.Config.load(scale).lr_choices == BOTH
 
 
 @pytest.fixture(scope="module")

@@ -181,3 +181,13 @@ def test_the_data_comparison_is_a_book_table():
     text = numbered_table(table, "The data.", "tbl-data")
     assert "| valid | released | 100 | 50.0 | 75.7 | 9.5 |" in text and "| valid | generated |" in text
     assert table.iloc[0]["surface baseline (%)"] == "" and table.iloc[1]["surface baseline (%)"] == "55.0"
+
+
+def test_the_fill_scores_every_run_the_rate_choice_may_pick():
+    config = tpru_released_fill.Config.load("large")  # the preset with a scaled group
+    config = tpru_released_fill.Config.load("large", lr_choices=[config.lr, config.lr / 3])
+    keys = {spec.key for spec in tpru_released_fill.scored_specs(config)}
+    at_rates = {spec.key for rates in config.lr_plan().values() for specs in rates.values() for spec in specs}
+    assert len({lr for rates in config.lr_plan().values() for lr in rates}) == 2
+    assert at_rates <= keys  # either rate may be picked: both are scored
+    assert {spec.key for specs in config.scaled_plan().values() for spec in specs} <= keys

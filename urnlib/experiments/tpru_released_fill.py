@@ -3,9 +3,11 @@ cache the TPRU chapter reads (:mod:`urnlib.experiments.tpru_released`; paper 002
 
     python -m urnlib.experiments.tpru_released_fill --scale paper [--store DIR]
 
-It never trains: every run of the preset's entailment plan must be stored (a missing one is an error naming
-the command that trains it). Runs whose entry is current are skipped, so a second call scores nothing. It
-scores on the threads torch is given: set ``OMP_NUM_THREADS=1`` beside other work.
+It never trains: every entailment run the chapter may read must be stored (a missing one is an error naming
+the command that trains it): each encoder at every rate of ``lr_choices`` (the chapter reads the rate each
+encoder picks on validation accuracy, :mod:`urnlib.experiments.tpru_lr`) and the scaled group's runs. Runs
+whose entry is current are skipped, so a second call scores nothing. It scores on the threads torch is given:
+set ``OMP_NUM_THREADS=1`` beside other work.
 """
 
 from __future__ import annotations
@@ -17,9 +19,16 @@ from pathlib import Path
 from urnlib.errors import UrnlibError
 from urnlib.experiments.tpru import Config
 from urnlib.experiments.tpru_released import cache_path, fill
-from urnlib.results import RunStore
+from urnlib.results import RunSpec, RunStore
 
-__all__ = ["main"]
+__all__ = ["main", "scored_specs"]
+
+
+def scored_specs(config: Config) -> list[RunSpec]:
+    """The runs whose released scores the chapter may read: every encoder at every candidate rate, then the
+    scaled group's."""
+    at_rates = [spec for rates in config.lr_plan().values() for specs in rates.values() for spec in specs]
+    return at_rates + [spec for specs in config.scaled_plan().values() for spec in specs]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,9 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         config = Config.load(args.scale, mode="load")  # scores stored runs: reads no corpus
         root = Path(args.store).resolve() if args.store else config.store_path()
         store = RunStore(root, rebuild=config.rebuild_command())
-        runs = [store.stored(spec, "load", config.on_stale)
-                for plan in (config.entailment_plan(), config.scaled_plan())
-                for specs in plan.values() for spec in specs]
+        runs = [store.stored(spec, "load", config.on_stale) for spec in scored_specs(config)]
         n = fill(runs, cache_path(root), store=root)
     except UrnlibError as err:
         print(f"error: {err}", file=sys.stderr)
