@@ -7,8 +7,8 @@ import pytest
 
 from urnlib.claims import claim
 from urnlib.params import ParameterError
-from urnlib.rules import (at_least, at_most, beats, combine, compare, off_chance, on_every_seed, paired,
-                          positive, threshold)
+from urnlib.rules import (Decision, at_least, at_most, beats, combine, compare, every_seed, needed,
+                          off_chance, on_every_seed, paired, positive, threshold)
 from urnlib.seeds import (Seeds, Stat, by_label, check_seeds, split_setting,
                           stack_curves)
 
@@ -105,6 +105,32 @@ def test_on_every_seed_and_combine():
     assert combine([False, None]) == (False, False)
     assert combine([True, None]) == (None, False)
     assert combine([]) == (None, False)
+
+
+def test_mixed_seeds_are_decided_by_a_sign_test_or_say_the_seeds_that_would():
+    # 12 of 14 seeds: P(>= 12 or <= 2 of 14 | 1/2) = 2 * (1 + 14 + 91) / 2**14 = 0.0129 < 0.05: decided
+    d = every_seed([True] * 12 + [False] * 2, what="overfits")
+    assert d.holds is True and d.direction == "overfits on 12 of 14 seeds"
+    assert every_seed([False] * 12 + [True] * 2).holds is False
+    # 6 of 7: p = 2 * 8 / 128 = 0.125, undecided; at 9 seeds the same share (8 of 9): 2 * 10 / 512 = 0.039
+    d = every_seed([True] * 6 + [False])
+    assert d.holds is None and d.seeds_needed == 9 and abs(d.size - (6 / 7 - 0.5)) < 1e-12
+    assert "about 9 seeds per side" in d.undecided
+    # half and half: no number of seeds decides a share of exactly one half
+    d = every_seed([True, False])
+    assert d.holds is None and d.seeds_needed is None and "no number of seeds" in d.undecided
+    # unanimous: no spread, the sign decides (as for a measure), at any number of seeds
+    assert every_seed([True] * 3).holds is True and every_seed([False] * 3).holds is False
+
+
+def test_combine_takes_decisions_and_needed_gives_the_seeds_for_every_open_part():
+    decided = Decision(True, "A above B by 0.1", 0.1)
+    a, b = Decision(None, "a", 0.01, 6), Decision(None, "b", 0.02, 11)
+    assert combine([decided, a]) == (None, False)
+    assert combine([decided, Decision(False, "c", -1)]) == (False, True)
+    assert needed([decided, a, b]) == 11  # the part that needs most decides when all are decided
+    assert needed([decided]) is None  # nothing open
+    assert needed([a, Decision(None, "half", 0.0)]) is None  # one part no seeds can decide
 
 
 def test_off_chance_needs_both_sides_clear():

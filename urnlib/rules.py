@@ -14,10 +14,13 @@ of ours: a difference is decided when a t-test at the 5% level (two-sided) decid
 * :func:`within` / :func:`matches` - A no worse than B by a tolerance the paper's own numbers give
   ("comparable", "similar"): :func:`compare` against B moved by the tolerance; :func:`matches` for whichever
   side is behind.
-* :func:`every_seed` - a yes/no property measured per seed: all seeds yes, all no, or mixed (undecided).
+* :func:`every_seed` - a yes/no property measured per seed: all seeds yes (holds), all no (fails); mixed seeds
+  are decided by a sign test (is the share of seeds with the property away from one half?), else undecided
+  with the seeds that would decide it.
 * :func:`rates` - how often a yes/no property holds over the seeds of A against those of B (Fisher's exact
   test: a rate, unlike a mean, has no spread of its own to take a t-test from).
-* :func:`combine` - one claim over several sizes or models.
+* :func:`combine` - one claim over several sizes or models; :func:`needed` - the seeds that would decide
+  every undecided part of such a claim.
 * :func:`off_chance` - the training guard: a model whose measure is not clearly off chance did not train,
   and a claim resting on it is no evidence.
 
@@ -37,7 +40,8 @@ from scipy import stats as _stats
 from urnlib.seeds import Stat
 
 __all__ = ["Decision", "compare", "within", "matches", "threshold", "paired", "every_seed", "beats",
-           "at_least", "at_most", "positive", "on_every_seed", "combine", "off_chance", "seeds_to_decide",
+           "at_least", "at_most", "positive", "on_every_seed", "combine", "needed", "off_chance",
+           "seeds_to_decide",
            "rates",
            "LEVEL", "BEATS_RULE", "THRESHOLD_RULE", "PAIRED_RULE", "EVERY_SEED_RULE", "CHANCE_RULE",
            "MAX_SEEDS", "RATES_RULE"]
@@ -46,7 +50,8 @@ LEVEL = 0.05  #: two-sided significance level of every t-test here
 MAX_SEEDS = 1000  #: past this many seeds per side a difference is called "not decidable by seeds"
 BEATS_RULE = "Welch's t-test at 5% on the seeds' values; undecided: the seeds that would decide it"
 THRESHOLD_RULE = "one-sample t-test at 5% against the stated value; undecided: the seeds that would decide it"
-EVERY_SEED_RULE = "on every seed (mixed seeds: not decided)"
+EVERY_SEED_RULE = ("on every seed (mixed seeds: a sign test at 5% on the share of seeds with it; undecided: "
+                   "the seeds that would decide it)")
 PAIRED_RULE = "paired t-test at 5% on the per-seed differences; undecided: the seeds that would decide it"
 RATES_RULE = ("Fisher's exact test at 5% (two-sided) on the two sets of seeds; undecided: the seeds that "
               "would decide it")
@@ -184,17 +189,32 @@ def matches(a: Stat, b: Stat, tolerance: float, *, relative: bool = False, highe
     return Decision(d.holds, compare(a, b, names=names).direction, d.size, d.seeds_needed)
 
 
+def _sign_test(k: int, n: int) -> float:
+    return float(_stats.binomtest(k, n, 0.5).pvalue)
+
+
 def every_seed(flags: Iterable[bool], *, what: str = "the property") -> Decision:
-    """``True`` when the property holds on every seed, ``False`` when on none, ``None`` when mixed."""
+    """Whether a yes/no property of each seed holds in general: ``True`` when it holds on every seed,
+    ``False`` when on none (no spread: the sign decides, as for a measure). Mixed seeds are a spread: a
+    sign test (two-sided, :data:`LEVEL`) on the share of seeds with the property against one half decides
+    them, else ``None`` with the seeds that would decide it were the observed share to stay as it is.
+    ``size``: the share minus one half."""
     flags = [bool(f) for f in flags]
-    direction = f"{what} on {sum(flags)} of {len(flags)} seeds"
+    k, n = sum(flags), len(flags)
+    direction = f"{what} on {k} of {n} seeds"
     if not flags:
         return Decision(None, direction, math.nan)
     if all(flags):
         return Decision(True, direction, 1.0)
     if not any(flags):
         return Decision(False, direction, -1.0)
-    return Decision(None, direction, sum(flags) / len(flags) - 0.5)
+    share = k / n
+    if _sign_test(k, n) < LEVEL:
+        return Decision(share > 0.5, direction, share - 0.5)
+    more = None
+    if share != 0.5:
+        more = next((m for m in range(n + 1, MAX_SEEDS + 1) if _sign_test(round(share * m), m) < LEVEL), None)
+    return Decision(None, direction, share - 0.5, more)
 
 
 def _fisher(a: int, n_a: int, b: int, n_b: int) -> float:
@@ -249,19 +269,30 @@ def on_every_seed(flags: Iterable[bool]) -> bool | None:
     return every_seed(flags).holds
 
 
-def combine(parts: Iterable[bool | None]) -> tuple[bool | None, bool]:
-    """One verdict from the verdicts of a claim's parts (sizes, models).
+def combine(parts: Iterable[bool | None | Decision]) -> tuple[bool | None, bool]:
+    """One verdict from the verdicts of a claim's parts (sizes, models): each a ``holds`` or a
+    :class:`Decision`.
 
     Returns:
         ``(holds, partly)``: ``(True, False)`` when every part holds; ``(False, partly)`` when a part fails,
         ``partly`` when another part holds; ``(None, False)`` otherwise (no part fails, some undecided).
     """
-    parts = list(parts)
+    parts = [p.holds if isinstance(p, Decision) else p for p in parts]
     if parts and all(p is True for p in parts):
         return True, False
     if any(p is False for p in parts):
         return False, any(p is True for p in parts)
     return None, False
+
+
+def needed(parts: Iterable[Decision | None]) -> int | None:
+    """The seeds per side that would decide every undecided part of a claim at the observed spreads (the
+    most any part needs), for the claim that :func:`combine` leaves undecided; ``None`` when no part is
+    undecided or one cannot be decided by seeds. A part ``None`` (not measured) is left out."""
+    open_parts = [p for p in parts if p is not None and p.holds is None]
+    if not open_parts or any(p.seeds_needed is None for p in open_parts):
+        return None
+    return max(p.seeds_needed for p in open_parts)
 
 
 def off_chance(chance: float, *sides: Stat, higher: bool = True) -> bool:

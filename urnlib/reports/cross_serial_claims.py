@@ -38,7 +38,8 @@ from urnlib.reports.cross_serial import (
     table1,
 )
 from urnlib.results import Run
-from urnlib.rules import BEATS_RULE, EVERY_SEED_RULE, THRESHOLD_RULE, combine, compare, every_seed, threshold
+from urnlib.rules import (BEATS_RULE, EVERY_SEED_RULE, THRESHOLD_RULE, combine, compare, every_seed, needed,
+                          threshold)
 from urnlib.seeds import Stat
 
 __all__ = ["claims", "FINAL", "CURVE"]
@@ -99,7 +100,7 @@ def _claims(seeds: Grouped, *, units, train_k, lstm_embedding, read) -> list[Cla
     idle = [lab for lab in labels if any(len(r.history) < PAPER_EPOCHS for r in seeds[lab])]
 
     def add(source, statement, paper, ours, rule, holds, partly=False, *, quote, epoch, rests=labels,
-            settle=""):
+            settle="", seeds_needed=None):
         cause, direction = None, "" if hasattr(holds, "holds") else ours  # a combined claim: its measures
         if [lab for lab in rests if lab in idle]:
             holds, partly, cause = None, False, "untrained"
@@ -107,7 +108,7 @@ def _claims(seeds: Grouped, *, units, train_k, lstm_embedding, read) -> list[Cla
             ours = f"trained fewer than {PAPER_EPOCHS} epochs ({short}): {ours}"
         c = claim(CHAPTER, source, statement, paper, ours, rule, holds, partly, quote=quote, epoch=epoch,
                   seeds=min(len(seeds[lab]) for lab in rests), cause=cause, settle=settle,
-                  direction=direction)
+                  direction=direction, seeds_needed=seeds_needed)
         out.append(c if c.cause in ("open", "scale", "data") else replace(c, settle=""))
 
     def at(key: str) -> dict[str, Stat]:
@@ -115,7 +116,8 @@ def _claims(seeds: Grouped, *, units, train_k, lstm_embedding, read) -> list[Cla
 
     # ---- Fig. 2a: test loss
     loss = at("test_loss")
-    holds, partly = combine(compare(loss[f"LSTM {n}"], loss[f"URN {n}"], higher=False).holds for n in pairs)
+    parts = [compare(loss[f"LSTM {n}"], loss[f"URN {n}"], higher=False) for n in pairs]
+    holds, partly = combine(parts)
     add(
         "paper 001 Fig. 2a",
         "LSTMs make better per-symbol guesses (lower test loss) than URNs, across the board",
@@ -127,6 +129,7 @@ def _claims(seeds: Grouped, *, units, train_k, lstm_embedding, read) -> list[Cla
         quote="We see that LSTM models generally make better guesses than URNs, across the board.",
         epoch=FINAL,
         settle=lstm_settle(loss, pairs, seeds, more),
+        seeds_needed=needed(parts),
     )
 
     # ---- Fig. 2b: below 10% error
@@ -156,7 +159,7 @@ def _claims(seeds: Grouped, *, units, train_k, lstm_embedding, read) -> list[Cla
         lab: every_seed((v > 0 for v in rises[lab]), what="error at epoch 100 above its lowest")
         for lab in big
     }
-    holds, partly = combine(d.holds for d in flags.values())
+    holds, partly = combine(flags.values())
     add(
         "paper 001 Fig. 2b",
         "the larger LSTMs overfit: their error rate goes back up",
@@ -170,6 +173,7 @@ def _claims(seeds: Grouped, *, units, train_k, lstm_embedding, read) -> list[Cla
         epoch=CURVE,
         rests=big,
         settle=more,
+        seeds_needed=needed(flags.values()),
     )
 
     # ---- Fig. 2c: at a given training loss, URNs tend to err less (epochs 1-100, per seed pair)
@@ -188,7 +192,8 @@ def _claims(seeds: Grouped, *, units, train_k, lstm_embedding, read) -> list[Cla
         return Stat.of(values)
 
     share = {n: shares(n) for n in pairs}
-    holds, partly = combine(threshold(share[n], SHARE).holds for n in pairs)
+    parts = [threshold(share[n], SHARE) for n in pairs]
+    holds, partly = combine(parts)
     add(
         "paper 001 Fig. 2c",
         "at a given training loss, URNs tend to have lower error rates than LSTMs",
@@ -254,7 +259,8 @@ def _claims(seeds: Grouped, *, units, train_k, lstm_embedding, read) -> list[Cla
         return max(0.0, float(np.max(-np.diff(_curve(run, "error_rate")), initial=0.0)))
 
     drops = {lab: seeds[lab].stat(largest_fall) for lab in labels}
-    holds, partly = combine(compare(drops[f"URN {n}"], drops[f"LSTM {n}"], higher=False).holds for n in pairs)
+    parts = [compare(drops[f"URN {n}"], drops[f"LSTM {n}"], higher=False) for n in pairs]
+    holds, partly = combine(parts)
     add(
         "paper 001 Fig. 2c",
         "URNs' error rate falls smoothly; LSTMs' drops sharply",
@@ -266,6 +272,7 @@ def _claims(seeds: Grouped, *, units, train_k, lstm_embedding, read) -> list[Cla
         quote="In general, the URNs provide a smoother decrease in error rate as they learn the language.",
         epoch=CURVE,
         settle=more,
+        seeds_needed=needed(parts),
     )
 
     # ---- sec. 5: the URN less prone to overfitting (epochs 1-100)
@@ -276,7 +283,7 @@ def _claims(seeds: Grouped, *, units, train_k, lstm_embedding, read) -> list[Cla
                 seeds[f"{fam} {n}"].stat(lambda r, key=key: overfit_rise(_curve(r, key)))
                 for fam in ("URN", "LSTM")
             )
-            parts.append(compare(u, lo, higher=False).holds)
+            parts.append(compare(u, lo, higher=False))
             texts.append(f"{n}, {what}: URN {_ms(u)} vs LSTM {_ms(lo)}")
     holds, partly = combine(parts)
     add(
@@ -291,6 +298,7 @@ def _claims(seeds: Grouped, *, units, train_k, lstm_embedding, read) -> list[Cla
         quote=_OVERFIT,
         epoch=CURVE,
         settle=more,
+        seeds_needed=needed(parts),
     )
 
     # ---- sec. 3.1, Fig. 2d: lengths unseen in training
@@ -314,7 +322,7 @@ def _claims(seeds: Grouped, *, units, train_k, lstm_embedding, read) -> list[Cla
         for fam, labs in fams.items()
     }
     fit = every_seed(v == 0 for lab in labels for v in seen[lab].values)  # "model the training data well"
-    holds, partly = combine([fit.holds, *(d.holds for d in errs.values())])
+    holds, partly = combine([fit, *errs.values()])
     add(
         "paper 001 sec. 3.1",
         "both architectures fit the training lengths but err on longer, unseen strings",
@@ -330,6 +338,7 @@ def _claims(seeds: Grouped, *, units, train_k, lstm_embedding, read) -> list[Cla
         "strings "
         "of any greater length than the samples in the training corpus.",
         epoch=FINAL,
+        seeds_needed=needed([fit, *errs.values()]),
     )
 
     pooled = {fam: Stat.of(v for lab in labs for v in unseen[lab].values) for fam, labs in fams.items()}
@@ -353,8 +362,8 @@ def _claims(seeds: Grouped, *, units, train_k, lstm_embedding, read) -> list[Cla
     if len(sizes) > 1:
         small, large = sizes[0], sizes[-1]
         parts = [
-            compare(unseen[f"URN {large}"], unseen[f"URN {small}"], higher=False).holds,  # URN: lower error
-            compare(unseen[f"LSTM {large}"], unseen[f"LSTM {small}"], higher=True).holds,
+            compare(unseen[f"URN {large}"], unseen[f"URN {small}"], higher=False),  # URN: lower error
+            compare(unseen[f"LSTM {large}"], unseen[f"LSTM {small}"], higher=True),
         ]  # LSTM: higher
         holds, partly = combine(parts)
         add(
@@ -375,5 +384,6 @@ def _claims(seeds: Grouped, *, units, train_k, lstm_embedding, read) -> list[Cla
             "that number increases, thanks to a lack of overfitting.",
             epoch=FINAL,
             settle=more,
+            seeds_needed=needed(parts),
         )
     return out

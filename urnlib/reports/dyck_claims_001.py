@@ -5,6 +5,7 @@ shares: the epochs they read (:data:`FINAL`, :data:`CURVE`, :data:`WEIGHTS`), th
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -87,6 +88,7 @@ class ClaimList(list):
         cause: str | None = None,
         settle: str = "",
         extension: bool = False,
+        seeds_needed: int | None = None,
     ) -> None:
         rests = list(rests)
         idle = _untrained(self.view, rests, self.read)
@@ -97,7 +99,7 @@ class ClaimList(list):
         direction = "" if hasattr(holds, "holds") else ours  # a combined claim: what it measured
         c = claim(CHAPTER, source, f"[{self.setting}] {statement}", paper, ours, rule, holds, partly, seeds=n,
                   cause=cause, quote=quote, epoch=epoch, settle=settle, extension=extension,
-                  direction=direction)
+                  direction=direction, seeds_needed=seeds_needed)
         self.append(c if c.cause in ("open", "scale", "data") else replace(c, settle=""))
 
 
@@ -139,7 +141,8 @@ def paper001(out: ClaimList, units, min_total) -> None:
         n: (urn[n].stat(lambda r: read(r)["test_loss"]), lstm[n].stat(lambda r: read(r)["test_loss"]))
         for n in units
     }
-    holds, partly = rules.combine(rules.beats(lo, u, higher=False) for u, lo in loss.values())
+    parts = [rules.compare(lo, u, higher=False) for u, lo in loss.values()]
+    holds, partly = rules.combine(parts)
     out.add(
         "paper 001 Fig. 3a",
         "LSTMs reach a lower test loss than URNs of the same size",
@@ -154,6 +157,7 @@ def paper001(out: ClaimList, units, min_total) -> None:
         rests=both,
         settle="the LSTMs overfit after their first epochs: the retrain reading every model at the epoch "
         f"selected on validation data would decide it ({retrain(*urn.values(), *lstm.values())})",
+        seeds_needed=rules.needed(parts),
     )
 
     rise = {
@@ -163,7 +167,8 @@ def paper001(out: ClaimList, units, min_total) -> None:
         )
         for n in units
     }
-    holds, partly = rules.combine(rules.beats(u, lo, higher=False) for u, lo in rise.values())
+    parts = [rules.compare(u, lo, higher=False) for u, lo in rise.values()]
+    holds, partly = rules.combine(parts)
     out.add(
         "paper 001 Fig. 3a",
         "the URN's test loss falls monotonously; the LSTM's can get worse for a few epochs",
@@ -180,6 +185,7 @@ def paper001(out: ClaimList, units, min_total) -> None:
         "sometimes become worse for a few epochs before converging.",
         epoch=CURVE,
         rests=both,
+        seeds_needed=rules.needed(parts),
     )
 
     if 8 in units:
@@ -239,7 +245,8 @@ def paper001(out: ClaimList, units, min_total) -> None:
         )
 
     worst = {n: lstm[n].each(lambda r: _worst_bucket(r, min_total, read)) for n in units}
-    holds, partly = rules.combine(rules.on_every_seed(w in (3, 4) for w in ws) for ws in worst.values())
+    parts = [rules.every_seed(w in (3, 4) for w in ws) for ws in worst.values()]
+    holds, partly = rules.combine(parts)
     out.add(
         "paper 001 Fig. 3b",
         "LSTMs do worst at 3 to 4 attractors",
@@ -252,6 +259,7 @@ def paper001(out: ClaimList, units, min_total) -> None:
         epoch=FINAL,
         rests=[f"LSTM {n}" for n in units],
         settle=f"the authors' Keras LSTM on 3 seeds at each size ({retrain(*lstm.values(), seeds=3)})",
+        seeds_needed=rules.needed(parts),
     )
 
     def lower(a, b) -> np.ndarray:  # URN a's max error below LSTM b's, epoch by epoch (the epochs both have)
@@ -261,7 +269,7 @@ def paper001(out: ClaimList, units, min_total) -> None:
     every = {n: rules.every_seed((bool(lower(a, b).all()) for a, b in pairs[n]),
                                  what="URN lower at every epoch") for n in units}
     share = {n: Stat.of(float(lower(a, b).mean()) for a, b in pairs[n]) for n in units}
-    holds, partly = rules.combine(d.holds for d in every.values())
+    holds, partly = rules.combine(every.values())
     out.add(
         "paper 001 Fig. 3c",
         "a URN has a lower maximum error rate than the LSTM of the same size throughout training",
@@ -276,12 +284,12 @@ def paper001(out: ClaimList, units, min_total) -> None:
         epoch=CURVE,
         rests=both,
         settle=_settle(holds, urn, lstm),
+        seeds_needed=rules.needed(every.values()),
     )
 
     first = {n: urn[n].stat(lambda run: max_error_per_epoch(run, min_total)[0]) for n in units}
-    holds, partly = rules.combine(
-        rules.threshold(f, 1 - MAJORITY_ACCURACY, above=False).holds for f in first.values()
-    )
+    parts = [rules.threshold(f, 1 - MAJORITY_ACCURACY, above=False) for f in first.values()]
+    holds, partly = rules.combine(parts)
     out.add(
         "paper 001 Fig. 3c",
         "URNs beat the majority baseline (80% error) within the first epoch",
@@ -294,10 +302,12 @@ def paper001(out: ClaimList, units, min_total) -> None:
         "a couple of epochs to do so.",
         epoch="epoch 1",
         rests=[f"URN {n}" for n in units],
+        seeds_needed=rules.needed(parts),
     )
 
     matched = {n: Stat.of(_matched(a, b, min_total) for a, b in pairs[n]) for n in units}
-    parts = [rules.every_seed(v >= 1 for v in m.finite).holds if m.n else None for m in matched.values()]
+    parts = [rules.every_seed(v >= 1 for v in m.finite) if m.n
+             else rules.Decision(None, "no common loss range", math.nan) for m in matched.values()]
     holds, partly = rules.combine(parts)
     out.add(
         "paper 001 Fig. 3d",
@@ -317,6 +327,7 @@ def paper001(out: ClaimList, units, min_total) -> None:
         epoch=CURVE,
         rests=both,
         settle=_settle(holds, urn, lstm),
+        seeds_needed=rules.needed(parts),
     )
 
     parts, texts = [], []
@@ -330,7 +341,7 @@ def paper001(out: ClaimList, units, min_total) -> None:
                 return overfit_rise(curve)
 
             u, lo = urn[n].stat(measure), lstm[n].stat(measure)
-            parts.append(rules.beats(u, lo, higher=False))
+            parts.append(rules.compare(u, lo, higher=False))
             texts.append(f"{n}, {what}: URN {fmt(u)} vs LSTM {fmt(lo)}")
     holds, partly = rules.combine(parts)
     out.add(
@@ -346,6 +357,7 @@ def paper001(out: ClaimList, units, min_total) -> None:
         epoch=CURVE,
         rests=both,
         settle=_settle(holds, urn, lstm),
+        seeds_needed=rules.needed(parts),
     )
 
 

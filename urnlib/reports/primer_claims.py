@@ -127,7 +127,7 @@ def brown_claims(lm_runs: dict[str, Run], kn_runs: dict[str, Run]) -> list[Claim
                          quote=QUOTE_BENGIO, epoch=_lm_epoch(list(nnlm.values()))
                          + "; the mixture weight chosen on the validation part",
                          direction="; ".join(d.direction for d in parts.values()),
-                         seeds_needed=_needed(parts.values())))
+                         seeds_needed=rules.needed(parts.values())))
     orders = {r.final["order"]: r.final["test_ppl"] for r in kn_runs.values()}
     if 3 in orders and 5 in orders:
         gain = 1 - orders[5] / orders[3]
@@ -145,12 +145,6 @@ def brown_claims(lm_runs: dict[str, Run], kn_runs: dict[str, Run]) -> list[Claim
                          settle="Kneser-Ney back-off as Bengio et al. ran it (SRILM's, not our interpolated "
                                 "one): minutes of CPU", quote=QUOTE_BENGIO, epoch="- (not trained)"))
     return out
-
-
-def _needed(decisions) -> int | None:
-    """The seeds that would decide every undecided part (None: some part would not be decided by seeds)."""
-    needed = [d.seeds_needed for d in decisions if d.holds is None]
-    return None if not needed or None in needed else max(needed)
 
 
 def _percent(stat: Stat) -> str:
@@ -272,4 +266,4 @@ def anbn_claims(runs: dict[str, Run], max_train_n: int) -> list[Claim]:
 
 def _with_needed(c: Claim, parts) -> Claim:
     noise = c.verdict == "inconclusive" and c.cause == "noise"
-    return replace(c, seeds_needed=_needed(parts)) if noise else c
+    return replace(c, seeds_needed=rules.needed(parts)) if noise else c

@@ -69,16 +69,19 @@ def paired(a: Seeds, b: Seeds, fn) -> Stat:
 
 def add(out: list, source: str, statement: str, paper: str, ours: str, rule: str, holds, seeds: int,
         partly: bool = False, *, quote: str, epoch: str = EPOCH, idle: Sequence[str] = (), settle: str = "",
-        direction: str = "", cause: str | None = None, trained: str = TRAINED_RULE) -> None:
-    """Append a claim on trained runs to ``out``. ``idle``: the models it rests on that did not train (then it
-    is inconclusive with cause ``untrained`` and ``ours`` names them); ``trained``: the guard, in words, added
-    to the rule; ``settle`` is kept for a claim not reproduced."""
+        direction: str = "", cause: str | None = None, trained: str = TRAINED_RULE,
+        seeds_needed: int | None = None) -> None:
+    """Append a claim on trained runs to ``out``. ``idle``: the models it rests on that did not train
+    (then it is inconclusive with cause ``untrained`` and ``ours`` names them); ``trained``: the guard, in
+    words, added to the rule; ``settle`` is kept for a claim not reproduced; ``seeds_needed``: a claim of
+    several parts left undecided, the seeds that would decide them (:func:`urnlib.rules.needed`)."""
     if idle:
         direction = direction or getattr(holds, "direction", "")
         holds, partly, cause = None, False, "untrained"
         ours = f"{ours}; did not train: {'; '.join(idle)}"
     made = claim(CHAPTER, source, statement, paper, ours, f"{rule}; {trained}", holds, partly, seeds=seeds,
-                 cause=cause, quote=quote, epoch=epoch, direction=direction, settle=settle)
+                 cause=cause, quote=quote, epoch=epoch, direction=direction, settle=settle,
+                 seeds_needed=seeds_needed)
     out.append(replace(made, settle="") if made.verdict == "reproduced" else made)
 
 

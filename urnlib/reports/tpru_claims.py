@@ -135,7 +135,7 @@ def _table2_claims(ent: dict[str, Seeds], released, ablation: Ablation, basis: s
     if gru is not None and top is not None:
         idle = untrained(ent, [top, gru])
         parts = [rules.compare(acc(top, s), acc(gru, s), names=("TPRU", "GRU")) for s in ("hard", "big")]
-        holds, partly = rules.combine(p.holds for p in parts)
+        holds, partly = rules.combine(parts)
         _add(out, "paper 002 Table 2",
              "the TPRU is more accurate than the GRU on the hard and big test splits",
              "hard 88.4 vs 84.3, big 79.0 vs 77.0 (TPRU-512 vs GRU)",
@@ -144,7 +144,8 @@ def _table2_claims(ent: dict[str, Seeds], released, ablation: Ablation, basis: s
              f"TPRU better on both released files ({rules.BEATS_RULE}; partly: on one)", holds,
              _n(ent[top], ent[gru]), partly, quote=Q["gru"], idle=idle,
              settle=_settle(ent, ablation, idle, [top, gru]),
-             direction="; ".join(f"released {s}: {p.direction}" for s, p in zip(("hard", "big"), parts)))
+             direction="; ".join(f"released {s}: {p.direction}" for s, p in zip(("hard", "big"), parts)),
+             seeds_needed=rules.needed(parts))
     if lstm is not None and top is not None:
         at, am = released_test_accuracy(released, top), released_test_accuracy(released, lstm)
         near = _within(at, am, COMPARABLE, names=("TPRU", "LSTM"))
@@ -231,7 +232,7 @@ def _slice_claims(ent: dict[str, Seeds], ablation: Ablation) -> list[Claim]:
     fit = (train_fit(multi), train_fit(single))
     parts = [rules.compare(*loss, higher=False, names=("slices", "one")),
              rules.compare(*fit, names=("slices", "one"))]
-    holds, partly = rules.combine(p.holds for p in parts)
+    holds, partly = rules.combine(parts)
     s = model_spec(multi)["slices"]
     idle = untrained(ent, pairs[n0])
     _add(out, "paper 002 appendix E, Fig. 2",
@@ -243,7 +244,8 @@ def _slice_claims(ent: dict[str, Seeds], ablation: Ablation) -> list[Claim]:
          _n(single, multi), partly, quote=Q["slices"],
          epoch=f"epochs 1-{epochs} (loss) and the best epoch on the training pairs (accuracy)", idle=idle,
          settle=_settle(ent, ablation, idle, pairs[n0]),
-         direction=f"loss: {parts[0].direction}; accuracy: {parts[1].direction}")
+         direction=f"loss: {parts[0].direction}; accuracy: {parts[1].direction}",
+         seeds_needed=rules.needed(parts))
     if len(pairs) >= 2:
         n1 = max(pairs)
         gains = {n: _paired(ent[pairs[n][1]], ent[pairs[n][0]], lambda m, o: max(m.column("train_acc"))

@@ -70,12 +70,6 @@ def _fmt(stat: Stat, digits: int = 3) -> str:
     return stat.mean_sd(digits)
 
 
-def _needed(decisions) -> int | None:
-    """The seeds that would decide every undecided part (None: some part would not be decided by seeds)."""
-    needed = [d.seeds_needed for d in decisions if d is not None and d.holds is None]
-    return None if not needed or None in needed else max(needed)
-
-
 @dataclass(frozen=True)
 class _Merged(rules.Decision):
     """A decision made of several (``parts``): a claim that fails on one and holds on another is partly
@@ -87,7 +81,7 @@ class _Merged(rules.Decision):
 def _merge(decisions: list[rules.Decision]) -> rules.Decision:
     """One decision from several (:func:`urnlib.rules.combine`), their directions joined."""
     holds = rules.combine(d.holds for d in decisions)[0]
-    return _Merged(holds, "; ".join(d.direction for d in decisions), math.nan, _needed(decisions),
+    return _Merged(holds, "; ".join(d.direction for d in decisions), math.nan, rules.needed(decisions),
                    tuple(decisions))
 
 
@@ -145,7 +139,7 @@ def _decide(out: list[Claim], views, source: str, statement: str | Callable[[str
             subs = [d for _, p in parts if p[2] is None for d in getattr(p[0], "parts", None) or [p[0]]]
             partly = holds is False and (partly or any(d.holds is True for d in subs))
             cause = "untrained" if holds is None and "untrained" in blocks else None
-            needed = _needed(decisions) if cause is None else None
+            needed = rules.needed(decisions) if cause is None else None
             direction = "; ".join(f"{budget:,}: {p[0].direction}" for budget, p in parts if p[0] is not None)
             if holds is False:
                 cause = "open"
