@@ -9,7 +9,8 @@ epoch in the log is left out: it captures the CUDA graphs); ``--gpu N LOG...`` o
 shared the GPU in it; runs of one model are pooled: its label without the seed and
 without a ``, lr X`` part (the learning rate does not change a step's cost). Writes OUT.json and TABLE.md
 (the table the Performance page includes). The logs are in ``benchmarks/results/gpu_concurrent/`` (unpack them
-first): 2026-11-27, 15 and 3 runs at once; 2026-11-28, 6 (beside 9 CPU-only runs on the same machine)::
+first): 2026-11-27, 15 and 3 runs at once, and later that day 6 (beside 9 CPU-only runs on the same
+machine)::
 
     python3 benchmarks/gpu_concurrent.py benchmarks/results/gpu_concurrent/speeds.json \
         --md book/performance/gpu_concurrent.md --gpu 15 15/logs/*.log --gpu 3 3/logs/*.log \
