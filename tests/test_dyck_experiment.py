@@ -163,6 +163,15 @@ BAD = [
     ({"settings": {"a": {"lr": 0.01}}}, ["settings['a']", "lr, generator"]),
     ({"settings": {"a": {"lr": 0.01, "generator": "walk", "epochs": 3}}}, ["settings['a']", "lr, generator"]),
     ({"settings": {}}, ["settings", "non-empty mapping"]),
+    ({"settings": {"a": {"lr": 0.01, "generator": "walk", "more_seeds": [3]}}}, ["more_seeds", "mapping"]),
+    ({"settings": {"a": {"lr": 0.01, "generator": "walk", "more_seeds": {"LSTM 99": [3]}}}},
+     ["settings['a'].more_seeds['LSTM 99']", "no model", "3-TURN"]),
+    ({"settings": {"a": {"lr": 0.01, "generator": "walk", "more_seeds": {"3-TURN": [1, 5]}}}},
+     ["more_seeds['3-TURN']", "repeats seeds of `seeds`", "[1]"]),
+    ({"settings": {"a": {"lr": 0.01, "generator": "walk", "more_seeds": {"3-TURN": [5, 5]}}}},
+     ["more_seeds['3-TURN']", "twice"]),
+    ({"settings": {"a": {"lr": 0.01, "generator": "walk", "models": "000", "more_seeds": {"LSTM 4": [5]}}}},
+     ["no model 'LSTM 4'"]),
     ({"settings": {"": {"lr": 0.01, "generator": "walk"}}}, ["setting name", "non-empty"]),
     ({"seeds": []}, ["seeds", "non-empty"]),
     ({"seeds": [0, 0]}, ["seeds", "twice"]),
@@ -190,6 +199,22 @@ def test_bad_parameters_stop_before_any_work(bad, words):
         experiment.Config.load(scale, **bad)
     for word in words:
         assert word in str(info.value), (word, str(info.value))
+
+
+def test_more_seeds_add_runs_of_one_model_and_change_no_other_run():
+    turn = TINY.turn  # the tiny run's k-TURN
+    settings = {**TINY.settings, "a": {**TINY.settings["a"], "more_seeds": {turn: [5, 6]}}}
+    more = replace(TINY, settings=settings)
+    more.validate()
+    before = {s.name: s.key for s in TINY.plan()}
+    after = {s.name: s.key for s in more.plan()}
+    added = sorted(set(after) - set(before))
+    assert added == [f"{turn}, a seed 5", f"{turn}, a seed 6"]
+    assert all(after[name] == key for name, key in before.items())  # the stored runs stay current
+    setting = more.settings_()["a"]
+    assert more.seeds_of(setting, turn) == [*TINY.seeds, 5, 6]
+    assert more.seeds_of(setting, "Full URN") == list(TINY.seeds)
+    assert f"{turn} also seeds [5, 6]" in more.summary()
 
 
 def test_dropout_zero_without_variants_is_fine():

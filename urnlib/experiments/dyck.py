@@ -57,12 +57,15 @@ SETTING_MODELS = ("all", "000")
 @dataclass(frozen=True)
 class Setting:
     """One training setting of the chapter: a learning rate and a data generator, applied to every model
-    (``models: all``) or to paper 000's three (``models: "000"``)."""
+    (``models: all``) or to paper 000's three (``models: "000"``); ``more_seeds``: ``{model label: [seed,
+    ...]}``, seeds some models of this setting train on beside the chapter's ``seeds`` (where a claim needs
+    more seeds to be decided than the whole chapter has)."""
 
     name: str
     lr: float
     generator: str
     models: str = "all"
+    more_seeds: dict | None = None
 
     def __post_init__(self):
         where = f"settings[{self.name!r}]"
@@ -71,6 +74,12 @@ class Setting:
         check_float(f"{where}.lr", self.lr, minimum=0.0, strict_min=True)
         check_choice(f"{where}.generator", self.generator, list(dyck.GENERATORS))
         check_choice(f"{where}.models", self.models, list(SETTING_MODELS))
+        if self.more_seeds is not None:
+            if not isinstance(self.more_seeds, dict) or not self.more_seeds:
+                raise ParameterError(f"{where}.more_seeds={self.more_seeds!r} must be a non-empty mapping of "
+                                     "model label to seeds, e.g. {'3-TURN': [3, 4]}")
+            for label, seeds in self.more_seeds.items():
+                check_seeds(seeds, name=f"{where}.more_seeds[{label!r}]")
 
 
 @dataclass(kw_only=True)
@@ -134,6 +143,7 @@ class Config(ChapterConfig):
             raise ParameterError(f"dropout=0 with variants=True: the '{self.turn}, no state dropout' variant "
                                  "would repeat the k-TURN; set variants=False")
         self.models()  # every model spec through the registry's grammar and checks
+        self._check_more_seeds()
 
     # ------------------------------------------------------------------ what is run
     def settings_(self) -> dict[str, Setting]:
@@ -144,11 +154,30 @@ class Config(ChapterConfig):
         out = {}
         for name, values in self.settings.items():
             if not isinstance(values, dict) or not {"lr", "generator"} <= set(values) \
-                    or set(values) - {"lr", "generator", "models"}:
+                    or set(values) - {"lr", "generator", "models", "more_seeds"}:
                 raise ParameterError(f"settings[{name!r}]={values!r} must give lr, generator and optionally "
-                                     f"models, e.g. {example}")
+                                     f"models and more_seeds, e.g. {example}")
             out[name] = Setting(name, **values)
         return out
+
+    def seeds_of(self, setting: Setting, label: str) -> list[int]:
+        """The seeds ``label`` trains on under ``setting``: ``seeds``, then the setting's ``more_seeds``."""
+        return [*self.seeds, *(setting.more_seeds or {}).get(label, [])]
+
+    def _check_more_seeds(self) -> None:
+        for setting in self.settings_().values():
+            labels = list(self.models(setting))
+            for label, seeds in (setting.more_seeds or {}).items():
+                where = f"settings[{setting.name!r}].more_seeds[{label!r}]"
+                if label not in labels:
+                    raise ParameterError(f"{where}: no model {label!r} in this setting; its models are "
+                                         f"{labels}")
+                twice = sorted(set(seeds) & set(self.seeds))
+                if twice:
+                    raise ParameterError(f"{where}={seeds} repeats seeds of `seeds` ({twice}): list only the "
+                                         "seeds beside them")
+                for seed in seeds:
+                    self.task(setting, seed)
 
     def task(self, setting: Setting, seed: int) -> DyckTask:
         return DyckTask(self.n_pairs, self.train_size, self.test_size, self.train_max_depth,
@@ -201,15 +230,15 @@ class Config(ChapterConfig):
         return {**spec, "dropout": self.dropout}
 
     def plan(self) -> list[RunSpec]:
-        """Every run of the chapter: each setting's models, once per seed, named
-        ``"<model>, <setting> seed <s>"``."""
+        """Every run of the chapter: each setting's models, once per seed (``seeds``, and a setting's
+        ``more_seeds`` of a model), named ``"<model>, <setting> seed <s>"``."""
         return [RunSpec.of(EXPERIMENT, f"{label}, {setting.name}",
                            {"task": asdict(self.task(setting, seed)), "model": model,
                             "train": self.train_config(setting, seed).params()},
                            (*COMPONENTS, component_of(model)), f"{__name__}:train_run",
                            seed=seed, model=label, setting=setting.name)
                 for setting in self.settings_().values() for label, model in self.models(setting).items()
-                for seed in self.seeds]
+                for seed in self.seeds_of(setting, label)]
 
     def views(self, runs: dict[str, Run]) -> dict[str, dict[str, Seeds]]:
         """``{setting: {model label: Seeds}}`` of every setting."""
@@ -234,8 +263,11 @@ class Config(ChapterConfig):
         return split_setting(by_label(runs), setting)[0]
 
     def summary(self) -> str:
+        def more(s: Setting) -> str:
+            return "".join(f", {label} also seeds {seeds}" for label, seeds in (s.more_seeds or {}).items())
+
         settings = "; ".join(f"*{s.name}* (Adam lr {s.lr}, {s.generator} generator, "
-                             + ("all models" if s.models == "all" else "paper 000's models") + ")"
+                             + ("all models" if s.models == "all" else "paper 000's models") + more(s) + ")"
                              for s in self.settings_().values())
         return (f"Built at {self.describe()}: {self.train_size:,} training strings of {self.n_pairs} bracket "
                 f"pairs (depth <= {self.train_max_depth}), {self.test_size:,} test strings of any depth, "
