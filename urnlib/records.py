@@ -10,7 +10,9 @@ the hash of the difference the store keeps beside the runs: :func:`git_state`), 
 content and of ``weights.pt``.
 
 A stored run is *stale* when a component it used has a newer version now, or a library that can change
-its numbers has another version (:meth:`Run.stale_reasons` says which). :mod:`urnlib.results` (the store)
+its numbers has another version (:meth:`Run.stale_reasons` says which), unless its core libraries are those
+of an environment the project accepts beside the running one (:data:`urnlib.components.OTHER_ENVIRONMENTS`:
+the lent GPU machine). :mod:`urnlib.results` (the store)
 reads, verifies, trains and writes them.
 """
 
@@ -28,7 +30,7 @@ from typing import Any
 import torch
 
 import urnlib
-from urnlib.components import library_versions, versions
+from urnlib.components import OTHER_ENVIRONMENTS, accepted_environment, library_versions, versions
 from urnlib.errors import CorruptRunError, MissingRunError, ParameterError, RunError
 
 __all__ = ["RunSpec", "Run", "Trained", "RunError", "MissingRunError", "CorruptRunError", "params_key",
@@ -253,10 +255,17 @@ class Run:
             if now != made:
                 reasons.append(f"component {name} v{made} -> v{now}")
         current = library_versions(self.record["components"])
+        elsewhere = OTHER_ENVIRONMENTS.get(accepted_environment(self.record["libraries"]) or "", {})
         for lib, made in sorted(self.record["libraries"].items()):
-            if current.get(lib, made) != made:
+            if current.get(lib, made) != made and lib not in elsewhere:
                 reasons.append(f"library {lib} {made} -> {current[lib]}")
         return reasons
+
+    @property
+    def environment(self) -> str:
+        """The accepted environment of :data:`urnlib.components.OTHER_ENVIRONMENTS` whose libraries made it
+        (e.g. ``"the lent GPU machine"``), or ``"here"``: the running environment's (or, stale, another's)."""
+        return accepted_environment(self.record["libraries"]) or "here"
 
     @property
     def stale(self) -> bool:
