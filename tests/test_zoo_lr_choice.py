@@ -48,7 +48,7 @@ def test_the_paper_presets_plan_is_every_stored_run():
     """The runs of the book's preset keep their names and keys: each is found in the committed store."""
     paper = zoo.Config.paper()
     specs = paper.plan()
-    assert len(specs) == 168 and paper.lrs("dyck") == [0.01]
+    assert len(specs) == 2 * 168 and paper.lrs("dyck") == [0.01, 0.001]  # 168 runs at each rate
     root = paper.store_path()
     if not (root / "zoo").is_dir():
         pytest.skip("no committed zoo runs in this checkout")
