@@ -139,7 +139,7 @@ def compare(a: Stat, b: Stat, *, higher: bool = True, margin: float = 0.0, names
     if -diff > crit:
         return Decision(False, direction, diff)
     toward = diff - margin if diff > margin else diff  # what more seeds would have to show
-    return Decision(None, direction, diff, seeds_to_decide(toward, (va + vb) / 2))
+    return Decision(None, direction, diff, _more(seeds_to_decide(toward, (va + vb) / 2), min(a.n, b.n)))
 
 
 def threshold(s: Stat, value: float, *, above: bool = True, name: str = "the measure") -> Decision:
@@ -167,7 +167,13 @@ def _one_sample(size: float, s: Stat, direction: str) -> Decision:
         return Decision(True, direction, size)
     if -size > crit:
         return Decision(False, direction, size)
-    return Decision(None, direction, size, seeds_to_decide(size, s.sd ** 2, sides=1))
+    return Decision(None, direction, size, _more(seeds_to_decide(size, s.sd ** 2, sides=1), s.n))
+
+
+def _more(needed: int | None, have: int) -> int | None:
+    """At least one seed more than the ``have`` that left it undecided (:func:`seeds_to_decide` pools the
+    spread, the test it stands for does not, so at small n it can name the seeds already run)."""
+    return None if needed is None else max(needed, have + 1)
 
 
 def within(a: Stat, b: Stat, tolerance: float, *, relative: bool = False, higher: bool = True,
