@@ -173,13 +173,11 @@ def _dist_version(dist: str) -> str:
         return "not installed"
 
 
-def accepted_environment(libraries: dict[str, str]) -> str | None:
-    """The name of the entry of :data:`OTHER_ENVIRONMENTS` whose every core library ``libraries`` (a run's
-    recorded versions) matches, else ``None``."""
-    for name, versions in OTHER_ENVIRONMENTS.items():
-        if all(libraries.get(lib) == version for lib, version in versions.items()):
-            return name
-    return None
+def accepted_environment(libraries: dict[str, str]) -> dict[str, str]:
+    """The library versions of the entry of :data:`OTHER_ENVIRONMENTS` that ``libraries`` (a run's recorded
+    versions) match in every core library, else ``{}``."""
+    return next((versions for versions in OTHER_ENVIRONMENTS.values()
+                 if all(libraries.get(lib) == version for lib, version in versions.items())), {})
 
 
 def library_versions(names=None) -> dict[str, str]:

@@ -30,7 +30,7 @@ from typing import Any
 import torch
 
 import urnlib
-from urnlib.components import OTHER_ENVIRONMENTS, accepted_environment, library_versions, versions
+from urnlib.components import accepted_environment, library_versions, versions
 from urnlib.errors import CorruptRunError, MissingRunError, ParameterError, RunError
 
 __all__ = ["RunSpec", "Run", "Trained", "RunError", "MissingRunError", "CorruptRunError", "params_key",
@@ -255,17 +255,11 @@ class Run:
             if now != made:
                 reasons.append(f"component {name} v{made} -> v{now}")
         current = library_versions(self.record["components"])
-        elsewhere = OTHER_ENVIRONMENTS.get(accepted_environment(self.record["libraries"]) or "", {})
+        elsewhere = accepted_environment(self.record["libraries"])  # made on an accepted machine
         for lib, made in sorted(self.record["libraries"].items()):
             if current.get(lib, made) != made and lib not in elsewhere:
                 reasons.append(f"library {lib} {made} -> {current[lib]}")
         return reasons
-
-    @property
-    def environment(self) -> str:
-        """The accepted environment of :data:`urnlib.components.OTHER_ENVIRONMENTS` whose libraries made it
-        (e.g. ``"the lent GPU machine"``), or ``"here"``: the running environment's (or, stale, another's)."""
-        return accepted_environment(self.record["libraries"]) or "here"
 
     @property
     def stale(self) -> bool:

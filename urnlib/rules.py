@@ -217,10 +217,14 @@ def every_seed(flags: Iterable[bool], *, what: str = "the property") -> Decision
     share = k / n
     if _sign_test(k, n) < LEVEL:
         return Decision(share > 0.5, direction, share - 0.5)
-    more = None
-    if share != 0.5:
-        more = next((m for m in range(n + 1, MAX_SEEDS + 1) if _sign_test(round(share * m), m) < LEVEL), None)
+    more = _seeds_until(n + 1, lambda m: _sign_test(round(share * m), m)) if share != 0.5 else None
     return Decision(None, direction, share - 0.5, more)
+
+
+def _seeds_until(start: int, p_value) -> int | None:
+    """The fewest seeds from ``start`` on at which ``p_value(seeds)`` falls below :data:`LEVEL` (``None``
+    past :data:`MAX_SEEDS`): a share of seeds kept as observed, tested at more seeds."""
+    return next((n for n in range(start, MAX_SEEDS + 1) if p_value(n) < LEVEL), None)
 
 
 def _fisher(a: int, n_a: int, b: int, n_b: int) -> float:
@@ -241,12 +245,8 @@ def rates(a: int, n_a: int, b: int, n_b: int, *, what: str = "the property",
     size = p_a - p_b
     if _fisher(a, n_a, b, n_b) < LEVEL:
         return Decision(size > 0, direction, size)
-    needed = None
-    if size != 0:
-        for n in range(max(n_a, n_b) + 1, MAX_SEEDS + 1):
-            if _fisher(round(p_a * n), n, round(p_b * n), n) < LEVEL:
-                needed = n
-                break
+    needed = (_seeds_until(max(n_a, n_b) + 1, lambda n: _fisher(round(p_a * n), n, round(p_b * n), n))
+              if size != 0 else None)
     return Decision(None, direction, size, needed)
 
 
