@@ -527,6 +527,17 @@ def test_a_model_at_chance_or_stopped_early_is_no_evidence():
                    min_total=1, epochs=1)[0]
     assert (c.verdict, c.cause) == ("inconclusive", "untrained")
     assert "no single seed is at or below chance: the seeds' spread is" in c.ours
+    # one seed overconfident (test loss 0.75, above ln 2) but above the majority class like the others: it
+    # overfits, it is not at chance; the loss guards the seeds' band, the accuracy each seed
+    overfit = [_Run([(loss, [90, 40], [100, 100])]) for loss in (0.2, 0.2, 0.2, 0.2, 0.75)]
+    c = rep.claims({"synthetic": {"LSTM": _seeds("LSTM", overfit)}}, turn="3-TURN", analysis_source=None,
+                   min_total=1, epochs=1)[0]
+    assert c.cause != "untrained" and c.verdict == "reproduced"
+    at_majority = [_Run([(0.2, [90, 40], [100, 100])]) for _ in range(4)]
+    at_majority.append(_Run([(0.2, [50, 50], [100, 100])]))
+    c = rep.claims({"synthetic": {"LSTM": _seeds("LSTM", at_majority)}}, turn="3-TURN", analysis_source=None,
+                   min_total=1, epochs=1)[0]
+    assert (c.verdict, c.cause) == ("inconclusive", "untrained") and "seed 4 of 5" in c.ours
     # a run that learnt (a clear decline) but stopped after 3 of the paper's 10 epochs: no evidence
     rows = [(0.3, [98, 60], [100, 100])] * 3
     short = [_Run(rows), _Run(rows * 4)]

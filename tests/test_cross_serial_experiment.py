@@ -334,7 +334,8 @@ def test_claims_on_tiny_runs(tiny):
     # runs of a few epochs, not the paper's 100: no evidence, whatever they measured
     fig2a = by_source["paper 001 Fig. 2a"][0]
     assert (fig2a.verdict, fig2a.cause) == ("inconclusive", "untrained")
-    assert fig2a.ours.startswith("trained fewer than 100 epochs (URN 4, LSTM 4)")
+    assert fig2a.ours.startswith("URN 4 trained fewer than 100 epochs; LSTM 4 trained fewer than 100 "
+                                 "epochs: ")
     assert all(c.cause == "untrained" for c in claims if c.source != "paper 001 Table 1")
     assert all(c.quote and c.epoch for c in claims)
     assert not any("32-unit" in c.statement for c in claims)  # no 32-unit URN trained
@@ -383,15 +384,17 @@ LENGTHS = 10  # test_k: lengths m + n = 2 .. 9; 8 and 9 unseen in training (trai
 PER_LENGTH = 100
 
 
-def fake_run(name, test_loss, error, train_loss=None, unseen=None, seen=None, cap=None, pad=0):
-    """A stored-run stand-in with one history row per epoch: ``test_loss``, ``error`` (error rate) and
-    ``train_loss`` per epoch; the error by length is ``seen`` on lengths 2..7 and ``unseen`` on 8 and 9
+def fake_run(name, test_loss, error, train_loss=None, unseen=None, seen=None, cap=None, pad=0, val_loss=None):
+    """A stored-run stand-in with one history row per epoch: ``test_loss``, ``error`` (error rate),
+    ``train_loss`` and ``val_loss`` (default: the test loss) per epoch; the error by length is ``seen`` on
+    lengths 2..7 and ``unseen`` on 8 and 9
     (default: the epoch's error rate). ``cap``: the epoch cap (default: the epochs given, no early stop).
     ``pad``: repeat each curve's last value up to that many epochs (the paper's 100)."""
     def padded(values):
         return None if values is None else list(values) + [values[-1]] * (pad - len(values))
 
-    test_loss, error, unseen, seen = map(padded, (test_loss, error, unseen, seen))
+    test_loss, error, unseen, seen, val_loss = map(padded, (test_loss, error, unseen, seen, val_loss))
+    val_loss = val_loss or test_loss
     epochs = len(test_loss)
     train_loss = train_loss or [2.0 - 1.5 * e / epochs for e in range(epochs)]
     rows = []
@@ -401,7 +404,8 @@ def fake_run(name, test_loss, error, train_loss=None, unseen=None, seen=None, ca
         total = [0, 0] + [PER_LENGTH] * (LENGTHS - 2)
         wrong = [0, 0] + [round(PER_LENGTH * (u_err if k >= 8 else s_err)) for k in range(2, LENGTHS)]
         rows.append({"epoch": e + 1, "train_loss": train_loss[e], "test_loss": test_loss[e],
-                     "error_rate": error[e], "length_wrong": wrong, "length_total": total})
+                     "val_loss": val_loss[e], "error_rate": error[e], "length_wrong": wrong,
+                     "length_total": total})
     label, _, seed = name.rpartition(" seed ")
     kind, _, units = label.partition(" ")  # "URN 8": the spec the figures take the model's style from
     record = {"name": name, "coords": {"label": label, "seed": int(seed)},
@@ -465,6 +469,20 @@ def test_claims_read_epoch_100_show_the_selected_reading_and_decide_on_seeds():
 def test_claims_on_runs_short_of_100_epochs_are_untrained():
     claims = report_claims.claims(fake_seeds(a_clear_case()), units=[8], train_k=8)  # 5 epochs
     assert {(c.verdict, c.cause) for c in claims[1:]} == {("inconclusive", "untrained")}
+
+
+def test_claims_on_a_model_at_chance_are_untrained():
+    """One URN seed whose validation loss stays at a uniform guess's ln 7 (the other two trained): the URN is
+    no evidence, whatever the means say; the LSTM-only claims still decide."""
+    case = a_clear_case()
+    case["URN 8"][2]["val_loss"] = [1.95] * 5
+    claims = report_claims.claims(fake_seeds(case, pad=100), units=[8], train_k=8)
+    fig2a = find(claims, "lower test loss")
+    assert (fig2a.verdict, fig2a.cause) == ("inconclusive", "untrained")
+    assert fig2a.ours.startswith("URN 8 is at chance: validation loss ") and "ln 7 = 1.946" in fig2a.ours
+    assert all(c.cause == "untrained" for c in claims
+               if "URN" in c.statement and c.source != "paper 001 Table 1")
+    assert report_claims.CHANCE_LOSS == pytest.approx(math.log(7))
 
 
 def test_a_difference_within_the_seed_spread_is_inconclusive():

@@ -148,6 +148,17 @@ def test_off_chance_needs_both_sides_clear():
     assert not off_chance(0.69, Stat.of([0.69, 0.693]), higher=False)
 
 
+def test_off_chance_needs_every_seed_clear():
+    # mean - sd = 0.537 clears 0.5, but seed 2 stayed at chance: that run did not train
+    one_idle = Stat.of([0.9, 0.9, 0.5])
+    assert one_idle.low > 0.5
+    assert not off_chance(0.5, one_idle)
+    assert not off_chance(0.69, Stat.of([0.2, 0.2, 0.69]), higher=False)
+    assert off_chance(0.5, Stat.of([0.9, 0.9, 0.51]))
+    assert off_chance(0.5, one_idle, each=False)  # the band alone
+    assert not off_chance(0.5, Stat.of([0.49, 0.5, 0.52]), each=False)
+
+
 def run_of(label, seed, final, **coords):
     return FakeRun(final, label=label, seed=seed, **coords)
 

@@ -55,7 +55,8 @@ EVERY_SEED_RULE = ("on every seed (mixed seeds: a sign test at 5% on the share o
 PAIRED_RULE = "paired t-test at 5% on the per-seed differences; undecided: the seeds that would decide it"
 RATES_RULE = ("Fisher's exact test at 5% (two-sided) on the two sets of seeds; undecided: the seeds that "
               "would decide it")
-CHANCE_RULE = "both sides off chance (mean - 1 sd above it); a side at chance did not train"
+CHANCE_RULE = ("both sides off chance (mean - 1 sd above it, and every seed above it); a side at chance did "
+               "not train")
 
 
 @dataclass(frozen=True)
@@ -301,8 +302,12 @@ def needed(parts: Iterable[Decision | None]) -> int | None:
     return max(p.seeds_needed for p in open_parts)
 
 
-def off_chance(chance: float, *sides: Stat, higher: bool = True) -> bool:
-    """Whether every side is clearly better than ``chance`` (its ±1 sd band entirely on the good side)."""
-    if higher:
-        return all(s.n and s.low > chance for s in sides)
-    return all(s.n and s.high < chance for s in sides)
+def off_chance(chance: float, *sides: Stat, higher: bool = True, each: bool = True) -> bool:
+    """Whether every side is clearly better than ``chance``: its ±1 sd band entirely on the good side, and
+    (``each``) every seed on the good side too: one run at chance is no evidence, however well the others
+    did. A seed whose measure is undefined (NaN) is left out, as in :class:`~urnlib.seeds.Stat`. Pass
+    ``each=False`` for a measure that a trained run can also miss on its own (a test loss above the class
+    entropy from overconfidence), where another measure judges the seeds one by one."""
+    good = (lambda v: v > chance) if higher else (lambda v: v < chance)
+    band = (lambda s: s.low) if higher else (lambda s: s.high)
+    return all(s.n and good(band(s)) and (not each or all(good(v) for v in s.finite)) for s in sides)

@@ -172,7 +172,8 @@ def _which(seeds: Seeds, *gaps: Stat) -> str:
 def untrained(seeds: Seeds, label: str, epochs: int = PAPER_EPOCHS, *, at_zero: bool = False) -> str:
     """Why the runs of ``seeds`` are no evidence, in words ("" when they are): a run stopped before the
     paper's ``epochs``; or, at that epoch, accuracy not clearly above the majority class or test loss not
-    clearly below the class entropy (:func:`urnlib.rules.off_chance` over the seeds); where the test
+    clearly below the class entropy (:func:`urnlib.rules.off_chance` over the seeds, and the accuracy on
+    every seed: a seed above the majority class whose test loss exceeds the entropy overfits); where the test
     sentences are not drawn like the training ones (:func:`_valid_shares`), the validation loss not clearly
     below the validation sentences' class entropy instead (a model that fails on attractors is not thereby
     untrained); with ``at_zero``, also accuracy without attractors not clearly above the majority class (a
@@ -191,7 +192,9 @@ def untrained(seeds: Seeds, label: str, epochs: int = PAPER_EPOCHS, *, at_zero: 
         acc = Stat.of(read(r)["accuracy"] - max(d["test_plural_share"], 1 - d["test_plural_share"])
                       for r, d in zip(seeds, data))
         loss = Stat.of(_entropy(d["test_plural_share"]) - read(r)["test_loss"] for r, d in zip(seeds, data))
-        if not rules.off_chance(0.0, acc, loss):
+        # each seed is judged by its accuracy: a seed above the majority class whose test loss exceeds the
+        # class entropy is overconfident (it overfits), not at chance; the loss guards the seeds' band
+        if not (rules.off_chance(0.0, acc) and rules.off_chance(0.0, loss, each=False)):
             return (f"the {label} is at chance at epoch {epochs}: accuracy minus majority class "
                     f"{acc.text(3)}, class entropy minus test loss {loss.text(3)}{_which(seeds, acc, loss)}")
     if at_zero:

@@ -6,8 +6,9 @@ The paper trains 100 epochs, so each measure is read at epoch 100
 Our runs trained on with early stopping on the validation loss (strings drawn from C_8 like the training
 strings; the test set is read for reporting only): where reading a run at the epoch of its lowest validation
 loss gives another verdict, the claim's ``ours`` gives that reading too. Every tolerance comes from the
-paper's words or numbers and the seeds' spread; a run that trained fewer than 100 epochs is no evidence (cause
-``untrained``). Overfitting is measured as in the Dyck chapter: how far a curve ends (epoch 100) above its
+paper's words or numbers and the seeds' spread; a run that trained fewer than 100 epochs, or whose validation
+loss is not below a uniform guess's (:func:`urnlib.rules.off_chance`), is no evidence (cause ``untrained``).
+Overfitting is measured as in the Dyck chapter: how far a curve ends (epoch 100) above its
 lowest value over epochs 1-100.
 """
 
@@ -38,8 +39,9 @@ from urnlib.reports.cross_serial import (
     table1,
 )
 from urnlib.results import Run
+from urnlib.languages import cross_serial as cs
 from urnlib.rules import (BEATS_RULE, EVERY_SEED_RULE, THRESHOLD_RULE, combine, compare, every_seed, needed,
-                          threshold)
+                          off_chance, threshold)
 from urnlib.seeds import Stat
 
 __all__ = ["claims", "FINAL", "CURVE"]
@@ -50,11 +52,29 @@ FINAL = (
 )
 SELECTED = "at the epoch of the lowest validation loss (selected on validation data)"
 CURVE = f"every epoch, 1-{PAPER_EPOCHS} (the training curve)"
+#: the training guard's chance: the cross-entropy of a uniform guess over the vocabulary (nats per symbol)
+CHANCE_LOSS = math.log(len(cs.CrossSerialVocab()))
 _OVERFIT = "Additionally, the URN appears to be less prone to overfitting, on both tasks."
 
 
 def _curve(run: Run, key: str) -> np.ndarray:
     return np.asarray(run.column(key)[:PAPER_EPOCHS], dtype=float)
+
+
+def _untrained(seeds: Grouped, labels: list[str], read) -> dict[str, str]:
+    """The models among ``labels`` that are no evidence, each with why: a seed trained fewer than the paper's
+    100 epochs, or the validation loss at the epoch read is not clearly below a uniform guess's
+    (:data:`CHANCE_LOSS`, :func:`urnlib.rules.off_chance`: over the seeds' band and on every seed)."""
+    out = {}
+    for lab in labels:
+        if any(len(r.history) < PAPER_EPOCHS for r in seeds[lab]):
+            out[lab] = f"trained fewer than {PAPER_EPOCHS} epochs"
+            continue
+        loss = seeds[lab].stat(lambda run: read(run)["val_loss"])
+        if not off_chance(CHANCE_LOSS, loss, higher=False):
+            out[lab] = (f"is at chance: validation loss {loss.text(3)}, a uniform guess's "
+                        f"ln {len(cs.CrossSerialVocab())} = {CHANCE_LOSS:.3f}")
+    return out
 
 
 def claims(seeds: Grouped, *, units: list[int], train_k: int, lstm_embedding: int = 20) -> list[Claim]:
@@ -97,15 +117,14 @@ def _claims(seeds: Grouped, *, units, train_k, lstm_embedding, read) -> list[Cla
     if not pairs:
         return out
     labels = labels_of(seeds, pairs)
-    idle = [lab for lab in labels if any(len(r.history) < PAPER_EPOCHS for r in seeds[lab])]
+    idle = _untrained(seeds, labels, read)
 
     def add(source, statement, paper, ours, rule, holds, partly=False, *, quote, epoch, rests=labels,
             settle="", seeds_needed=None):
         cause, direction = None, "" if hasattr(holds, "holds") else ours  # a combined claim: its measures
         if [lab for lab in rests if lab in idle]:
             holds, partly, cause = None, False, "untrained"
-            short = ", ".join(x for x in rests if x in idle)
-            ours = f"trained fewer than {PAPER_EPOCHS} epochs ({short}): {ours}"
+            ours = "; ".join(f"{lab} {idle[lab]}" for lab in rests if lab in idle) + f": {ours}"
         c = claim(CHAPTER, source, statement, paper, ours, rule, holds, partly, quote=quote, epoch=epoch,
                   seeds=min(len(seeds[lab]) for lab in rests), cause=cause, settle=settle,
                   direction=direction, seeds_needed=seeds_needed)
