@@ -44,7 +44,7 @@ def test_presets_load_and_name_their_scale():
     assert PAPER.scale == "paper" and PAPER.mode == "load"
     assert tiny.scale == "tiny" and tiny.mode == "train"
     assert "scale **paper**" in PAPER.summary() and "*lr 0.001* (Adam lr 0.001" in PAPER.summary()
-    assert "(69 runs)" in PAPER.summary()
+    assert "(93 runs)" in PAPER.summary()  # 69, and the 24 of more_seeds
 
 
 def test_paper_plan_labels_and_specs():
@@ -61,11 +61,14 @@ def test_paper_plan_labels_and_specs():
         "LSTM 32",
         "3-TURN, no state dropout",
     ]
+    more = {("lr 0.01", "3-TURN"): range(3, 14), ("lr 0.01", "3-TURN, no state dropout"): (3, 4),
+            ("lr 0.01", "Full URN"): (3, 4, 5), ("lr 0.01", "Arbitrary"): (3, 4, 5),
+            ("lr 0.001", "3-TURN"): range(3, 8)}
     assert list(plan) == [
         f"{m}, {setting} seed {seed}"
         for setting, ms in [("lr 0.01", models), ("lr 0.001", models), ("midpoint, lr 0.001", models[:3])]
         for m in ms
-        for seed in (0, 1, 2)
+        for seed in (0, 1, 2, *more.get((setting, m), ()))
     ]
     assert PAPER.paper000_labels() == ["3-TURN", "Full URN", "Arbitrary"]
     assert PAPER.comparison_labels() == ["URN 8", "URN 16", "URN 32", "LSTM 8", "LSTM 16", "LSTM 32"]
@@ -134,11 +137,14 @@ def test_variants_off_and_other_choices():
     config = experiment.Config.load(
         "paper", variants=False, units_001=[4], models_001=["lstm", "arbitrary"], truncation_k=2
     )
-    assert [s.name for s in config.plan()][:15:3] == [
+    assert [s.name for s in config.plan() if s.name.endswith("lr 0.01 seed 0")] == [
         f"{m}, lr 0.01 seed 0" for m in ["2-TURN", "Full URN", "Arbitrary", "LSTM 4", "Arbitrary 4"]
     ]
     assert config.variant_labels() == []
     assert config.overrides["variants"] == (True, False)
+    # the preset's more_seeds name the 3-TURN, which truncation_k=2 removed: left out, and the summary says so
+    assert not any(s.name.startswith("2-TURN, lr 0.01 seed 3") for s in config.plan())
+    assert "the preset's more_seeds for `3-TURN`, `3-TURN, no state dropout` left out" in config.summary()
 
 
 BAD = [

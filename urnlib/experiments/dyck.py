@@ -165,11 +165,16 @@ class Config(ChapterConfig):
         return [*self.seeds, *(setting.more_seeds or {}).get(label, [])]
 
     def _check_more_seeds(self) -> None:
+        """Each setting's ``more_seeds``: a model it names must be trained in the setting (a typo stops here),
+        except where the preset's ``more_seeds`` names a model that another override (``truncation_k``,
+        ``units_001``, ``variants``...) removed: that entry is left out and :meth:`summary` says so."""
         for setting in self.settings_().values():
             labels = list(self.models(setting))
             for label, seeds in (setting.more_seeds or {}).items():
                 where = f"settings[{setting.name!r}].more_seeds[{label!r}]"
                 if label not in labels:
+                    if self.overrides and "settings" not in self.overrides:
+                        continue  # the preset's extra seeds for a model the reader's overrides removed
                     raise ParameterError(f"{where}: no model {label!r} in this setting; its models are "
                                          f"{labels}")
                 twice = sorted(set(seeds) & set(self.seeds))
@@ -264,7 +269,12 @@ class Config(ChapterConfig):
 
     def summary(self) -> str:
         def more(s: Setting) -> str:
-            return "".join(f", {label} also seeds {seeds}" for label, seeds in (s.more_seeds or {}).items())
+            labels = list(self.models(s))
+            extra = (s.more_seeds or {}).items()
+            left = ", ".join(f"`{label}`" for label, _ in extra if label not in labels)
+            return ("".join(f", {label} also seeds {seeds}" for label, seeds in extra if label in labels)
+                    + (f"; the preset's more_seeds for {left} left out: no such model under the overrides"
+                       if left else ""))
 
         settings = "; ".join(f"*{s.name}* (Adam lr {s.lr}, {s.generator} generator, "
                              + ("all models" if s.models == "all" else "paper 000's models") + more(s) + ")"
