@@ -522,6 +522,7 @@ def test_a_model_at_chance_or_stopped_early_is_no_evidence():
     assert "the LSTM is at chance at epoch 1" in c.ours and "class entropy minus test loss" in c.ours
     # which seeds: the second's test loss (0.695) is above ln 2, the first's (0.69) just below it
     assert "seed 1 of 2 at or below chance on either measure" in c.ours
+    assert c.settle.startswith("the model is at chance after the paper's 1 epochs")  # not "retrain for 10"
     near = [_Run([(loss, [90, 40], [100, 100])]) for loss in (0.69, 0.4)]  # both below ln 2, far apart
     c = rep.claims({"synthetic": {"LSTM": _seeds("LSTM", near)}}, turn="3-TURN", analysis_source=None,
                    min_total=1, epochs=1)[0]

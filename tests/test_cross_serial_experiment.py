@@ -482,7 +482,7 @@ def test_claims_on_a_model_at_chance_are_untrained():
     assert fig2a.ours.startswith("URN 8 is at chance: validation loss ") and "ln 7 = 1.946" in fig2a.ours
     assert all(c.cause == "untrained" for c in claims
                if "URN" in c.statement and c.source != "paper 001 Table 1")
-    assert report_claims.CHANCE_LOSS == pytest.approx(math.log(7))
+    assert report.CHANCE_LOSS == pytest.approx(math.log(7))
 
 
 def test_a_difference_within_the_seed_spread_is_inconclusive():

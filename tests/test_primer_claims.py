@@ -177,28 +177,31 @@ def _anbn(lstm, gru, srn):
 
 
 def test_anbn_claims_on_seeds():
-    counting = _anbn([60, 70, 80], [20, 20, 19], [0, 3, 5])
+    counting = _anbn([60, 70, 80], [20, 20, 19], [1, 3, 5])
     claims = primer_claims.anbn_claims(counting, 20)
     # LSTM 70 ± 10 above 20; no GRU or SRN seed beyond 20; the LSTM best
     assert [(c.verdict, c.seeds) for c in claims] == [("reproduced", 3)] * 3
     assert all(c.quote and c.epoch and c.direction for c in claims)
-    got = [c.verdict for c in primer_claims.anbn_claims(_anbn([23, 22, 24], [40, 50, 45], [0, 3, 5]), 20)]
+    got = [c.verdict for c in primer_claims.anbn_claims(_anbn([23, 22, 24], [40, 50, 45], [1, 3, 5]), 20)]
     assert got == ["reproduced", "partly reproduced", "partly reproduced"]  # 23 ± 1 is beyond 20 on 3 seeds
     # the GRU at 21 ± 1: one step beyond N on two seeds, within what three seeds decide
-    near = primer_claims.anbn_claims(_anbn([60, 70, 80], [20, 21, 22], [0, 3, 5]), 20)[1]
+    near = primer_claims.anbn_claims(_anbn([60, 70, 80], [20, 21, 22], [1, 3, 5]), 20)[1]
     assert (near.verdict, near.cause) == ("inconclusive", "noise") and near.seeds_needed
+    # one SRN seed accepts nothing: that run did not train, however the other two did (the per-seed guard)
+    one_idle = primer_claims.anbn_claims(_anbn([60, 70, 80], [20, 20, 19], [0, 3, 5]), 20)
+    assert [(c.verdict, c.cause) for c in one_idle[1:]] == [("inconclusive", "untrained")] * 2
     vacuous = primer_claims.anbn_claims(_anbn([60, 70, 80], [20, 21, 22], [0, 0, 0]), 20)  # SRN: nothing
     assert [(c.verdict, c.cause) for c in vacuous[1:]] == [("inconclusive", "untrained")] * 2
     assert "did not train (none accepted): SRN" in vacuous[1].ours
-    noisy = primer_claims.anbn_claims(_anbn([60, 5, 80], [20, 20, 19], [0, 3, 5]), 20)  # LSTM 48 ± 40
+    noisy = primer_claims.anbn_claims(_anbn([60, 5, 80], [20, 20, 19], [1, 3, 5]), 20)  # LSTM 48 ± 40
     assert [(c.verdict, c.cause) for c in noisy] == [("inconclusive", "noise"), ("reproduced", None),
                                                      ("inconclusive", "noise")]
-    table = report.anbn_table(_anbn([60, 70, 80], [20, 21, 22], [0, 3, 5]), 20)
+    table = report.anbn_table(_anbn([60, 70, 80], [20, 21, 22], [1, 3, 5]), 20)
     assert table.loc[table["model"] == "lstm 10", "largest n accepted"].item() == "70.0 ± 10.0"
     assert table.loc[table["model"] == "gru 10", "seeds accepting n <= N"].item() == "3 of 3"
     assert table.loc[table["model"] == "srn 10", "seeds accepting n <= N"].item() == "0 of 3"
     assert "**lstm 10**: 70.0 ± 10.0 (seeds: 60, 70, 80)" in report.anbn_summary(
-        _anbn([60, 70, 80], [20, 21, 22], [0, 3, 5]), 20)
+        _anbn([60, 70, 80], [20, 21, 22], [1, 3, 5]), 20)
 
 
 def test_an_empty_group_makes_no_claims():

@@ -24,6 +24,7 @@ from urnlib.models import build_model, count_parameters
 from urnlib.plots.curves import Mark, curves_panel, figure_legend, panel_grid
 from urnlib.reports.common import looks
 from urnlib.results import Run
+from urnlib.rules import off_chance
 from urnlib.seeds import Seeds, Stat, band, by_label
 
 CHAPTER = "cross_serial"
@@ -68,6 +69,10 @@ def _n_seeds(seeds: Grouped, labels) -> int:
 
 
 # --------------------------------------------------------------------------- the best epoch of a run
+#: the training guard's chance: the cross-entropy of a uniform guess over the vocabulary (nats per symbol)
+CHANCE_LOSS = math.log(len(cs.CrossSerialVocab()))
+
+
 def best_index(run: Run) -> int:
     """The 0-based index of the run's selected epoch: the lowest value (the first of equal ones) of the metric
     its training monitored (the validation loss), the epoch ``keep_best`` keeps; the last epoch for a run
@@ -87,6 +92,22 @@ def best_row(run: Run) -> dict:
 def final_row(run: Run) -> dict:
     """The history row of the paper's final epoch, epoch :data:`PAPER_EPOCHS` (the last of a shorter run)."""
     return run.history[min(PAPER_EPOCHS, len(run.history)) - 1]
+
+
+def untrained(seeds: Grouped, labels: list[str], read) -> dict[str, str]:
+    """The models among ``labels`` that are no evidence, each with why: a seed trained fewer than the paper's
+    100 epochs, or the validation loss at the epoch read is not clearly below a uniform guess's
+    (:data:`CHANCE_LOSS`, :func:`urnlib.rules.off_chance`: over the seeds' band and on every seed)."""
+    out = {}
+    for lab in labels:
+        if any(len(r.history) < PAPER_EPOCHS for r in seeds[lab]):
+            out[lab] = f"trained fewer than {PAPER_EPOCHS} epochs"
+            continue
+        loss = seeds[lab].stat(lambda run: read(run)["val_loss"])
+        if not off_chance(CHANCE_LOSS, loss, higher=False):
+            out[lab] = (f"is at chance: validation loss {loss.text(3)}, a uniform guess's "
+                        f"ln {len(cs.CrossSerialVocab())} = {CHANCE_LOSS:.3f}")
+    return out
 
 
 def stopped_early(run: Run) -> bool:

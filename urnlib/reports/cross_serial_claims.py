@@ -35,13 +35,13 @@ from urnlib.reports.cross_serial import (
     _unseen_seen,
     best_row,
     final_row,
+    untrained,
     labels_of,
     table1,
 )
 from urnlib.results import Run
-from urnlib.languages import cross_serial as cs
 from urnlib.rules import (BEATS_RULE, EVERY_SEED_RULE, THRESHOLD_RULE, combine, compare, every_seed, needed,
-                          off_chance, threshold)
+                          threshold)
 from urnlib.seeds import Stat
 
 __all__ = ["claims", "FINAL", "CURVE"]
@@ -52,29 +52,11 @@ FINAL = (
 )
 SELECTED = "at the epoch of the lowest validation loss (selected on validation data)"
 CURVE = f"every epoch, 1-{PAPER_EPOCHS} (the training curve)"
-#: the training guard's chance: the cross-entropy of a uniform guess over the vocabulary (nats per symbol)
-CHANCE_LOSS = math.log(len(cs.CrossSerialVocab()))
 _OVERFIT = "Additionally, the URN appears to be less prone to overfitting, on both tasks."
 
 
 def _curve(run: Run, key: str) -> np.ndarray:
     return np.asarray(run.column(key)[:PAPER_EPOCHS], dtype=float)
-
-
-def _untrained(seeds: Grouped, labels: list[str], read) -> dict[str, str]:
-    """The models among ``labels`` that are no evidence, each with why: a seed trained fewer than the paper's
-    100 epochs, or the validation loss at the epoch read is not clearly below a uniform guess's
-    (:data:`CHANCE_LOSS`, :func:`urnlib.rules.off_chance`: over the seeds' band and on every seed)."""
-    out = {}
-    for lab in labels:
-        if any(len(r.history) < PAPER_EPOCHS for r in seeds[lab]):
-            out[lab] = f"trained fewer than {PAPER_EPOCHS} epochs"
-            continue
-        loss = seeds[lab].stat(lambda run: read(run)["val_loss"])
-        if not off_chance(CHANCE_LOSS, loss, higher=False):
-            out[lab] = (f"is at chance: validation loss {loss.text(3)}, a uniform guess's "
-                        f"ln {len(cs.CrossSerialVocab())} = {CHANCE_LOSS:.3f}")
-    return out
 
 
 def claims(seeds: Grouped, *, units: list[int], train_k: int, lstm_embedding: int = 20) -> list[Claim]:
@@ -117,7 +99,7 @@ def _claims(seeds: Grouped, *, units, train_k, lstm_embedding, read) -> list[Cla
     if not pairs:
         return out
     labels = labels_of(seeds, pairs)
-    idle = _untrained(seeds, labels, read)
+    idle = untrained(seeds, labels, read)
 
     def add(source, statement, paper, ours, rule, holds, partly=False, *, quote, epoch, rests=labels,
             settle="", seeds_needed=None):
