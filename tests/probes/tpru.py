@@ -34,7 +34,7 @@ SLICED = dict(lm_d=4, lm_layers=1, lm_roles=3, lm_slices=2, lm_dropout=0.1, lm_t
 
 def _config(**changes) -> tpru.Config:
     """The paper config (mode load: the corpus is not checked) without its ablation, with ``changes``."""
-    return replace(tpru.Config.paper(), **{"ablations": [], "lr_choices": None, **changes})
+    return replace(tpru.Config.paper(), **{"ablations": [], "lr_choices": None, "scaled": None, **changes})
 
 
 def probe_tpru_entailment():
