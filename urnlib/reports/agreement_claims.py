@@ -223,10 +223,10 @@ def _word(r: _Read, clause: bool = False) -> str:
     return {True: "holds", False: "fails", None: "is undecided" if clause else "undecided"}[r.holds]
 
 
-def _untrained_settle(why: str, epochs: int) -> str:
-    """The experiment that would give evidence where :func:`untrained` found none: the paper's epochs for a
-    run stopped early; for a model at chance after them, longer training on the same seeds."""
-    if "stopped before" in why:
+def _untrained_settle(seeds: Seeds, epochs: int) -> str:
+    """The experiment that would give evidence where :func:`untrained` found none: the paper's epochs where a
+    run stopped before them; for a model at chance after them, longer training on the same seeds."""
+    if any(len(run.history) < epochs for run in seeds):
         return f"retrain for the paper's {epochs} epochs, selecting on validation data"
     return (f"the model is at chance after the paper's {epochs} epochs at this learning rate: train the same "
             "seeds on past them (early stopping on the validation loss) and see whether they leave chance")
@@ -242,7 +242,7 @@ def _decided(statement: str, source: str, paper: str, rule: str, decide, seeds: 
                      f"no evidence: {why}. For information, at the {SELECTED}: {best.text} ({_word(best)})",
                      rule, None, seeds=len(seeds), cause="untrained", quote=quote,
                      epoch=f"- (not trained); the information at the {SELECTED}", direction=best.direction,
-                     settle=_untrained_settle(why, epochs))
+                     settle=_untrained_settle(seeds, epochs))
     main = decide(at_epoch(epochs))
     same = "the same verdict" if best.holds == main.holds else (
         f"there it {_word(best, clause=True)}: the two readings disagree")

@@ -106,7 +106,7 @@ def untrained(seeds: Grouped, labels: list[str], read) -> dict[str, str]:
         loss = seeds[lab].stat(lambda run: read(run)["val_loss"])
         if not off_chance(CHANCE_LOSS, loss, higher=False):
             out[lab] = (f"is at chance: validation loss {loss.text(3)}, a uniform guess's "
-                        f"ln {len(cs.CrossSerialVocab())} = {CHANCE_LOSS:.3f}")
+                        f"ln {round(math.exp(CHANCE_LOSS))} = {CHANCE_LOSS:.3f}")
     return out
 
 

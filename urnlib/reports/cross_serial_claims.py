@@ -35,9 +35,9 @@ from urnlib.reports.cross_serial import (
     _unseen_seen,
     best_row,
     final_row,
-    untrained,
     labels_of,
     table1,
+    untrained,
 )
 from urnlib.results import Run
 from urnlib.rules import (BEATS_RULE, EVERY_SEED_RULE, THRESHOLD_RULE, combine, compare, every_seed, needed,
