@@ -90,7 +90,7 @@ retrain: $(STAMP) $(MATHJAX_JS) $(DATA_STAMP)
 # the TPRU chapter's stored entailment runs scored on Evans et al.'s released files, into the cache the chapter
 # reads (notebooks/results/.derived/tpru_released.json at SCALE=paper); trains nothing, skips runs already scored
 released: $(STAMP)
-	$(PY) -m urnlib.experiments.tpru_released_fill --scale $(SCALE)
+	$(PY) -m urnlib.chapters.tpru.released_fill --scale $(SCALE)
 
 # the speed benchmarks (benchmarks/README.md), each writing its table under book/performance/; run them on an
 # otherwise idle machine: they time training steps

@@ -64,7 +64,7 @@ def tpru_case(slices: int):
 
 
 def cases(V: int, quick: bool) -> dict:
-    from urnlib.experiments import primer
+    from urnlib.chapters.primer import experiment as primer
 
     config = primer.Config.paper()
     texts = [t for t in config.lm_models if t.startswith(("lstm", "nnlm 5 50 60"))]

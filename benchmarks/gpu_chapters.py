@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime
-import importlib
 import json
 import math
 import statistics
@@ -36,6 +35,7 @@ import sys
 import time
 import traceback
 from pathlib import Path
+from urnlib.chapters import registry
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -46,7 +46,7 @@ MARKDOWN = REPO / "book" / "performance" / "gpu_chapters.md"
 
 def _records(chapter) -> dict[str, dict]:
     """``{key: record}`` of the chapter's paper plan, read from the store."""
-    module = importlib.import_module(f"urnlib.experiments.{chapter}")
+    module = registry.get(chapter).experiment
     config = module.Config.load("paper")
     out = {}
     for spec in config.plan():
@@ -62,7 +62,7 @@ def _epoch_seconds(record: dict) -> float | None:
 
 
 def select(per_chapter: int) -> dict:
-    from urnlib.experiments import chapters
+    from urnlib.chapters import registry as chapters
 
     sample = {"date": datetime.date.today().isoformat(), "chapters": {}}
     for chapter in chapters.names(trains=True):
@@ -145,7 +145,7 @@ def measure(sample: dict, budget: float, batches: int, warm: int, only: list[str
         info = sample["chapters"][chapter]
         got = out["chapters"][chapter] = {"runs": []}
         try:
-            module = importlib.import_module(f"urnlib.experiments.{chapter}")
+            module = registry.get(chapter).experiment
             plan = {s.key: s for s in module.Config.load("paper", device=device).plan()}
         except Exception as err:  # the chapter's data or packages are not on this machine
             got["error"] = f"{type(err).__name__}: {err}"

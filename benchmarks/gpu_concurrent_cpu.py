@@ -15,8 +15,8 @@ from pathlib import Path
 
 import torch
 
-from urnlib.experiments import tpru
-from urnlib.experiments import tpru_entailment as te
+from urnlib.chapters.tpru import experiment as tpru
+from urnlib.chapters.tpru import entailment as te
 
 LABELS = ("GRU 64", "LSTM 64", "TPRU 64 N=64 s=8")  # at 20,000 pairs, and the large preset's two below
 SCALED = ("LSTM 64", "TPRU 64 N=64")

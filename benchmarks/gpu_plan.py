@@ -6,17 +6,17 @@ their training seconds (a time limit cuts the plan short, not its record):
 ``benchmarks/gpu_chapters.py combine --plan OUT.json`` checks the chapters' GPU estimate against it.
 """
 
-import importlib
 import json
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
+from urnlib.chapters import registry
 
 chapter, out = sys.argv[1], Path(sys.argv[2])
 store = Path(tempfile.mkdtemp())
-module = importlib.import_module(f"urnlib.experiments.{chapter}")
+module = registry.get(chapter).experiment
 config = module.Config.load("paper", device="cuda")
 start = time.time()
 def report(final=False):

@@ -60,20 +60,21 @@ class TwoProductNNLM(BengioNNLM):
 def vocabulary_size(quick: bool) -> int:
     if quick:
         return 2000
-    from urnlib.experiments import primer, primer_lm
+    from urnlib.chapters.primer import experiment as primer
+    from urnlib.chapters.primer import lm as primer_lm
 
     return len(primer_lm.make_data(primer.Config.paper().brown_task()).vocab.tokens)
 
 
 def models(quick: bool) -> list[str]:
-    from urnlib.experiments import primer
+    from urnlib.chapters.primer import experiment as primer
 
     texts = primer.Config.paper().lm_models
     return texts[:1] + texts[-1:] if quick else texts
 
 
 def build(text: str, V: int, before: bool) -> torch.nn.Module:
-    from urnlib.experiments import primer_lm
+    from urnlib.chapters.primer import lm as primer_lm
 
     spec = primer_lm.lm_spec(text)
     model = primer_lm.build(spec, V, V - 1)
@@ -87,7 +88,8 @@ def build(text: str, V: int, before: bool) -> torch.nn.Module:
 def urn_case(quick: bool):
     """``(name, build, x, y, V)``: the matrix chapter's URN language model (paper preset) and its first
     training batch (``--quick``: random sentences over 2,000 words)."""
-    from urnlib.experiments import matrix_embeddings, urn_lm
+    from urnlib.chapters.matrix_embeddings import experiment as matrix_embeddings
+    from urnlib.chapters.matrix_embeddings import urn_lm
     from urnlib.models import build_model
 
     config = matrix_embeddings.Config.paper()
@@ -134,7 +136,7 @@ def floor_of(rows: int, width: int, V: int):
 def primer_batch(V: int):
     """The primer's batch at its paper configuration: ``lm_batch_size`` rows of ``warmup`` tokens (read, not
     scored) and ``window`` predicted tokens."""
-    from urnlib.experiments import primer
+    from urnlib.chapters.primer import experiment as primer
 
     config = primer.Config.paper()
     B, warmup, window = config.lm_batch_size, config.warmup, config.window

@@ -38,7 +38,7 @@ from pathlib import Path
 
 import torch
 
-from urnlib.experiments import dyck
+from urnlib.chapters.dyck import experiment as dyck
 from urnlib.results import RunStore
 from urnlib.runner import run_plan
 

@@ -1,5 +1,5 @@
-"""The agreement experiment (urnlib.experiments.agreement), its Config, and its report
-(urnlib.reports.agreement)."""
+"""The agreement experiment (urnlib.chapters.agreement.experiment), its Config, and its report
+(urnlib.chapters.agreement.report)."""
 
 import gzip
 import os
@@ -11,15 +11,15 @@ import pandas as pd
 import pytest
 import torch
 
-import urnlib.experiments.agreement as agreement_module
-import urnlib.experiments.agreement_training as agreement_training
+import urnlib.chapters.agreement.experiment as agreement_module
+import urnlib.chapters.agreement.training as agreement_training
 from urnlib.corpora import npm
 from urnlib.corpora.linzen import AgreementExample, AgreementFormatError
-from urnlib.experiments import agreement as ex
+from urnlib.chapters.agreement import experiment as ex
 from urnlib.models import build_model
 from urnlib.params import DataError, ParameterError
 from urnlib.tasks import agreement as agreement_task
-from urnlib.reports import agreement as rep
+from urnlib.chapters.agreement import report as rep
 from urnlib.tokens import IGNORE
 
 torch.set_num_threads(1)
@@ -569,7 +569,7 @@ def test_claims_read_the_papers_final_epoch_and_show_the_selected_one_beside_it(
 def test_the_report_imports_no_experiment():
     source = "".join((REPO / f"urnlib/reports/{name}.py").read_text()
                      for name in ("agreement", "agreement_tables", "agreement_claims"))
-    assert "urnlib.experiments" not in source.replace(":func:`urnlib.experiments.agreement.run`", "")
+    assert "urnlib.experiments" not in source.replace(":func:`urnlib.chapters.agreement.experiment.run`", "")
     assert os.path.basename(rep.__file__) == "agreement.py"
 
 

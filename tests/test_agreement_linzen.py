@@ -10,7 +10,7 @@ import pytest
 from tests.helpers import raises_with
 from urnlib.corpora import shipped
 from urnlib.corpora.numpred import NumpredExample
-from urnlib.experiments import agreement as ag
+from urnlib.chapters.agreement import experiment as ag
 from urnlib.params import DataError
 from urnlib.tasks import agreement_linzen as L
 from urnlib.tasks.agreement import CorpusTask, heuristic_accuracy, make_data, source_kind, task_for
@@ -120,7 +120,7 @@ def test_the_training_guard_reads_validation_sentences_where_the_test_is_drawn_o
     """On Linzen et al.'s files the test sentences are mostly sentences with attractors, unlike the training
     ones: a model failing there (test accuracy at the majority class) is not thereby untrained. The guard
     compares the validation loss with the validation sentences' class entropy."""
-    from urnlib.reports import agreement as rep
+    from urnlib.chapters.agreement import report as rep
     from urnlib.seeds import Seeds
 
     share = L.validation_share(0, 0.1)

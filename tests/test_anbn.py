@@ -118,9 +118,9 @@ def test_bad_arguments():
 
 
 # ------------------------------------------------------------------------------------------ the experiment
-# urnlib.experiments.primer_anbn: model specs, acceptance, and the LSTM's cell states
+# urnlib.chapters.primer.anbn: model specs, acceptance, and the LSTM's cell states
 def test_anbn_models_and_largest():
-    from urnlib.experiments import primer_anbn
+    from urnlib.chapters.primer import anbn as primer_anbn
 
     assert primer_anbn.model_spec("lstm 10") == {"kind": "lstm", "n": 10}
     assert primer_anbn.model_spec("urn 10 k3") == {"kind": "urn", "n": 10, "k": 3}
@@ -137,7 +137,7 @@ def test_anbn_models_and_largest():
 
 
 def test_anbn_models_are_built_as_the_lecture_has_them():
-    from urnlib.experiments import primer_anbn
+    from urnlib.chapters.primer import anbn as primer_anbn
 
     lstm = primer_anbn.build(primer_anbn.model_spec("lstm 6"))
     assert lstm.embedding_size == len(V) and lstm.dropout == 0.0  # an embedding as wide as the vocabulary
@@ -183,7 +183,7 @@ def test_lstm_cell_states_follow_the_equations(candidate):
 
 def test_acceptance_of_a_perfect_counter():
     """A model that outputs the true next-symbol distribution of a^n b^n accepts every n."""
-    from urnlib.experiments import primer_anbn
+    from urnlib.chapters.primer import anbn as primer_anbn
 
     class Oracle(torch.nn.Module):
         def forward(self, tokens):

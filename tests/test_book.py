@@ -17,7 +17,7 @@ import yaml
 from urnlib.claims import VERDICTS, Claim, load_claims
 from urnlib.reports.claims_tables import anchor, group_claims, in_book_order
 from urnlib.cli import NOTEBOOKS
-from urnlib.experiments import chapters as registry
+from urnlib.chapters import registry
 
 CHAPTERS = registry.names()
 
@@ -29,7 +29,7 @@ INJECTED = {"scale", "claims_dir"}
 
 def test_every_notebook_is_a_chapter():
     stray = sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb") if p.stem not in CHAPTERS)
-    assert stray == [], f"add {stray} to the chapter registry (urnlib.experiments.chapters) and book/_toc.yml"
+    assert stray == [], f"add {stray} to the chapter registry (urnlib.chapters.registry) and book/_toc.yml"
 
 
 def test_every_chapter_has_its_notebook():
@@ -55,7 +55,7 @@ def test_notebook_parameters_are_the_configs_fields(name):
         assert (NOTEBOOKS / "params" / f"{name}.{scale}.yaml").exists()
     if not registry.get(name).trains:
         return
-    config = registry.get(name).load_config()
+    config = registry.get(name).config
     assert declared == set(config.fields()) | {"claims_dir"}, \
         f"{name}.ipynb declares {sorted(declared ^ (set(config.fields()) | {'claims_dir'}))} " \
         "unlike its Config"

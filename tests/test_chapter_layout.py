@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from urnlib.experiments import chapters as registry
+from urnlib.chapters import registry
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 CHAPTERS = registry.names(trains=True)  # every chapter but the page of every claim

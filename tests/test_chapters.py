@@ -1,4 +1,4 @@
-"""The chapter registry (urnlib.experiments.chapters): every list of chapters is the registry's, and every
+"""The chapter registry (urnlib.chapters.registry): every list of chapters is the registry's, and every
 registered chapter's modules, notebook, presets, runs and probes exist and agree with it.
 
 Each list is checked through what its module does (the chapters the runner runs and trains, the rows of the
@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from urnlib import cli
-from urnlib.experiments import chapters as registry
+from urnlib.chapters import registry
 from urnlib.experiments.config import PARAMS_DIR, ChapterConfig
 from urnlib.params import ParameterError
 
@@ -40,12 +40,12 @@ def test_the_registry_names_each_chapter_once_and_claims_last():
 
 def test_importing_the_registry_imports_no_experiment_and_no_torch():
     """Reports and the runner read the registry; it names modules, it does not import them."""
-    code = ("import sys, urnlib.experiments.chapters; "
+    code = ("import sys, urnlib.chapters.registry; "
             "print(sorted(m for m in sys.modules if m.startswith(('urnlib', 'torch'))))")
     loaded = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                                        check=True, cwd=REPO).stdout.replace("'", '"'))
     assert "torch" not in loaded
-    assert [m for m in loaded if m.startswith("urnlib.experiments.")] == ["urnlib.experiments.chapters"]
+    assert [m for m in loaded if m.startswith("urnlib.experiments.")] == ["urnlib.chapters.registry"]
 
 
 # ------------------------------------------------------------------------ every list is the registry's
@@ -139,14 +139,14 @@ def test_a_chapter_s_title_is_its_notebook_s_heading(chapter):
 def test_a_chapter_s_config_experiment_and_report_import(chapter):
     """The config reads the chapter's presets, the experiment runs it, its plan stores runs only in the
     chapter's store folders; the report imports. A chapter without runs has no experiment."""
-    assert chapter.load_report().__name__ == chapter.report
+    assert chapter.report.__name__ == chapter.report
     if not chapter.trains:
         assert chapter.config is None and not chapter.stores
         with pytest.raises(LookupError, match=chapter.name):
-            chapter.load_experiment()
+            chapter.experiment
         return
-    config = chapter.load_config()
+    config = chapter.config
     assert issubclass(config, ChapterConfig) and config.CHAPTER == chapter.name
-    assert chapter.config == f"{chapter.experiment}:Config" and callable(chapter.load_experiment().run)
+    assert chapter.config == f"{chapter.experiment}:Config" and callable(chapter.experiment.run)
     plan = config.load("paper").plan()
     assert {spec.experiment.split("/")[0] for spec in plan} == set(chapter.stores)

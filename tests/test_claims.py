@@ -9,7 +9,7 @@ import pytest
 
 from urnlib.claims import VERDICTS, Claim, claim, format_value, load_claims, save_claims
 from urnlib.reports.claims_tables import anchor, claims_frame, claims_table, group_claims
-from urnlib.experiments import chapters
+from urnlib.chapters import registry as chapters
 
 
 @pytest.mark.parametrize("value, shown", [

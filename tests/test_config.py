@@ -5,7 +5,7 @@ import dataclasses
 import pytest
 import yaml
 
-from urnlib.experiments import cross_serial
+from urnlib.chapters.cross_serial import experiment as cross_serial
 from urnlib.experiments.config import PARAMS_DIR, ChapterConfig, scales_of
 from urnlib.params import ParameterError
 

@@ -21,7 +21,7 @@ from urnlib.corpora.linzen import AgreementFormatError, iter_tsv, read_tsv, sour
 from urnlib.corpora.npm import _manifest
 from urnlib.corpora.sotu import sotu_documents
 from urnlib.corpora.text import corpus
-from urnlib.experiments import agreement as experiment
+from urnlib.chapters.agreement import experiment
 from urnlib.params import DataError, ParameterError
 
 REPO = Path(__file__).resolve().parents[1]

@@ -1,5 +1,6 @@
-"""Tests for urnlib.experiments.cross_serial and urnlib.reports.cross_serial (paper 001 sec. 3): full-string
-evaluation on stub models, the plan of runs, Table 1, and a tiny train-store-reload-claims round trip."""
+"""Tests for urnlib.chapters.cross_serial.experiment and urnlib.chapters.cross_serial.report (paper 001 sec.
+3): full-string evaluation on stub models, the plan of runs, Table 1, and a tiny train-store-reload-claims
+round trip."""
 
 import json
 import math
@@ -13,13 +14,13 @@ import pytest
 import torch
 from torch import nn
 
-import urnlib.experiments.cross_serial as cross_serial_module
+import urnlib.chapters.cross_serial.experiment as cross_serial_module
 from urnlib.claims import CAUSES, VERDICTS, Claim
-from urnlib.experiments import cross_serial as experiment
+from urnlib.chapters.cross_serial import experiment
 from urnlib.languages import cross_serial as cs
 from urnlib.models import count_parameters
-from urnlib.reports import cross_serial as report
-from urnlib.reports import cross_serial_claims as report_claims
+from urnlib.chapters.cross_serial import report
+from urnlib.chapters.cross_serial import claims as report_claims
 from urnlib.results import Run
 from urnlib.rules import beats
 from urnlib.seeds import Stat, band, by_label

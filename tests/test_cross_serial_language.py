@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from urnlib.experiments.cross_serial import Config
+from urnlib.chapters.cross_serial.experiment import Config
 from urnlib.languages.cross_serial import (
     CrossSerialVocab,
     check_language,

@@ -316,7 +316,7 @@ def _anbn():
 
 
 def _anbn_trace():
-    from urnlib.experiments.primer_anbn import _trace
+    from urnlib.chapters.primer.anbn import _trace
 
     return 5, lambda m: _trace(m, {"kind": "lstm" if type(m).__name__ == "PaperLSTM" else "srn"}, 3)
 
@@ -330,7 +330,7 @@ def _agreement():
 
 
 def _elman():
-    from urnlib.experiments import primer_elman as pe
+    from urnlib.chapters.primer import elman as pe
 
     stream, data, _ = pe.make_data(pe.ElmanTask(n_sentences=12, hidden=4, row_length=5, seed=0))
     return len(pe.vocabulary()), lambda m: (pe.mean_states(m, stream), pe._next_word_accuracy(m, data))
@@ -344,7 +344,7 @@ def _brown_rows():
 
 
 def _brown():
-    from urnlib.experiments.primer_lm import target_log_probs as primer_scores
+    from urnlib.chapters.primer.lm import target_log_probs as primer_scores
     from urnlib.tasks.brown_lm import next_token_probs
 
     data = _brown_rows()
@@ -352,7 +352,7 @@ def _brown():
 
 
 def _tpru_roles():
-    from urnlib.experiments.tpru_lm import selected_roles
+    from urnlib.chapters.tpru.lm import selected_roles
 
     data = _brown_rows()
     return 7, lambda m: selected_roles(m, data, window=6, warmup=2, n_tokens=40, batch_size=3)
@@ -384,7 +384,7 @@ def test_evaluator_reads_a_model_on_another_device(name, spec):
 
 
 def test_matrix_model_properties_on_another_device(elsewhere):
-    from urnlib.experiments.matrix_embeddings import analogy_vectors, probabilistic_properties
+    from urnlib.chapters.matrix_embeddings.experiment import analogy_vectors, probabilistic_properties
 
     for spec in ("4.2 dense 3", "4.2 diagonal 3"):
         cpu, other = _twins(spec, 5)

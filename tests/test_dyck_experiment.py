@@ -1,6 +1,7 @@
-"""Tests for urnlib.experiments.dyck and urnlib.reports.dyck (paper 000 sec. 5, paper 001 sec. 4): the
-config and its checks, the plan of runs (the committed runs' parameters), closing-bracket evaluation on stub
-models, a tiny train-store-reload-report round trip, and loading the committed runs without training."""
+"""Tests for urnlib.chapters.dyck.experiment and urnlib.chapters.dyck.report (paper 000 sec. 5, paper 001 sec.
+4): the config and its checks, the plan of runs (the committed runs' parameters), closing-bracket evaluation
+on stub models, a tiny train-store-reload-report round trip, and loading the committed runs without
+training."""
 
 import json
 import math
@@ -20,13 +21,13 @@ from torch import nn
 matplotlib.use("Agg")
 
 from urnlib.claims import VERDICTS, Claim  # noqa: E402
-from urnlib.experiments import dyck as experiment  # noqa: E402
+from urnlib.chapters.dyck import experiment  # noqa: E402
 from urnlib.experiments.config import REPO  # noqa: E402
 from urnlib.languages import dyck as lang  # noqa: E402
 from urnlib.models import count_parameters, registry  # noqa: E402
 from urnlib.params import ParameterError  # noqa: E402
 from urnlib.plots.curves import panels_figure  # noqa: E402
-from urnlib.reports import dyck as report  # noqa: E402
+from urnlib.chapters.dyck import report  # noqa: E402
 from urnlib.runner import StaleRunWarning  # noqa: E402
 from urnlib.train import evaluate_loss  # noqa: E402
 
@@ -117,7 +118,7 @@ def test_paper_plan_labels_and_specs():
         "state_dropout": False,
     }
     for spec in plan.values():
-        assert spec.experiment == "dyck" and spec.train == "urnlib.experiments.dyck:train_run"
+        assert spec.experiment == "dyck" and spec.train is experiment.train_run
         assert {"train.loop", "data.dyck", "experiment.dyck"} < set(spec.components)
     assert "model.arbitrary" in plan["Arbitrary, lr 0.01 seed 0"].components
     assert "model.lstm" in plan["LSTM 8, lr 0.01 seed 0"].components
@@ -368,7 +369,7 @@ def test_second_call_loads_and_a_changed_parameter_trains(tiny, monkeypatch):
 
 
 def test_report_on_tiny_runs(tiny):
-    from urnlib.reports import dyck_claims
+    from urnlib.chapters.dyck import claims as dyck_claims
 
     _, runs = tiny
     views = TINY.views(runs)
@@ -468,7 +469,7 @@ def _paper001_view(seeds=3):
 
 
 def test_paper001_claims_read_epoch_100_in_the_papers_words():
-    from urnlib.reports import dyck_claims_001
+    from urnlib.chapters.dyck import claims_001 as dyck_claims_001
 
     view = _paper001_view()
 
@@ -501,7 +502,7 @@ def test_paper001_claims_read_epoch_100_in_the_papers_words():
 
 
 def test_a_model_short_of_100_epochs_or_at_chance_is_no_evidence():
-    from urnlib.reports import dyck_claims_001
+    from urnlib.chapters.dyck import claims_001 as dyck_claims_001
 
     view = _paper001_view()
     for run in view["LSTM 8"]:
@@ -562,7 +563,7 @@ def test_paper_config_loads_the_committed_runs_without_training(cwd, tmp_path, m
 
 def test_report_does_not_import_the_experiments():
     code = (
-        "import sys, urnlib.reports.dyck; "
+        "import sys, urnlib.chapters.dyck.report; "
         "print([m for m in sys.modules if m.startswith('urnlib.experiments')])"
     )
     out = subprocess.run(
@@ -580,7 +581,7 @@ def test_task_round_trips_through_stored_params():
 def test_retrain_costs_come_from_what_the_stored_runs_took():
     """A settle text's cost is the stored runs' CPU time (scaled to the seeds it asks for), never a typed
     number; a run stored before CPU time was recorded counts its wall time."""
-    from urnlib.reports.dyck_claims_001 import retrain
+    from urnlib.chapters.dyck.claims_001 import retrain
     from urnlib.seeds import Seeds
 
     three = Seeds("URN 8", [FakeRun([], 600.0) for _ in range(3)], [0, 1, 2])  # 3 x 10 CPU minutes
@@ -597,7 +598,7 @@ def test_retrain_costs_come_from_what_the_stored_runs_took():
 def test_a_claim_decided_against_the_paper_asks_for_another_experiment_than_more_seeds():
     """Undecided: more seeds, with their cost; decided against the paper: more seeds are not the next
     experiment, the authors' Keras models are (at the same cost)."""
-    from urnlib.reports.dyck_claims_001 import _settle
+    from urnlib.chapters.dyck.claims_001 import _settle
     from urnlib.seeds import Seeds
 
     urn = {8: Seeds("URN 8", [FakeRun([], 600.0) for _ in range(3)], [0, 1, 2])}

@@ -101,9 +101,9 @@ def test_bad_arguments(call):
 
 
 # ------------------------------------------------------------------------------------------ the experiment
-# urnlib.experiments.primer_elman: rows of the stream, training settings, mean states; the report's clustering
+# urnlib.chapters.primer.elman: rows of the stream, training settings, mean states; the report's clustering
 def test_elman_rows_and_settings():
-    from urnlib.experiments import primer_elman
+    from urnlib.chapters.primer import elman as primer_elman
 
     task = primer_elman.ElmanTask(n_sentences=40, hidden=4, row_length=5, seed=0)
     stream, data, held_out = primer_elman.make_data(task)
@@ -124,7 +124,7 @@ def test_elman_rows_and_settings():
 def test_mean_states_average_the_state_after_each_word():
     import torch
 
-    from urnlib.experiments import primer_elman
+    from urnlib.chapters.primer import elman as primer_elman
 
     torch.manual_seed(0)
     model = primer_elman.build(primer_elman.ElmanTask(n_sentences=10, hidden=3, row_length=2, seed=0))
@@ -142,8 +142,8 @@ def test_mean_states_average_the_state_after_each_word():
 def test_elman_partitions_on_hand_made_states():
     from pathlib import Path
 
-    from urnlib.experiments import primer_elman
-    from urnlib.reports import primer as report
+    from urnlib.chapters.primer import elman as primer_elman
+    from urnlib.chapters.primer import report
     from urnlib.results import Run
 
     classes = word_classes()

@@ -9,7 +9,6 @@ a whole plan through the runner on ``cuda`` - is checked here.
 from __future__ import annotations
 
 import copy
-import importlib
 import json
 import math
 import warnings
@@ -19,7 +18,7 @@ import torch
 
 from tests.helpers import two_call_gradients
 from urnlib.errors import DataError, ParameterError
-from urnlib.experiments import chapters
+from urnlib.chapters import registry as chapters
 from urnlib.models import graphs, scan
 from urnlib.models.registry import KINDS, build_model
 from urnlib.testing import SAMPLE_SPECS
@@ -155,7 +154,7 @@ def test_fused_rnn_trains_on_cuda_with_dropout_in_float32(spec):
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_tiny_plan_trains_on_cuda(chapter, tmp_path):
     """The chapter's tiny preset, every run of its plan trained on the GPU into a fresh store."""
-    module = importlib.import_module(f"urnlib.experiments.{chapter}")
+    module = chapters.get(chapter).experiment
     try:
         config = module.Config.load("tiny", device="cuda")
     except DataError as err:  # e.g. a corpus not installed on a GPU machine

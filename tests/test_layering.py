@@ -12,7 +12,7 @@ PACKAGE = REPO / "urnlib"
 #: generated data, not code
 NOT_CODE: set[str] = set()
 MAX_LINES = 400
-REGISTRY = "urnlib.experiments.chapters"  #: the chapter registry (names only, see its docstring)
+REGISTRY = "urnlib.chapters.registry"  #: the chapter registry (names only, see its docstring)
 
 
 def modules():
@@ -93,7 +93,7 @@ def chapter_of(module: str) -> str | None:
     """The chapter an experiment module (``urnlib.experiments.<module>``) belongs to: the registry's
     chapter whose experiment, store folder or probe it is, or whose name it starts with (``tpru_lm``:
     ``tpru``); ``None``: shared by every chapter (config, the registry, ...)."""
-    from urnlib.experiments import chapters
+    from urnlib.chapters import registry as chapters
 
     for c in chapters.CHAPTERS:
         if c.experiment is None:

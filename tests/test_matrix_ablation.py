@@ -1,8 +1,9 @@
 """The matrix-embedding chapter's ablations (``ablations``: a model of ``models`` trained again with another
-optimiser, learning rate or share of the training sentences) and their report (urnlib.reports.matrix_analogy)
-on hand-made runs: the entries' defaults keep the chapter's run keys, each key changes them, bad entries stop
-naming the key; the settings' labels; the analogy counts over the epochs, the table against the chapter's runs
-and the sentence on the gap, with and without the runs that would answer each question."""
+optimiser, learning rate or share of the training sentences) and their report
+(urnlib.chapters.matrix_embeddings.report_analogy) on hand-made runs: the entries' defaults keep the chapter's
+run keys, each key changes them, bad entries stop naming the key; the settings' labels; the analogy counts
+over the epochs, the table against the chapter's runs and the sentence on the gap, with and without the runs
+that would answer each question."""
 
 import json
 import math
@@ -12,13 +13,13 @@ import matplotlib
 import numpy as np
 import pytest
 
-from urnlib.experiments import matrix_ablation
-from urnlib.experiments import matrix_embeddings as ex
+from urnlib.chapters.matrix_embeddings import ablation as matrix_ablation
+from urnlib.chapters.matrix_embeddings import experiment as ex
 from urnlib.experiments.config import REPO
 from urnlib.params import ParameterError
 from urnlib.plots.curves import MARK_GID
-from urnlib.reports import matrix_analogy as ma
-from urnlib.reports import matrix_embeddings as rep
+from urnlib.chapters.matrix_embeddings import report_analogy as ma
+from urnlib.chapters.matrix_embeddings import report as rep
 from urnlib.seeds import Seeds
 
 matplotlib.use("Agg")

@@ -12,10 +12,10 @@ import pytest
 import torch
 
 from urnlib.corpora.analogy import Analogy
-from urnlib.experiments import matrix_embeddings as ex
+from urnlib.chapters.matrix_embeddings import experiment as ex
 from urnlib.models import build_model
 from urnlib.params import ParameterError
-from urnlib.reports import matrix_embeddings as rep
+from urnlib.chapters.matrix_embeddings import report as rep
 from urnlib.results import Run
 from urnlib.seeds import by_label
 

@@ -436,7 +436,7 @@ def test_41_trains():
 def test_the_training_loss_is_the_negative_log_likelihood_per_word(make):
     """The loss the chapter passes to urnlib.train.fit is the model's own NLL per scored word, with their
     count; the loop's batched test loss gives the same mean."""
-    from urnlib.experiments.matrix_embeddings import token_nll
+    from urnlib.chapters.matrix_embeddings.experiment import token_nll
     from urnlib.tasks.matrix_lm import PAD
     from urnlib.tokens import IGNORE, TokenData
     from urnlib.train import evaluate_loss
@@ -507,7 +507,7 @@ GEMM_SPLITS_REDUCTION = torch.backends.cpu.get_cpu_capability() == "AVX512"
 def test_training_gradients_are_bit_identical_for_one_and_two_threads(make, shape, threads):
     """The gradient of the training loss (float32, more than 32768 gathered entries, frequent words repeated)
     has the same bits at one and at two threads, and on every repetition."""
-    from urnlib.experiments.matrix_embeddings import token_nll
+    from urnlib.chapters.matrix_embeddings.experiment import token_nll
     from urnlib.tasks.matrix_lm import PAD
     from urnlib.tokens import IGNORE
 

@@ -1,4 +1,4 @@
-"""The matrix-embedding experiment (urnlib.experiments.matrix_embeddings, urn_lm) and its report: the
+"""The matrix-embedding experiment (urnlib.chapters.matrix_embeddings.experiment, urn_lm) and its report: the
 chapter's Config (every bad parameter stops before any work), its plan, a tiny train-store-reload round trip,
 and the committed runs loaded without training."""
 
@@ -10,12 +10,13 @@ import numpy as np
 import pytest
 import torch
 
-from urnlib.experiments import matrix_embeddings as ex
-from urnlib.experiments import matrix_resources, urn_lm
+from urnlib.chapters.matrix_embeddings import experiment as ex
+from urnlib.chapters.matrix_embeddings import resources as matrix_resources
+from urnlib.chapters.matrix_embeddings import urn_lm
 from urnlib.experiments.config import REPO
 from urnlib.models import build_model
 from urnlib.params import DataError, ParameterError
-from urnlib.reports import matrix_embeddings as rep
+from urnlib.chapters.matrix_embeddings import report as rep
 from urnlib.tasks.matrix_lm import neighbours
 from urnlib.tokens import IGNORE, TokenData
 from urnlib.train import evaluate_loss
@@ -115,8 +116,8 @@ def test_the_paper_plan_runs_every_trained_model_per_seed_and_kneser_ney_once():
         if train:  # trained to convergence: the validation loss watched, the best epoch kept
             assert (train["monitor"], train["minimize"], train["keep_best"]) == ("val_loss", True, True)
             assert train["patience"] == config.patience and train["seed"] == int(spec.name.split()[-1])
-    assert {s.train.split(":")[0] for s in specs} == {"urnlib.experiments.matrix_embeddings",
-                                                       "urnlib.experiments.urn_lm"}
+    assert {s.train.split(":")[0] for s in specs} == {"urnlib.chapters.matrix_embeddings.experiment",
+                                                       "urnlib.chapters.matrix_embeddings.urn_lm"}
 
 
 def test_the_seed_0_word2vec_and_kneser_ney_runs_keep_the_committed_keys():

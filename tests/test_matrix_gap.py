@@ -1,8 +1,9 @@
-"""The cause of an analogy count below paper 003's, from the ablations' evidence (urnlib.reports.matrix_gap),
-and the claims that take it: hand-made runs (the builders of tests/test_matrix_ablation.py)."""
+"""The cause of an analogy count below paper 003's, from the ablations' evidence
+(urnlib.chapters.matrix_embeddings.report_gap), and the claims that take it: hand-made runs (the builders of
+tests/test_matrix_ablation.py)."""
 
-from urnlib.reports import matrix_embeddings as rep
-from urnlib.reports.matrix_gap import gap_causes
+from urnlib.chapters.matrix_embeddings import report as rep
+from urnlib.chapters.matrix_embeddings.report_gap import gap_causes
 
 from tests.test_matrix_ablation import DIAG, _setting
 from tests.test_matrix_ablation import _view as _bare_view

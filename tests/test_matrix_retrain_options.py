@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from urnlib.experiments import matrix_embeddings as ex
+from urnlib.chapters.matrix_embeddings import experiment as ex
 from urnlib.experiments.config import REPO
 from urnlib.models import build_model
 from urnlib.tasks.matrix_lm import LMTask, split_sentences

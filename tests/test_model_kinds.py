@@ -17,12 +17,12 @@ import torch  # noqa: E402
 
 from urnlib import components  # noqa: E402
 from urnlib.components import Component  # noqa: E402
-from urnlib.experiments import zoo  # noqa: E402
+from urnlib.chapters.zoo import experiment as zoo  # noqa: E402
 from urnlib.models import count_parameters, registry  # noqa: E402
 from urnlib.models.registry import KINDS, ModelKind, Style, build_model, parse_spec  # noqa: E402
 from urnlib.params import ParameterError  # noqa: E402
 from urnlib.plots.zoo import cell_style  # noqa: E402
-from urnlib.reports import zoo as zoo_report  # noqa: E402
+from urnlib.chapters.zoo import report as zoo_report  # noqa: E402
 
 V = 11
 #: specs of every kind, built and counted below (a kind registered without samples here fails the first test)

@@ -137,7 +137,7 @@ def test_one_adam_step_through_fit():
 
 
 # ---------------------------------------------------------------------------------------- the Brown stream
-# urnlib.experiments.primer_lm: the rows the models train on, and the scoring of a stream
+# urnlib.chapters.primer.lm: the rows the models train on, and the scoring of a stream
 @pytest.mark.parametrize("length, window, warmup", [(10, 4, 2), (12, 4, 0), (7, 3, 5), (1, 5, 3)])
 def test_rows_predict_every_token_once_from_the_token_before_it(length, window, warmup):
     from urnlib.tasks.brown_lm import rows
@@ -161,7 +161,7 @@ def test_rows_predict_every_token_once_from_the_token_before_it(length, window, 
 
 
 def test_kneser_ney_stream_scoring_matches_prob():
-    from urnlib.experiments.primer_lm import kneser_ney_probs
+    from urnlib.chapters.primer.lm import kneser_ney_probs
     from urnlib.tasks.brown_lm import perplexity
     from urnlib.models.ngram import KneserNey
 
@@ -181,7 +181,7 @@ def test_kneser_ney_stream_scoring_matches_prob():
 def test_float32_scoring_in_batches_matches_float64(spec):
     """The chapter scores in the model's dtype, a batch of rows at a time, never all logits at once; in
     float32 the perplexity moves by ~1e-8 relative from float64 scoring (next_token_probs)."""
-    from urnlib.experiments import primer_lm
+    from urnlib.chapters.primer import lm as primer_lm
     from urnlib.tasks import brown_lm
 
     V = 300

@@ -17,7 +17,8 @@ from matplotlib.lines import Line2D  # noqa: E402
 from urnlib.models import registry  # noqa: E402
 from urnlib.plots.curves import (MARK_GID, curves_panel, draw_marks, figure_legend, is_mark,  # noqa: E402
                                  panels_figure)
-from urnlib.reports import cross_serial, dyck  # noqa: E402
+from urnlib.chapters.cross_serial import report as cross_serial
+from urnlib.chapters.dyck import report as dyck  # noqa: E402
 from urnlib.results import Run  # noqa: E402
 from urnlib.seeds import Seeds  # noqa: E402
 

@@ -1,14 +1,14 @@
 """Where each preset value comes from: the comments of the parameter files, read into every chapter's page."""
 
-import importlib
 
 import pytest
 
 from urnlib.cli import CHAPTERS as BOOK_CHAPTERS
-from urnlib.experiments import cross_serial
+from urnlib.chapters.cross_serial import experiment as cross_serial
 from urnlib.experiments.config import EXECUTION, ChapterConfig, scales_of
 from urnlib.params import ParameterError
 from urnlib.reports.common import settings_section, whose
+from urnlib.chapters import registry
 
 #: every chapter that trains (the claims page only reads the others' claims)
 CHAPTERS = [c for c in BOOK_CHAPTERS if c != "claims"]
@@ -67,7 +67,7 @@ def test_whose_reads_the_comment(comment, kind):
 def test_every_value_of_every_book_or_full_preset_says_where_it_comes_from(chapter, scale):
     """The paper preset (the book's) and a full preset (the papers' scale) comment every value; the tiny
     preset (CI's) need not."""
-    config = importlib.import_module(f"urnlib.experiments.{chapter}").Config
+    config = registry.get(chapter).experiment.Config
     assert issubclass(config, ChapterConfig)
     sources = config.where_from(scale)
     assert set(config.setting_fields()) == set(config.fields()) - EXECUTION - {"scale"}
@@ -92,7 +92,7 @@ def test_the_section_counts_whose_values_and_shows_what_a_smaller_preset_changes
 
 
 def test_a_preset_with_its_own_comments_shows_them():
-    from urnlib.experiments import matrix_embeddings
+    from urnlib.chapters.matrix_embeddings import experiment as matrix_embeddings
 
     full = settings_section(matrix_embeddings.Config.load("full"))
     row = next(line for line in full.splitlines() if line.startswith("| `urn_epochs`"))
@@ -106,7 +106,7 @@ def test_a_preset_with_its_own_comments_shows_them():
 
 def test_a_token_in_angle_brackets_is_shown_not_taken_for_a_tag():
     """``<unk>`` in a comment would be swallowed by the browser as an unknown HTML tag; in code it stays."""
-    from urnlib.experiments import matrix_embeddings
+    from urnlib.chapters.matrix_embeddings import experiment as matrix_embeddings
 
     paper = settings_section(matrix_embeddings.Config.paper())
     row = next(line for line in paper.splitlines() if line.startswith("| `min_count`"))

@@ -1,5 +1,5 @@
-"""The primer chapter's claims (urnlib.reports.primer_claims) and seed tables on hand-made runs: each claim is
-decided on every seed by urnlib.rules, rests on as many seeds as it read, quotes the lecture and says which
+"""The primer chapter's claims (urnlib.chapters.primer.claims) and seed tables on hand-made runs: each claim
+is decided on every seed by urnlib.rules, rests on as many seeds as it read, quotes the lecture and says which
 epoch it reads, and a miss names its cause (noise when the seeds' spread covers the difference; untrained when
 a model stayed at chance; scale when a language model was still improving at the cap; setting when another
 Elman setting reproduces the claim; else open, with the experiment that would settle it)."""
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from urnlib.languages.elman import word_classes
-from urnlib.reports import primer as report
-from urnlib.reports import primer_claims
+from urnlib.chapters.primer import report
+from urnlib.chapters.primer import claims as primer_claims
 from urnlib.results import Run
 
 V = 1000  # the hand-made language models' vocabulary (uniform perplexity V + 1)

@@ -1,6 +1,6 @@
-"""The primer chapter's protocol (urnlib.experiments.primer): the Config and its checks before any work, the
-plan of runs (one per model and seed; the committed runs' parameters), loading the committed runs without
-training, a tiny train-store-reload round trip, and the report's tables and claims on hand-made seeds
+"""The primer chapter's protocol (urnlib.chapters.primer.experiment): the Config and its checks before any
+work, the plan of runs (one per model and seed; the committed runs' parameters), loading the committed runs
+without training, a tiny train-store-reload round trip, and the report's tables and claims on hand-made seeds
 (test_primer_claims.py). The experiments' own pieces are tested in test_nnlm.py (Brown rows and scoring),
 test_elman.py and test_anbn.py."""
 
@@ -13,11 +13,13 @@ import numpy as np
 import pytest
 import torch
 
-from urnlib.experiments import primer as experiment
-from urnlib.experiments import primer_anbn, primer_elman, primer_lm
+from urnlib.chapters.primer import experiment
+from urnlib.chapters.primer import anbn as primer_anbn
+from urnlib.chapters.primer import elman as primer_elman
+from urnlib.chapters.primer import lm as primer_lm
 from urnlib.params import DataError, ParameterError
-from urnlib.reports import primer as report
-from urnlib.reports import primer_claims
+from urnlib.chapters.primer import report
+from urnlib.chapters.primer import claims as primer_claims
 
 torch.set_num_threads(1)
 

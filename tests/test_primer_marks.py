@@ -1,9 +1,9 @@
 """The lecture's printed values marked on the primer chapter's figures (``marks`` of
 :mod:`urnlib.plots.curves`): the validation perplexities of lecture 004's table (Bengio et al. 2003 on Brown)
-drawn on panel (a) of :func:`urnlib.reports.primer.brown_curves` for the neural n-gram models trained at the
-table's sizes, each named in the panel's own legend and left out of the figure's, nothing for the models
-without a row (the recurrent ones), and the figure unchanged without marks. Built from hand-made runs, and
-from the stored runs where they are present."""
+drawn on panel (a) of :func:`urnlib.chapters.primer.report.brown_curves` for the neural n-gram models trained
+at the table's sizes, each named in the panel's own legend and left out of the figure's, nothing for the
+models without a row (the recurrent ones), and the figure unchanged without marks. Built from hand-made runs,
+and from the stored runs where they are present."""
 
 import warnings
 from pathlib import Path
@@ -17,7 +17,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from urnlib.plots.curves import MARK_GID, is_mark  # noqa: E402
-from urnlib.reports import primer as report  # noqa: E402
+from urnlib.chapters.primer import report  # noqa: E402
 from urnlib.results import Run  # noqa: E402
 from urnlib.seeds import by_label  # noqa: E402
 
@@ -127,8 +127,8 @@ def test_brown_curves_without_marks_is_the_figure_it_was(ragged):
 
 # ------------------------------------------------------------------------------------------ the stored runs
 def test_the_stored_runs_figure_marks_mlp1_mlp7_mlp9(monkeypatch):
-    from urnlib.experiments import primer as experiment
-    from urnlib.experiments import primer_lm
+    from urnlib.chapters.primer import experiment
+    from urnlib.chapters.primer import lm as primer_lm
 
     stored = {p.parent.name for p in (REPO / "notebooks" / "results" / "primer_lm").glob("*/record.json")}
     if not stored:

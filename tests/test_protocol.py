@@ -16,13 +16,12 @@ A listed exception that no longer breaks the protocol fails too, so the lists sh
 from __future__ import annotations
 
 import ast
-import importlib
 import re
 from pathlib import Path
 
 import pytest
 
-from urnlib.experiments import chapters
+from urnlib.chapters import registry as chapters
 
 REPO = Path(__file__).resolve().parents[1]
 PRESETS = sorted((REPO / "notebooks" / "params").glob("*.yaml"))
@@ -77,7 +76,7 @@ def _presets():
 
 @pytest.mark.parametrize("chapter,scale", list(_presets()))
 def test_no_preset_selects_on_test_data(chapter, scale):
-    module = importlib.import_module(f"urnlib.experiments.{chapter}")
+    module = chapters.get(chapter).experiment
     allowed = set(module.VALIDATION_MONITORS)
     watched = set().union(*(_monitors(s) for s in module.Config.load(scale).plan()))
     off = watched - allowed
@@ -91,7 +90,7 @@ def test_no_preset_selects_on_test_data(chapter, scale):
 
 def test_every_chapter_says_what_it_selects_on():
     for chapter in chapters.names(trains=True):
-        module = importlib.import_module(f"urnlib.experiments.{chapter}")
+        module = chapters.get(chapter).experiment
         assert isinstance(getattr(module, "VALIDATION_MONITORS", None), tuple), chapter
 
 

@@ -7,7 +7,6 @@ and the cross-serial chapter shrunk).
 """
 
 import contextlib
-import importlib
 import os
 import signal
 import threading
@@ -18,12 +17,13 @@ import pytest
 import torch
 
 from urnlib import cluster, cluster_runs, results
-from urnlib.experiments import cross_serial
+from urnlib.chapters.cross_serial import experiment as cross_serial
 from urnlib.errors import BackendError, DeviceError
 from urnlib.params import ParameterError
 from urnlib.results import RunStore
 from urnlib.runner import PlanError, run_plan
 from urnlib.testing import marks_of, toy_spec
+from urnlib.chapters import registry
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "notebooks" / "params" / "cluster.example.yaml"
 
@@ -124,7 +124,7 @@ def test_every_chapter_s_plan_trains_on_one_cluster_at_once(tmp_path, local, mon
     # a bar per chapter, named, its runs ranked, and submitted in order: the chapter listed first goes first
     assert started == [2] and bars == [("cross_serial", 2), ("dyck", 1)]
     assert not [c for c, r in runs.items() if isinstance(r, Exception)], runs
-    plans = {name: importlib.import_module(f"urnlib.experiments.{name}").Config.load(
+    plans = {name: registry.get(name).experiment.Config.load(
         "tiny", **each[name], store=str(tmp_path)).plan() for name in each}
     assert {c: sorted(r) for c, r in runs.items()} == {c: sorted(s.name for s in p) for c, p in plans.items()}
     schedulers = {r.record["execution"]["scheduler"] for chapter in runs.values() for r in chapter.values()}

@@ -12,7 +12,7 @@ import pytest
 
 from urnlib.claims import claim, load_claims, save_claims
 from urnlib.reports.claims_tables import anchor
-from urnlib.experiments import chapters
+from urnlib.chapters import registry as chapters
 from urnlib.reports.opening import PAPERS
 from urnlib.reports.scorecard import (REASON_CHARS, REFERENCES, Paper, named_source, paper_of, papers, reason,
                                       rows, scorecard, summary)

@@ -421,7 +421,7 @@ def test_stack_lm_with_n_out_is_a_classifier_over_each_position():
 def test_the_scalar_biases_start_at_bias_init_and_default_to_one():
     """Eq. 5's b_b, b_x start at 1 (the original implementation) unless ``bias_init`` says otherwise (the
     initialisation ablation); the stored runs' specs have no ``bias_init``, so they build as before."""
-    from urnlib.experiments.tpru_entailment import Architecture, build_classifier
+    from urnlib.chapters.tpru.entailment import Architecture, build_classifier
 
     assert (TPRU(5, 8, 4).b_b.item(), TPRU(5, 8, 4).b_x.item()) == (1.0, 1.0)
     cell = TPRU(5, 8, 4, bias_init=0.1)

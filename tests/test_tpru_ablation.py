@@ -1,5 +1,5 @@
-"""The TPRU chapter's initialisation ablation report (urnlib.reports.tpru_ablation) on hand-made runs: how
-settings are named and grouped with the original initialisation, how often seeds left chance, and the rule
+"""The TPRU chapter's initialisation ablation report (urnlib.chapters.tpru.report_ablation) on hand-made runs:
+how settings are named and grouped with the original initialisation, how often seeds left chance, and the rule
 that compares those rates."""
 
 import math
@@ -7,7 +7,7 @@ import math
 import matplotlib
 import pytest
 
-from urnlib.reports import tpru_ablation as ablation
+from urnlib.chapters.tpru import report_ablation as ablation
 from urnlib.seeds import Seeds
 
 matplotlib.use("Agg")

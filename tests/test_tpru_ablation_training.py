@@ -11,12 +11,12 @@ import matplotlib
 import pytest
 
 from tests.test_tpru_claims import ROLES_BETTER, ent_runs_of, released_of
-from urnlib.experiments import tpru
-from urnlib.experiments import tpru_entailment as ent
+from urnlib.chapters.tpru import experiment as tpru
+from urnlib.chapters.tpru import entailment as ent
 from urnlib.params import ParameterError
 from urnlib.seeds import Seeds
-from urnlib.reports import tpru_ablation as ablation
-from urnlib.reports import tpru_claims
+from urnlib.chapters.tpru import report_ablation as ablation
+from urnlib.chapters.tpru import claims as tpru_claims
 from urnlib.train import TrainConfig
 
 matplotlib.use("Agg")

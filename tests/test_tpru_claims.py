@@ -1,6 +1,6 @@
-"""The TPRU chapter's claims (urnlib.reports.tpru_claims) and report (urnlib.reports.tpru) on hand-made runs
-with several seeds: each rule gives the verdict it states and the cause of a miss, a model at chance is no
-evidence (inconclusive, cause untrained, named in ours), a difference within the seeds' spread is
+"""The TPRU chapter's claims (urnlib.chapters.tpru.claims) and report (urnlib.chapters.tpru.report) on
+hand-made runs with several seeds: each rule gives the verdict it states and the cause of a miss, a model at
+chance is no evidence (inconclusive, cause untrained, named in ours), a difference within the seeds' spread is
 inconclusive, tolerances come from the paper's own numbers, every claim quotes the paper, the tables hold
 numbers over seeds at the best validation epoch, and the figures draw bands (or each seed's curve, where seeds
 stopped at different epochs)."""
@@ -13,12 +13,12 @@ import matplotlib.pyplot as plt
 import pytest
 
 from urnlib.claims import MISSES
-from urnlib.experiments import tpru_checks
-from urnlib.reports import tpru as report
-from urnlib.reports import tpru_checks as checks_report
-from urnlib.reports import tpru_claim_rules as claim_rules
-from urnlib.reports import tpru_claims
-from urnlib.reports import tpru_released as released_report
+from urnlib.chapters.tpru import checks as tpru_checks
+from urnlib.chapters.tpru import report
+from urnlib.chapters.tpru import report_checks as checks_report
+from urnlib.chapters.tpru import claims_rules as claim_rules
+from urnlib.chapters.tpru import claims as tpru_claims
+from urnlib.chapters.tpru import report_released as released_report
 from urnlib.plots.style import COLUMN
 from urnlib.results import Run
 from urnlib.seeds import Seeds, Stat
@@ -31,7 +31,7 @@ NOISY = (-0.04, 0.0, 0.04)  #: a large one
 
 
 def label_of(model):
-    """As urnlib.experiments.tpru_entailment.model_label."""
+    """As urnlib.chapters.tpru.entailment.model_label."""
     label = f"{model['kind'].upper()} {model['d']}"
     if model["kind"] == "tpru":
         label += f" N={model['n_roles']}" + (f" s={model['slices']}" if model["slices"] > 1 else "")
@@ -69,7 +69,7 @@ def ent_runs_of(*specs):
 
 
 def released_of(runs, count=1000, **shift):
-    """The released-file scores of hand-made runs (as urnlib.experiments.tpru_released.released_results gives
+    """The released-file scores of hand-made runs (as urnlib.chapters.tpru.released.released_results gives
     them): each run's final accuracy on every split (``shift[split]`` added) as correct of ``count`` pairs."""
     def entry(run):
         acc = run.final["accuracy"]

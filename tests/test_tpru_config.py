@@ -1,6 +1,6 @@
-"""The TPRU chapter's config (urnlib.experiments.tpru): every bad parameter stops before any work with a
-message naming it, a configuration too large for the machine is refused with an estimate, the Brown corpus is
-checked when runs may be trained, the plan has the committed runs' parameters, and the committed runs load
+"""The TPRU chapter's config (urnlib.chapters.tpru.experiment): every bad parameter stops before any work with
+a message naming it, a configuration too large for the machine is refused with an estimate, the Brown corpus
+is checked when runs may be trained, the plan has the committed runs' parameters, and the committed runs load
 without training from any working directory."""
 
 import json
@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from urnlib.corpora import npm
-from urnlib.experiments import tpru
-from urnlib.experiments import tpru_entailment as ent
-from urnlib.experiments import tpru_lm as lm
+from urnlib.chapters.tpru import experiment as tpru
+from urnlib.chapters.tpru import entailment as ent
+from urnlib.chapters.tpru import lm
 from urnlib.params import DataError, ParameterError
 from urnlib.results import RunStore
 
@@ -200,7 +200,7 @@ def test_paper_plan():
     assert [f"TPRU 64 N=4 seed {s}" for s in range(3, 10)] == [n for n in ablated if ", " not in n]
     assert PAPER.seeds == [0, 1, 2] and PAPER.lm_seeds == [0, 1, 2]  # issue 16: three seeds in the book
     gru = plan["GRU 64 seed 1"]
-    assert gru.experiment == "tpru_entailment" and gru.train == "urnlib.experiments.tpru_entailment:train_run"
+    assert gru.experiment == "tpru_entailment" and gru.train is ent.train_run
     assert gru.params["model"] == {"kind": "gru", "d": 64, "n_roles": None, "slices": None}
     n = PAPER.test_size
     assert gru.params["task"] == {"train": PAPER.train_size, "valid": PAPER.valid_size, "easy": n, "hard": n,
@@ -296,7 +296,7 @@ def test_paper_config_loads_stored_runs_without_training(cwd, tmp_path, monkeypa
 
 
 def test_reports_do_not_import_the_experiments():
-    code = ("import sys, urnlib.reports.tpru, urnlib.reports.tpru_claims; "
+    code = ("import sys, urnlib.chapters.tpru.report, urnlib.chapters.tpru.claims; "
             "print([m for m in sys.modules if m.startswith('urnlib.experiments')])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(REPO),
                          check=True)

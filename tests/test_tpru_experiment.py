@@ -10,13 +10,15 @@ import pytest
 import torch
 
 from urnlib.corpora import npm
-from urnlib.experiments import tpru, tpru_checks, tpru_features
-from urnlib.experiments import tpru_entailment as ent
-from urnlib.experiments import tpru_lm as lm
+from urnlib.chapters.tpru import experiment as tpru
+from urnlib.chapters.tpru import checks as tpru_checks
+from urnlib.chapters.tpru import features as tpru_features
+from urnlib.chapters.tpru import entailment as ent
+from urnlib.chapters.tpru import lm
 from urnlib.models.entailment import entailment_accuracy
 from urnlib.models.tpru import table1_parameter_count
 from urnlib.params import ParameterError
-from urnlib.reports import tpru as report
+from urnlib.chapters.tpru import report
 from urnlib.tasks.brown_lm import BrownTask, make_data, next_token_probs, perplexity, rows
 
 torch.set_num_threads(1)

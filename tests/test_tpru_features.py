@@ -1,4 +1,4 @@
-"""The sentence-vector diagnostic of the TPRU chapter (urnlib.experiments.tpru_features) and its report: the
+"""The sentence-vector diagnostic of the TPRU chapter (urnlib.chapters.tpru.features) and its report: the
 participation ratio on hand-made features, the at-chance line on hand-made rows, and the escape line on
 hand-made runs."""
 
@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from urnlib.experiments.tpru_features import participation
-from urnlib.reports.tpru_checks import NEAR_CHANCE, escape_line, feature_line, feature_table
+from urnlib.chapters.tpru.features import participation
+from urnlib.chapters.tpru.report_checks import NEAR_CHANCE, escape_line, feature_line, feature_table
 from urnlib.results import Run
 from urnlib.seeds import Seeds
 

@@ -5,7 +5,7 @@ A small separable entailment task, built from the logic vocabulary: the premise 
 three distinct variables, the hypothesis one variable, entailed iff it is one of the conjuncts (balanced
 labels). The label is decidable from the two sides' variables alone, which the max-pooled features
 ``[u; v; |u - v|; u (.) v]`` can compare. The classifier is the chapter's own
-(:func:`urnlib.experiments.tpru_entailment.build_classifier`, two layers), and must fit the task to high
+(:func:`urnlib.chapters.tpru.entailment.build_classifier`, two layers), and must fit the task to high
 training accuracy within a bounded number of Adam steps. The GRU and LSTM have the same kind of test in
 tests/test_entailment_model.py.
 """
@@ -13,7 +13,7 @@ tests/test_entailment_model.py.
 import pytest
 import torch
 
-from urnlib.experiments import tpru_entailment as ent
+from urnlib.chapters.tpru import entailment as ent
 from urnlib.languages import logic
 from urnlib.models.entailment import entailment_accuracy, pack_pairs, pack_targets
 from urnlib.train import TokenData, TrainConfig, fit, token_cross_entropy

@@ -12,11 +12,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from urnlib.experiments import tpru, tpru_lr
+from urnlib.chapters.tpru import experiment as tpru
+from urnlib.chapters.tpru import lr as tpru_lr
 from urnlib.experiments.config import REPO
 from urnlib.lr_choice import Measure, choose, score
 from urnlib.params import ParameterError
-from urnlib.reports import tpru_lr as report
+from urnlib.chapters.tpru import report_lr as report
 from urnlib.seeds import Seeds
 
 BOTH = [0.001, 0.0003]

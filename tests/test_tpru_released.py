@@ -1,5 +1,5 @@
 """The cache of the TPRU chapter's scores on Evans et al.'s released files
-(urnlib.experiments.tpru_released): one entry per stored run under its key, holding correct / total per file
+(urnlib.chapters.tpru.released): one entry per stored run under its key, holding correct / total per file
 with the file's SHA-256; an entry goes stale when a file's hash, the run's weights or the run's key change; in
 mode load a missing or stale entry is an error naming the runs and the command that fills them; and the
 released Table 2 of the report. Tiny GRU classifiers on hand-made pairs; no released file is scored here."""
@@ -10,14 +10,14 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from urnlib.experiments import tpru_released as rel
-from urnlib.experiments import tpru_released_fill
-from urnlib.experiments.tpru_entailment import (COMPONENTS, EXPERIMENT, Architecture, build_classifier,
+from urnlib.chapters.tpru import released as rel
+from urnlib.chapters.tpru import released_fill as tpru_released_fill
+from urnlib.chapters.tpru.entailment import (COMPONENTS, EXPERIMENT, Architecture, build_classifier,
                                                 encoder_spec, rebuild_classifier)
 from urnlib.languages import logic
 from urnlib.models.entailment_packing import predict_labels
 from urnlib.records import RunSpec, Trained
-from urnlib.reports import tpru_released as report
+from urnlib.chapters.tpru import report_released as report
 from urnlib.reports.opening import numbered_table
 from urnlib.results import RunStore
 
@@ -126,7 +126,7 @@ def test_load_mode_names_the_missing_runs_and_the_command(tmp_path, data, monkey
     message = str(info.value)
     assert "2 of 2 stored entailment run(s)" in message
     assert "(not scored: GRU 4 seed 0, GRU 4 seed 1)" in message  # every file: not listed
-    assert f"`python -m urnlib.experiments.tpru_released_fill --scale paper --store {tmp_path}`" in message
+    assert f"`python -m urnlib.chapters.tpru.released_fill --scale paper --store {tmp_path}`" in message
     assert not rel.cache_path(tmp_path).exists()  # load mode writes nothing
     got = rel.released_results(seeds, tmp_path, "train", command)  # train mode fills first
     x, y = data["hard"]

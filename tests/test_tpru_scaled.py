@@ -1,4 +1,4 @@
-"""The TPRU chapter's scaled group (parameter ``scaled``, urnlib.experiments.tpru_scaled): absent, the
+"""The TPRU chapter's scaled group (parameter ``scaled``, urnlib.chapters.tpru.scaled): absent, the
 chapter's plan and its stored runs' keys are as before; present, one group of extra entailment runs trained
 exactly like the main encoders but on a larger training set, labelled with it; bad values name
 ``scaled.<key>`` and what to write; the group's rows follow ours in both versions of Table 2 with a sentence
@@ -12,14 +12,15 @@ from pathlib import Path
 import pytest
 
 from tests.test_tpru_claims import GOOD, ent_runs_of, ent_seeds, released_of, verdicts
-from urnlib.experiments import tpru, tpru_released
-from urnlib.experiments import tpru_entailment as ent
-from urnlib.experiments import tpru_scaled
+from urnlib.chapters.tpru import experiment as tpru
+from urnlib.chapters.tpru import released as tpru_released
+from urnlib.chapters.tpru import entailment as ent
+from urnlib.chapters.tpru import scaled as tpru_scaled
 from urnlib.params import ParameterError
-from urnlib.reports import tpru as report
-from urnlib.reports import tpru_claims
-from urnlib.reports import tpru_released as released_report
-from urnlib.reports import tpru_scaled as scaled_report
+from urnlib.chapters.tpru import report
+from urnlib.chapters.tpru import claims as tpru_claims
+from urnlib.chapters.tpru import report_released as released_report
+from urnlib.chapters.tpru import report_scaled as scaled_report
 from urnlib.results import Run
 from urnlib.seeds import Seeds
 

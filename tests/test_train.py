@@ -38,7 +38,7 @@ SPECS = {
 
 
 def built(name, seed=0):
-    seed_everything(seed)  # as urnlib.experiments.dyck does before building
+    seed_everything(seed)  # as urnlib.chapters.dyck.experiment does before building
     spec = dict(SPECS[name])
     return build_model(spec.pop("kind"), V, **spec)
 

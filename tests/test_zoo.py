@@ -1,5 +1,5 @@
-"""The zoo chapter (urnlib.experiments.zoo): parameter budgets, every (task, cell) built and trained, bad
-parameters refused before any work, and the report and claims read from runs."""
+"""The zoo chapter (urnlib.chapters.zoo.experiment): parameter budgets, every (task, cell) built and trained,
+bad parameters refused before any work, and the report and claims read from runs."""
 
 from __future__ import annotations
 
@@ -10,15 +10,16 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from urnlib.experiments import zoo
+from urnlib.chapters.zoo import experiment as zoo
 from urnlib.models.registry import build_model
-from urnlib.experiments.zoo_cells import CELLS, Shapes, match_size, parameter_count, spec_text
-from urnlib.experiments.zoo_tasks import TASKS
+from urnlib.chapters.zoo.cells import CELLS, Shapes, match_size, parameter_count, spec_text
+from urnlib.chapters.zoo.tasks import TASKS
 from urnlib.models import count_parameters
 from urnlib.models.registry import parse_spec
 from urnlib.params import ParameterError
-from urnlib.reports import zoo as report
-from urnlib.reports import primer_claims, zoo_claims
+from urnlib.chapters.zoo import report
+from urnlib.chapters.primer import claims as primer_claims
+from urnlib.chapters.zoo import claims as zoo_claims
 from urnlib.results import Run
 from urnlib.seeds import Seeds, Stat, by_label
 

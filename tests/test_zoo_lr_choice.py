@@ -10,10 +10,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from urnlib.experiments import zoo
+from urnlib.chapters.zoo import experiment as zoo
 from urnlib.experiments.config import REPO
 from urnlib.params import ParameterError
-from urnlib.reports import zoo as report
+from urnlib.chapters.zoo import report
 
 BOTH = [0.01, 0.001]
 

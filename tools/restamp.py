@@ -22,7 +22,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from urnlib.experiments import chapters as registry  # noqa: E402 - after the checkout is on the path
+from urnlib.chapters import registry  # noqa: E402 - after the checkout is on the path
 
 #: chapter -> (experiment modules whose Config plans the runs, probes that pin them): every chapter of the
 #: registry that has runs

@@ -7,7 +7,7 @@
     python -m urnlib.cli agreement-data [--sources brown sotu] [--max-sentences N] [--cache DIR]
 
 ``notebooks`` executes every chapter notebook ``notebooks/<name>.ipynb`` (in the order of the chapter
-registry, :mod:`urnlib.experiments.chapters`) with the parameters of ``notebooks/params/<name>.<scale>.yaml``
+registry, :mod:`urnlib.chapters.registry`) with the parameters of ``notebooks/params/<name>.<scale>.yaml``
 into ``book/chapters/<name>.ipynb``. Like pymc-examples' runner it runs every notebook even when one
 fails and reports all failures together at the end. ``book`` builds the executed notebooks into
 static HTML with Jupyter Book 1.x, warnings as errors; the book never executes a notebook itself.
@@ -37,7 +37,7 @@ from pathlib import Path
 
 import yaml
 
-from urnlib.experiments import chapters as registry
+from urnlib.chapters import registry
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = REPO / "notebooks"

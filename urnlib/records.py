@@ -19,7 +19,6 @@ reads, verifies, trains and writes them.
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import subprocess
 from collections.abc import Callable
@@ -81,7 +80,8 @@ class RunSpec:
         name: the run's display label, e.g. ``"3-TURN"`` or ``"URN 16 seed 2"``.
         params: everything that determines the run (JSON-able; hashed into the key).
         components: names of the :mod:`urnlib.components` whose behaviour the run depends on.
-        train: ``"module:function"`` that trains it, ``function(spec, checkpoint) -> Trained``.
+        train: the function that trains it, ``train(spec, checkpoint) -> Trained`` (an object: the store
+            and the workers call it; it is not part of the key).
         coords: the run's coordinates (JSON-able): ``label`` (the group of runs it belongs to, all its
             coordinates but the seed, as displayed), ``seed`` (``None``: a deterministic run), and the
             chapter's own (``model``, ``setting``, ``task``, ``source`` ...).
@@ -91,12 +91,13 @@ class RunSpec:
     name: str
     params: dict[str, Any] = field(hash=False)
     components: tuple[str, ...] = ()
-    train: str = ""
+    train: Callable[["RunSpec", Any], "Trained"] | None = None
     coords: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
     @classmethod
     def of(cls, experiment: str, label: str, params: dict[str, Any], components: tuple[str, ...] = (),
-           train: str = "", *, seed: int | None = None, **coords: Any) -> "RunSpec":
+           train: Callable[["RunSpec", Any], "Trained"] | None = None, *, seed: int | None = None,
+           **coords: Any) -> "RunSpec":
         """The run of ``label`` under ``seed`` (``None``: one deterministic run), with its coordinates:
         its name is ``"<label> seed <s>"`` (or ``label``), derived here and never parsed."""
         name = label if seed is None else f"{label} seed {seed}"
@@ -117,12 +118,11 @@ class RunSpec:
         return self.key
 
     def trainer(self) -> Callable[["RunSpec", Any], "Trained"]:
-        """The function named by ``train`` (``"module:function"``), imported now."""
-        module, _, name = self.train.partition(":")
-        if not module or not name:
+        """The training function of the run (an object the chapter's experiment registered in its spec)."""
+        if not callable(self.train):
             raise ParameterError(f"run {self.name!r}: its spec names no training function "
-                                 f"(train={self.train!r})")
-        return getattr(importlib.import_module(module), name)
+                                 f"(train={self.train!r}); pass the function itself")
+        return self.train
 
 
 @dataclass

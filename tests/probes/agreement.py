@@ -1,4 +1,4 @@
-"""Probes of the agreement chapter (urnlib.experiments.agreement): the synthetic grammar and a file in
+"""Probes of the agreement chapter (urnlib.chapters.agreement.experiment): the synthetic grammar and a file in
 Linzen's format (``agreement``); the data built offline from Brown and the State of the Union by spaCy
 (``agreement_offline``)."""
 
@@ -13,7 +13,7 @@ import numpy as np
 
 from urnlib.corpora.agreement_builder import offline_dataset
 from urnlib.corpora.linzen import read_tsv, write_tsv
-from urnlib.experiments import agreement as ag
+from urnlib.chapters.agreement import experiment as ag
 from urnlib.languages import agreement_grammar
 from urnlib.models import build_model
 from urnlib.results import RunStore

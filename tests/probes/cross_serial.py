@@ -1,10 +1,10 @@
-"""Probe of the cross-serial chapter (urnlib.experiments.cross_serial)."""
+"""Probe of the cross-serial chapter (urnlib.chapters.cross_serial.experiment)."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, replace
 
-from urnlib.experiments import cross_serial as cs
+from urnlib.chapters.cross_serial import experiment as cs
 from urnlib.models import build_model
 from urnlib.results import RunStore
 from urnlib.runner import run_plan

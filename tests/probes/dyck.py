@@ -1,10 +1,10 @@
-"""Probe of the Dyck chapter (urnlib.experiments.dyck), its k-TURN variants included."""
+"""Probe of the Dyck chapter (urnlib.chapters.dyck.experiment), its k-TURN variants included."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, replace
 
-from urnlib.experiments import dyck
+from urnlib.chapters.dyck import experiment as dyck
 from urnlib.models import build_model
 from urnlib.models.registry import component_of
 from urnlib.results import RunSpec, RunStore
@@ -57,7 +57,7 @@ def probe_dyck():
             label,
             {"task": asdict(TASK), "model": model, "train": asdict(replace(CFG, lr=lr))},
             (*dyck.COMPONENTS, component_of(model)),
-            f"{dyck.__name__}:train_run",
+            dyck.train_run,
         )
         for label, (model, lr) in runs_.items()
     ]

@@ -1,5 +1,6 @@
 """Probes of the matrix-embedding chapter: the models of paper 003 and their baselines
-(urnlib.experiments.matrix_embeddings), and the URN language model on the same data (experiments.urn_lm)."""
+(urnlib.chapters.matrix_embeddings.experiment), and the URN language model on the same data
+(experiments.urn_lm)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ import numpy as np
 import torch
 
 from urnlib.corpora.analogy import evaluate_3cosadd
-from urnlib.experiments import matrix_embeddings as me
-from urnlib.experiments import urn_lm
+from urnlib.chapters.matrix_embeddings import experiment as me
+from urnlib.chapters.matrix_embeddings import urn_lm
 from urnlib.models import build_model
 from urnlib.models.ngram import KneserNey
 from urnlib.results import RunStore

@@ -1,4 +1,4 @@
-"""Probes of the primer chapter: Brown language models (urnlib.experiments.primer_lm), Elman's SRN
+"""Probes of the primer chapter: Brown language models (urnlib.chapters.primer.lm), Elman's SRN
 (experiments.primer_elman) and counting a^n b^n (experiments.primer_anbn), each trained through the chapter's
 run specs and train functions (urnlib.runner.run_plan into a temporary store)."""
 
@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import math
 
-from urnlib.experiments import primer_anbn, primer_elman, primer_lm
+from urnlib.chapters.primer import anbn as primer_anbn
+from urnlib.chapters.primer import elman as primer_elman
+from urnlib.chapters.primer import lm as primer_lm
 from urnlib.languages import anbn
 from urnlib.models.ngram import KneserNey
 from urnlib.results import RunStore

@@ -1,5 +1,5 @@
-"""Probes of the TPRU chapter (urnlib.experiments.tpru): logical entailment (its runs train in
-urnlib.experiments.tpru_entailment; with the numerical checks of experiments.tpru_checks) and the Brown
+"""Probes of the TPRU chapter (urnlib.chapters.tpru.experiment): logical entailment (its runs train in
+urnlib.chapters.tpru.entailment; with the numerical checks of experiments.tpru_checks) and the Brown
 language models (experiments.tpru_lm). Each builds the chapter's config with micro values, plans its runs and
 trains them with the runner into a temporary store."""
 
@@ -8,9 +8,10 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from urnlib.experiments import tpru, tpru_checks
-from urnlib.experiments import tpru_entailment as ent
-from urnlib.experiments import tpru_lm as lm
+from urnlib.chapters.tpru import experiment as tpru
+from urnlib.chapters.tpru import checks as tpru_checks
+from urnlib.chapters.tpru import entailment as ent
+from urnlib.chapters.tpru import lm
 from urnlib.languages import logic
 from urnlib.results import RunStore
 from urnlib.runner import run_plan

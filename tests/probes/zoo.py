@@ -1,13 +1,14 @@
-"""Probe of the zoo chapter (urnlib.experiments.zoo): every cell on every task, sized to one small budget.
+"""Probe of the zoo chapter (urnlib.chapters.zoo.experiment): every cell on every task, sized to one small
+budget.
 
 The tasks' own data and evaluations are pinned by their chapters' probes; this one pins what the zoo adds: the
 sizes matched to the budget, the validation data, every cell's outputs (the TPRU with a two-class readout on
-agreement) and a micro run of each (task, cell) through :func:`urnlib.experiments.zoo.train_run`.
+agreement) and a micro run of each (task, cell) through :func:`urnlib.chapters.zoo.experiment.train_run`.
 """
 
 from __future__ import annotations
 
-from urnlib.experiments import zoo
+from urnlib.chapters.zoo import experiment as zoo
 from urnlib.models.registry import build_model
 from urnlib.results import RunStore
 from urnlib.runner import run_plan

@@ -7,7 +7,7 @@ preset, applies overrides (what a user passed to papermill, or to Python), valid
 any work, and remembers what was overridden, so the page can say "scale tiny, with epochs=5" and never
 label paper values tiny (or the other way round).
 
-    from urnlib.experiments import dyck
+    from urnlib.chapters.dyck import experiment as dyck
     config = dyck.Config.load("paper")                 # the committed book's values
     config = dyck.Config.load("tiny", epochs=5)        # a preset with an override
     dyck.run(config)                                   # loads the stored runs (never trains by default)

@@ -3,7 +3,7 @@
 Each chapter obtains its runs with its experiment module's ``run(config)`` (:func:`urnlib.runner.run_plan`
 underneath); :func:`run_chapters` runs those of several chapters side by side, each from a thread of its own,
 against one cluster, so that a worker that finishes the last run of one chapter takes the next run of another.
-The chapters are those of the chapter registry (:mod:`urnlib.experiments.chapters`).
+The chapters are those of the chapter registry (:mod:`urnlib.chapters.registry`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from urnlib import cluster
 from urnlib.cluster_runs import PRIORITY, SUBMITTED
-from urnlib.experiments import chapters as registry
+from urnlib.chapters import registry
 from urnlib.progress import RUNS_LABEL
 
 __all__ = ["run_chapters"]
@@ -37,7 +37,7 @@ def run_chapters(chapters: list[str], scale: str, *, workers: int | str | None =
         stopped a chapter's plan (the other chapters go on, and whatever it stored stays stored).
     """
     n_workers, where = cluster.check_workers(workers), cluster.check_scheduler(scheduler or None)
-    modules = {name: registry.get(name).load_experiment() for name in chapters}
+    modules = {name: registry.get(name).experiment for name in chapters}
     with contextlib.ExitStack() as stack:
         if where is not None and where[0] == "address":
             address = where[1]

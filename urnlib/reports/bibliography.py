@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from urnlib.experiments.chapters import NOTEBOOKS
+from urnlib.chapter import NOTEBOOKS
 from urnlib.reports.opening import PAPERS
 
 __all__ = ["Paper", "papers", "paper_of", "named_source", "REFERENCES"]

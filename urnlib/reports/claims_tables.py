@@ -64,7 +64,7 @@ def _counts(claims) -> dict[str, int]:
 
 def chapter_title(chapter: str) -> str:
     """A chapter's title from the chapter registry (the name itself for a chapter that is not there)."""
-    import urnlib.experiments.chapters as chapters
+    import urnlib.chapters.registry as chapters
 
     return next((c.title for c in chapters.CHAPTERS if c.name == chapter), chapter)
 
@@ -72,7 +72,7 @@ def chapter_title(chapter: str) -> str:
 def in_book_order(claims: list[Claim]) -> list[Claim]:
     """The claims chapter by chapter in the order of the chapter registry (chapters it does not know last, in
     the order of ``claims``), each chapter's claims in their order."""
-    import urnlib.experiments.chapters as chapters
+    import urnlib.chapters.registry as chapters
 
     order = {name: i for i, name in enumerate(chapters.names())}
     return sorted(claims, key=lambda c: order.get(c.chapter, len(order)))
@@ -80,9 +80,9 @@ def in_book_order(claims: list[Claim]) -> list[Claim]:
 
 def figure_link(chapter: str, source: str, from_chapter: bool = True) -> str | None:
     """The link to the chapter's figure of the paper's place ``source`` (the chapter registry's
-    :meth:`~urnlib.experiments.chapters.Chapter.figure`), from the chapter's own page (``#fig-...``) or from
+    :meth:`~urnlib.chapters.registry.Chapter.figure`), from the chapter's own page (``#fig-...``) or from
     another page of the chapters' folder (``dyck.html#fig-...``); ``None`` when no figure is known."""
-    import urnlib.experiments.chapters as chapters
+    import urnlib.chapters.registry as chapters
 
     entry = next((c for c in chapters.CHAPTERS if c.name == chapter), None)
     label = entry.figure(source) if entry is not None else None

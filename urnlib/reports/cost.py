@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from urnlib.experiments.chapters import chapter_of_store, store_chapters
+from urnlib.chapters.registry import chapter_of_store, store_chapters
 from urnlib.results import Run, RunStore
 
 __all__ = ["CHAPTER_OF", "cost_table", "cost_markdown", "frame_markdown"]

@@ -7,7 +7,7 @@ papers' claims are listed paper by paper, named as the bibliography names them (
 ``book/references.bib``); the extensions (claims the papers never made, ``Claim.extension``) are listed
 apart. Each row links to the group's anchor on its chapter's page (:func:`urnlib.claims.anchor`) and, where
 the chapter registry knows it, to the chapter's figure or numbered table (a label ``tbl-...``, e.g. paper 002
-Table 2 on Evans et al.'s released files; :meth:`urnlib.experiments.chapters.Chapter.figure`).
+Table 2 on Evans et al.'s released files; :meth:`urnlib.chapters.registry.Chapter.figure`).
 
 In a notebook of the chapters' folder (the summary page)::
 

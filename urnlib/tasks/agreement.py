@@ -22,7 +22,7 @@ Two heuristics are scored on every test set beside the models (:data:`HEURISTICS
 sentence's *first noun* and of the noun *nearest the verb* (the last noun of the prefix; Linzen et al.'s
 tags ``NN``/``NNS``). A model's accuracy means something only where it beats both.
 :func:`validation_data` draws held-out grammar sentences like the training ones (the zoo's early stopping).
-Used by :mod:`urnlib.experiments.agreement` and :mod:`urnlib.experiments.zoo`.
+Used by :mod:`urnlib.chapters.agreement.experiment` and :mod:`urnlib.chapters.zoo.experiment`.
 """
 
 from __future__ import annotations

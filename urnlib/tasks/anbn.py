@@ -6,8 +6,8 @@ trained on n = 1 .. N (:func:`training_data`) and a string is *accepted* when, a
 next symbol is forced, the model gives that symbol probability above a threshold (:func:`acceptance`). The
 largest n such that every a^m b^m with m <= n is accepted (:func:`largest`) measures how far a model counts
 beyond its training range. The training language is finite: its validation data (:func:`validation_data`)
-are the training strings, once each. Used by :mod:`urnlib.experiments.primer_anbn` and
-:mod:`urnlib.experiments.zoo`.
+are the training strings, once each. Used by :mod:`urnlib.chapters.primer.anbn` and
+:mod:`urnlib.chapters.zoo.experiment`.
 """
 
 from __future__ import annotations

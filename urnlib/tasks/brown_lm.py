@@ -7,7 +7,7 @@ training, the next ``valid_tokens`` for validation, the rest, or ``test_tokens``
 seen fewer than ``min_count`` times in the whole corpus become ``<unk>`` (:func:`make_data`). A language model
 reads rows cut from a stream (:func:`rows`: ``warmup`` tokens of context without loss, then ``window``
 predicted tokens) and is scored by the probability of every actual next token (:func:`next_token_probs`,
-:func:`perplexity`). Used by :mod:`urnlib.experiments.primer_lm` and :mod:`urnlib.experiments.tpru_lm`.
+:func:`perplexity`). Used by :mod:`urnlib.chapters.primer.lm` and :mod:`urnlib.chapters.tpru.lm`.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ test string counts as correct when every next-symbol prediction, up to and inclu
 valid continuation in C_test_k (:func:`evaluate_strings`, by pattern length m + n). :func:`make_data` draws
 the training and test strings from the streams ``[seed, 0]`` and ``[seed, 1]``, :func:`validation_data`
 held-out strings of C_train_k from ``[seed, 2]`` (the zoo's early stopping). Used by
-:mod:`urnlib.experiments.cross_serial` and :mod:`urnlib.experiments.zoo`.
+:mod:`urnlib.chapters.cross_serial.experiment` and :mod:`urnlib.chapters.zoo.experiment`.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ Next-symbol language models are trained on Dyck strings nested at most ``train_m
 on unconstrained (deeper) strings of :mod:`urnlib.languages.dyck`; only the closing brackets are scored, by
 number of attractors (:func:`evaluate_closing`). :func:`make_data` draws the training and test strings
 from the streams ``[seed, 0]`` and ``[seed, 1]``, :func:`validation_data` held-out strings drawn like the
-training strings from ``[seed, 2]`` (the zoo's early stopping). Used by :mod:`urnlib.experiments.dyck` and
-:mod:`urnlib.experiments.zoo`.
+training strings from ``[seed, 2]`` (the zoo's early stopping). Used by :mod:`urnlib.chapters.dyck.experiment`
+and :mod:`urnlib.chapters.zoo.experiment`.
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ test), builds the vocabulary of the training part (rarer words ``<unk>``), optio
 ``train_fraction`` of the training sentences to train on (same vocabulary, same test and validation
 sentences) and pads the sentences with :data:`PAD`; :func:`lm_data` makes next-word data of them. A run's
 word vectors answer the Google analogy questions by 3CosAdd (:func:`analogy_numbers`, with the
-:func:`neighbours` of a few probe words). Used by :mod:`urnlib.experiments.matrix_embeddings` and its
-baselines, :mod:`urnlib.experiments.urn_lm`.
+:func:`neighbours` of a few probe words). Used by :mod:`urnlib.chapters.matrix_embeddings.experiment` and its
+baselines, :mod:`urnlib.chapters.matrix_embeddings.urn_lm`.
 """
 
 from __future__ import annotations

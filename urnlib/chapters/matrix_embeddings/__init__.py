@@ -1,0 +1,1 @@
+"""The matrix_embeddings chapter."""
