@@ -57,6 +57,14 @@ def test_unknown_scale_lists_the_scales_found(notebooks, tmp_path, calls):
     assert calls == []
 
 
+def test_other_yaml_files_in_params_are_no_scales(notebooks, tmp_path, calls):
+    (notebooks / "params" / "cluster.example.yaml").write_text("workers: 2\n")
+    with pytest.raises(SystemExit) as err:
+        run(notebooks, tmp_path, "--scale", "example")
+    assert "unknown scale 'example'" in str(err.value) and "paper, tiny" in str(err.value)
+    assert "example" not in str(err.value).split("scales found")[1]
+
+
 def test_missing_params_file_names_notebook_scale_and_available_scales(notebooks, tmp_path, calls):
     with pytest.raises(SystemExit) as err:
         run(notebooks, tmp_path, "--scale", "paper")

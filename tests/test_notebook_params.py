@@ -27,6 +27,9 @@ CASES = [
     pytest.param("cross_serial", {"train_k": 12}, ["train_k=12", "test_k=10", "train_k <= test_k"],
                  id="cs-train_k"),
     pytest.param("zoo", {"cells": ["srn", "mlp"]}, ["cells[1]='mlp'", "srn", "tpru"], id="zoo-cell"),
+    # a name the notebook does not declare (papermill only warns and would run on with the preset's values)
+    pytest.param("cross_serial", {"epochz": 3}, ["epochz is not a parameter", "did you mean 'epochs'"],
+                 id="cs-unknown_name"),
 ]
 
 
@@ -61,3 +64,13 @@ def test_bad_parameter_stops_in_the_check_cell(chapter, bad, words, tmp_path):
         assert cells[i].get("execution_count") is None and not cells[i].get("outputs")
     assert not (tmp_path / "runs").exists()
     assert not (tmp_path / "claims").exists()
+
+
+@pytest.mark.slow
+def test_the_claims_page_stops_on_a_parameter_it_does_not_declare(tmp_path):
+    with pytest.raises(papermill.PapermillExecutionError) as info:
+        papermill.execute_notebook(str(NOTEBOOKS / "claims.ipynb"), str(tmp_path / "claims.out.ipynb"),
+                                   parameters={"scale": "tiny", "claims_dirs": str(tmp_path)},
+                                   kernel_name="python3", cwd=str(NOTEBOOKS), progress_bar=False)
+    assert info.value.ename == "ParameterError"
+    assert "claims_dirs is not a parameter" in info.value.evalue and "'claims_dir'" in info.value.evalue

@@ -53,8 +53,11 @@ def _in_ci() -> bool:
 
 
 def scales_in(params_dir: Path, name: str = "*") -> list[str]:
-    """Scales that have a parameters file ``<name>.<scale>.yaml`` in ``params_dir`` (any notebook for "*")."""
-    return sorted({p.stem.rsplit(".", 1)[1] for p in params_dir.glob(f"{name}.*.yaml") if "." in p.stem})
+    """Scales that have a parameters file ``<name>.<scale>.yaml`` in ``params_dir`` (any chapter for "*":
+    other YAML files there, such as ``cluster.example.yaml``, are no scales)."""
+    names = CHAPTERS if name == "*" else [name]
+    return sorted({p.stem.rsplit(".", 1)[1] for chapter in names for p in params_dir.glob(f"{chapter}.*.yaml")
+                   if p.stem.rsplit(".", 1)[0] == chapter})
 
 
 def plan(scale: str, only: list[str] | None, notebooks_dir: Path) -> list[tuple[str, Path, Path]]:

@@ -6,13 +6,18 @@ Notebooks call these in the cell right after their parameters cell, so a bad pap
 
 from __future__ import annotations
 
+import ast
+import difflib
 from collections.abc import Iterable
 from typing import Any
 
 from urnlib.errors import DataError, ParameterError  # re-exported: ``from urnlib.params import ...`` works
 
 __all__ = ["ParameterError", "DataError", "check_choice", "check_int", "check_float", "check_bool",
-           "check_list"]
+           "check_list", "check_notebook_parameters", "injected_parameters"]
+
+#: the first line of the cell papermill injects after a notebook's parameters cell
+PAPERMILL_MARK = "# Parameters"
 
 
 def check_choice(name: str, value: Any, allowed: Iterable[Any]) -> Any:
@@ -84,3 +89,45 @@ def check_list(name: str, value: Any, *, example: str, each=None) -> list:
             raise ParameterError(f"{name} contains {seen[key]!r} and {entry!r}: the same run twice; drop one")
         seen[key] = entry
     return list(value)
+
+
+def injected_parameters(namespace: dict[str, Any]) -> list[str]:
+    """The names papermill assigned in the cell it injected after the parameters cell, read from the
+    kernel's input history (IPython's ``In``; the injected cell opens with :data:`PAPERMILL_MARK`).
+
+    ``[]`` outside IPython and where nothing was injected. Papermill itself only warns ("Passed unknown
+    parameter") about a name the parameters cell does not declare, and injects it anyway.
+    """
+    history = namespace.get("In")
+    if not isinstance(history, list):
+        return []
+    for source in reversed(history[:-1]):  # In[-1] is the cell running now
+        if isinstance(source, str) and source.splitlines()[:1] == [PAPERMILL_MARK]:
+            try:
+                body = ast.parse(source).body
+            except SyntaxError:
+                return []
+            return [target.id for node in body if isinstance(node, ast.Assign)
+                    for target in node.targets if isinstance(target, ast.Name)]
+    return []
+
+
+def check_notebook_parameters(namespace: dict[str, Any], known: Iterable[str] = ()) -> None:
+    """Raise if papermill was passed a parameter the notebook does not declare, naming it and the nearest
+    known name. A notebook calls this (directly, or through ``Config.from_namespace``) in its first cell
+    after the parameters cell, with ``globals()``.
+
+    Args:
+        namespace: the notebook's globals: the parameters cell's annotated names (``__annotations__``) are
+            the notebook's parameters, and IPython's ``In`` holds the injected cell.
+        known: further names that are parameters (a chapter config's fields).
+    """
+    declared = set(known) | set(namespace.get("__annotations__", {}))
+    unknown = [name for name in injected_parameters(namespace) if name not in declared]
+    if unknown:
+        name = unknown[0]
+        near = difflib.get_close_matches(name, sorted(declared), n=1, cutoff=0.5)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        also = f"; also unknown: {unknown[1:]}" if unknown[1:] else ""
+        raise ParameterError(f"{name} is not a parameter of this notebook{hint}{also}; its parameters are "
+                             f"{sorted(declared)}")

@@ -27,7 +27,7 @@ import yaml
 
 import urnlib
 from urnlib.experiments import provenance
-from urnlib.params import ParameterError, check_choice
+from urnlib.params import ParameterError, check_choice, check_notebook_parameters
 from urnlib.results import RunStore
 from urnlib.runner import MODES, run_plan
 
@@ -194,7 +194,11 @@ class ChapterConfig:
 
     @classmethod
     def from_namespace(cls, namespace: dict[str, Any], params_dir: Path = PARAMS_DIR):
-        """The config of a notebook: its ``scale`` and every field it defines that is not ``None``."""
+        """The config of a notebook: its ``scale`` and every field it defines that is not ``None``.
+
+        A parameter passed to papermill that the notebook does not declare stops here, named with the nearest
+        known name (:func:`urnlib.params.check_notebook_parameters`), before any value is read."""
+        check_notebook_parameters(namespace, cls.fields())
         return cls.load(namespace.get("scale") or "paper", params_dir,
                         **{k: namespace[k] for k in cls.fields() if k in namespace and k != "scale"})
 
