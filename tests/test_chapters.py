@@ -38,14 +38,25 @@ def test_the_registry_names_each_chapter_once_and_claims_last():
         registry.get("nosuch")
 
 
-def test_importing_the_registry_imports_no_experiment_and_no_torch():
-    """Reports and the runner read the registry; it names modules, it does not import them."""
-    code = ("import sys, urnlib.chapters.registry; "
+def test_the_chapter_type_imports_no_chapter_and_no_torch():
+    """Shared layers read :mod:`urnlib.chapter` (the type and the paths); it imports no chapter."""
+    code = ("import sys, urnlib.chapter; "
             "print(sorted(m for m in sys.modules if m.startswith(('urnlib', 'torch'))))")
     loaded = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                                        check=True, cwd=REPO).stdout.replace("'", '"'))
     assert "torch" not in loaded
-    assert [m for m in loaded if m.startswith("urnlib.experiments.")] == ["urnlib.chapters.registry"]
+    assert not [m for m in loaded if m.startswith("urnlib.chapters")]
+
+
+@pytest.mark.parametrize("name", registry.names(trains=True))
+def test_a_chapter_s_experiment_imports_no_other_chapter(name):
+    """A chapter is a package: importing its experiment (what a worker process does to train a run) loads no
+    other chapter, and not the registry."""
+    code = (f"import sys, urnlib.chapters.{name}.experiment; "
+            "print(sorted(m for m in sys.modules if m.startswith('urnlib.chapters')))")
+    loaded = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                       check=True, cwd=REPO).stdout.replace("'", '"'))
+    assert [m for m in loaded if m != "urnlib.chapters" and not m.startswith(f"urnlib.chapters.{name}")] == []
 
 
 # ------------------------------------------------------------------------ every list is the registry's
@@ -139,14 +150,15 @@ def test_a_chapter_s_title_is_its_notebook_s_heading(chapter):
 def test_a_chapter_s_config_experiment_and_report_import(chapter):
     """The config reads the chapter's presets, the experiment runs it, its plan stores runs only in the
     chapter's store folders; the report imports. A chapter without runs has no experiment."""
-    assert chapter.report.__name__ == chapter.report
+    assert chapter.report.__name__.startswith("urnlib.")
     if not chapter.trains:
-        assert chapter.config is None and not chapter.stores
+        assert chapter.experiment is None and not chapter.stores
         with pytest.raises(LookupError, match=chapter.name):
-            chapter.experiment
+            chapter.config
         return
     config = chapter.config
     assert issubclass(config, ChapterConfig) and config.CHAPTER == chapter.name
-    assert chapter.config == f"{chapter.experiment}:Config" and callable(chapter.experiment.run)
+    assert chapter.config is chapter.experiment.Config and callable(chapter.experiment.run)
+    assert chapter.experiment.__name__ == f"urnlib.chapters.{chapter.name}.experiment"
     plan = config.load("paper").plan()
     assert {spec.experiment.split("/")[0] for spec in plan} == set(chapter.stores)

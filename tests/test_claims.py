@@ -158,7 +158,7 @@ def test_the_table_shows_each_group_with_its_anchor_then_its_claims_with_verdict
     page = _Page(claims_table(claims).to_html())
     groups = [(rid, cells[0]) for cls, rid, cells in page.rows if cls == "urnlib-group"]
     assert [rid for rid, _ in groups] == [anchor("b", "paper 000 Fig. 2"), anchor("b", "paper 000 sec. 4")]
-    from urnlib.reports.scorecard import named_source
+    from urnlib.reports.bibliography import named_source
 
     assert groups[0][1].startswith(named_source("paper 000 Fig. 2")) and "paper 000" not in groups[0][1]
     assert "1 reproduced" in groups[0][1] and "1 inconclusive" in groups[0][1]

@@ -12,7 +12,7 @@ PACKAGE = REPO / "urnlib"
 #: generated data, not code
 NOT_CODE: set[str] = set()
 MAX_LINES = 400
-REGISTRY = "urnlib.chapters.registry"  #: the chapter registry (names only, see its docstring)
+REGISTRY = "urnlib.chapters.registry"  #: the chapter registry (it imports the chapters: see its docstring)
 
 
 def modules():
@@ -44,11 +44,16 @@ def test_layering(path):
     found = imports(path)
     if under(path, "languages", "corpora", "models"):
         for above in ("urnlib.train", "urnlib.experiments", "urnlib.reports", "urnlib.results",
-                      "urnlib.runner", "urnlib.plots"):
+                      "urnlib.runner", "urnlib.plots", "urnlib.chapters", "urnlib.chapter"):
             assert not uses(found, above), f"{path.name}: data and model modules must not import {above}"
-    if under(path, "reports"):  # the chapter registry holds names and imports nothing: a report may read it
+    if under(path, "reports"):  # shared report helpers: stored runs and saved claims, no experiment
         assert not uses({n for n in found if not uses({n}, REGISTRY)}, "urnlib.experiments"), \
             f"{path.name}: reports read stored runs, not experiments"
+    if report_side(path):  # a chapter's report and claims read its stored runs, not its experiment
+        mine = f"urnlib.chapters.{path.parent.name}"
+        bad = sorted(n for n in found if uses({n}, "urnlib.experiments") or (
+            uses({n}, mine) and n.count(".") >= 3 and not report_side_name(n.split(".")[3])))
+        assert not bad, f"{path.name}: a chapter's report reads stored runs, not its experiment ({bad})"
     if not under(path, "plots"):
         assert not uses(found, "matplotlib"), f"{path.name}: drawing belongs in urnlib.plots"
 
@@ -85,40 +90,53 @@ def test_there_are_tasks():
     assert {"dyck", "cross_serial", "anbn", "agreement", "brown_lm", "matrix_lm"} <= names
 
 
-#: experiment modules of a chapter that neither its name, nor its store folders, nor its probes name
-CHAPTER_EXTRAS = {"matrix_resources": "matrix_embeddings"}
+def report_side_name(stem: str) -> bool:
+    """A chapter module that reads stored runs (its report, tables, claims), not one that plans or trains."""
+    return stem.startswith(("report", "claims"))
 
 
-def chapter_of(module: str) -> str | None:
-    """The chapter an experiment module (``urnlib.experiments.<module>``) belongs to: the registry's
-    chapter whose experiment, store folder or probe it is, or whose name it starts with (``tpru_lm``:
-    ``tpru``); ``None``: shared by every chapter (config, the registry, ...)."""
-    from urnlib.chapters import registry as chapters
-
-    for c in chapters.CHAPTERS:
-        if c.experiment is None:
-            continue
-        own = {c.experiment.rpartition(".")[2], *c.stores, *c.probes}
-        if module in own or module.startswith(c.name + "_"):
-            return c.name
-    return CHAPTER_EXTRAS.get(module)
+def report_side(path: Path) -> bool:
+    in_folder = under(path, "chapters") and len(path.relative_to(PACKAGE).parts) == 3
+    return in_folder and report_side_name(path.stem)
 
 
-def test_chapter_of():
-    assert [chapter_of(m) for m in ("tpru_lm", "primer_anbn", "urn_lm", "agreement_data", "zoo_tasks",
-                                     "matrix_resources", "config")] == \
-        ["tpru", "primer", "matrix_embeddings", "agreement", "zoo", "matrix_embeddings", None]
+def chapter_names() -> list[str]:
+    return sorted(p.name for p in (PACKAGE / "chapters").iterdir() if (p / "__init__.py").is_file())
 
 
-@pytest.mark.parametrize("path", in_package("experiments"), ids=lambda p: str(p.relative_to(PACKAGE)))
-def test_experiments_import_no_other_chapter(path):
-    """A chapter's experiment modules import each other, the shared ones and the tasks, never another
-    chapter's (shared tasks live in urnlib.tasks); a shared module imports no chapter's."""
-    mine = chapter_of(path.stem)
-    theirs = sorted({n.split(".")[2] for n in imports(path) if uses({n}, "urnlib.experiments")
-                     and n.count(".") >= 2 and chapter_of(n.split(".")[2]) not in (None, mine)})
-    assert not theirs, (f"{path.name} (chapter {mine}) imports the experiment modules {theirs} of "
-                        f"{sorted({chapter_of(m) for m in theirs})}: move what they share to urnlib.tasks")
+#: shared modules that import the chapter registry, which sits above the chapters: the CLI, the orchestrator
+#: of every chapter's plan, the cost table (a store folder's chapter) and the claims tables (a chapter's
+#: title and figures, read inside functions)
+ABOVE_CHAPTERS = {"cli.py", "experiments/orchestrate.py", "reports/cost.py", "reports/claims_tables.py"}
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_chapters_import_no_other_chapter(path):
+    """A chapter's modules import each other and the shared library, never another chapter's (shared tasks
+    live in urnlib.tasks); a shared module imports no chapter, except the few above the registry."""
+    found = {n for n in imports(path) if uses({n}, "urnlib.chapters")}
+    rel = str(path.relative_to(PACKAGE))
+    if rel == "chapters/registry.py":
+        return
+    if under(path, "chapters"):
+        mine = path.relative_to(PACKAGE).parts[1]
+        theirs = sorted(n for n in found if n.count(".") >= 2 and n.split(".")[2] not in (mine, "registry"))
+        assert not theirs, f"{rel} imports {theirs}: move what chapters share to the shared library"
+        assert not uses(found, REGISTRY), f"{rel}: a chapter does not read the registry"
+    elif rel not in ABOVE_CHAPTERS:
+        assert not found, f"{rel} (shared) imports the chapters {sorted(found)}"
+
+
+#: folders whose modules are named after the model, language, task or corpus they hold, which a chapter may
+#: share its name with (the TPRU, the Dyck language, the agreement task: the zoo uses them too)
+NAMED_BY_DATA = ("models", "languages", "tasks", "corpora")
+
+
+@pytest.mark.parametrize("path", [p for p in modules() if not under(p, "chapters", *NAMED_BY_DATA)],
+                         ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_no_shared_module_is_named_after_a_chapter(path):
+    named = [c for c in chapter_names() if path.stem == c or path.stem.startswith(c + "_")]
+    assert not named, f"{path.relative_to(PACKAGE)} is named after the chapter {named}: move it to its folder"
 
 
 def module_name(path: Path) -> str:

@@ -21,7 +21,7 @@ from urnlib.chapters.zoo import experiment as zoo  # noqa: E402
 from urnlib.models import count_parameters, registry  # noqa: E402
 from urnlib.models.registry import KINDS, ModelKind, Style, build_model, parse_spec  # noqa: E402
 from urnlib.params import ParameterError  # noqa: E402
-from urnlib.plots.zoo import cell_style  # noqa: E402
+from urnlib.plots.budgets import cell_style  # noqa: E402
 from urnlib.chapters.zoo import report as zoo_report  # noqa: E402
 
 V = 11

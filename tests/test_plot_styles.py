@@ -16,7 +16,7 @@ import pytest  # noqa: E402
 from urnlib.models import registry  # noqa: E402
 from urnlib.params import ParameterError  # noqa: E402
 from urnlib.plots.curves import BASELINE, curves_panel, panels_figure, shaded  # noqa: E402
-from urnlib.plots.zoo import cells_figure  # noqa: E402
+from urnlib.plots.budgets import cells_figure  # noqa: E402
 from urnlib.chapters.tpru import report as tpru_report  # noqa: E402
 from urnlib.reports.common import look, looks  # noqa: E402
 from urnlib.results import Run  # noqa: E402

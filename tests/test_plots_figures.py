@@ -19,9 +19,9 @@ from urnlib.plots import style  # noqa: E402
 from urnlib.plots.curves import (accuracy_by_count_figure, column_figure, curves_panel,  # noqa: E402
                                  panels_figure)
 from urnlib.plots.dials import signature_table_figure  # noqa: E402
-from urnlib.plots.primer import acceptance_figure, state_panels_figure, word_tree_figure  # noqa: E402
+from urnlib.plots.states import acceptance_figure, state_panels_figure, word_tree_figure  # noqa: E402
 from urnlib.plots.series import UNIT, SeedCurves, clip, draw_series  # noqa: E402
-from urnlib.plots.zoo import DODGE, cells_figure  # noqa: E402
+from urnlib.plots.budgets import DODGE, cells_figure  # noqa: E402
 
 URN, LSTM, GRU = registry.style("urn 8"), registry.style("lstm 8 e4"), registry.style("gru 8")
 STYLES = {"URN": URN, "LSTM": LSTM, "GRU": GRU}

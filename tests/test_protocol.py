@@ -31,9 +31,9 @@ PRESETS_AWAITING_RETRAIN: dict[tuple[str, str], str] = {}
 #: report modules that take the lowest value of a test measure, and why: a selection awaiting its retrain, or
 #: not a selection at all (a claim about the test curve's own shape, or a loss that is a validation loss)
 REPORT_EXCEPTIONS = {
-    "dyck_claims_001.py": "not a selection: paper 001 says the 8-unit LSTM's test loss turns up after "
+    "dyck/claims_001.py": "not a selection: paper 001 says the 8-unit LSTM's test loss turns up after "
                           "epoch 30, so where its test curve is lowest is the measurement",
-    "primer.py": "not a selection on test data: the Elman runs' 'test_loss' is the loss on held-out "
+    "primer/report.py": "not a selection on test data: the Elman runs' 'test_loss' is the loss on held-out "
                  "sentences generated like the training ones (a validation loss)",
 }
 _ARGMIN_TEST = re.compile(r"argmin\([^\n]*test_loss")
@@ -88,15 +88,32 @@ def test_no_preset_selects_on_test_data(chapter, scale):
                          f"validation measures {sorted(allowed)}")
 
 
-def test_every_chapter_says_what_it_selects_on():
-    for chapter in chapters.names(trains=True):
-        module = chapters.get(chapter).experiment
-        assert isinstance(getattr(module, "VALIDATION_MONITORS", None), tuple), chapter
+@pytest.mark.parametrize("chapter", chapters.names(trains=True))
+def test_every_chapter_says_what_it_selects_on(chapter):
+    """``VALIDATION_MONITORS``: distinct metric names, each one a run of the chapter's presets watches (an
+    unused entry would widen what selection may read), declared with a ``#:`` comment that says what data
+    they read, naming any that is called ``test_*`` (held-out data drawn like the training data)."""
+    module = chapters.get(chapter).experiment
+    monitors = getattr(module, "VALIDATION_MONITORS", None)
+    assert isinstance(monitors, tuple) and all(isinstance(m, str) and m for m in monitors), monitors
+    assert len(set(monitors)) == len(monitors), f"{chapter}: {monitors} repeats a name"
+    watched = set().union(*(_monitors(s) for c, scale in _presets() if c == chapter
+                            for s in chapters.get(c).experiment.Config.load(scale).plan()))
+    assert set(monitors) == watched, f"{chapter}: declared {sorted(monitors)}, watched {sorted(watched)}"
+    lines = Path(module.__file__).read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("VALIDATION_MONITORS"))
+    said = " ".join(line for line in lines[max(0, at - 4):at + 1] if "#:" in line)
+    assert said, f"{chapter}: VALIDATION_MONITORS has no #: comment saying what data its metrics read"
+    for name in monitors:
+        assert not name.startswith("test") or name in said, f"{chapter}: {name} is not explained"
 
 
 def test_no_report_reads_a_run_at_its_lowest_test_loss():
-    found = {path.name for path in (REPO / "urnlib" / "reports").glob("*.py")
-             if _selects_on_test(path.read_text())}
+    reports = [*(REPO / "urnlib" / "reports").glob("*.py"),
+               *(p for p in (REPO / "urnlib" / "chapters").glob("*/*.py")
+                 if p.stem.startswith(("report", "claims")))]
+    found = {str(path.relative_to(REPO / "urnlib" / "chapters")) if "chapters" in path.parts else path.name
+             for path in reports if _selects_on_test(path.read_text())}
     assert found - set(REPORT_EXCEPTIONS) == set(), "a report selects an epoch on test data"
     assert set(REPORT_EXCEPTIONS) - found == set(), "listed reports that no longer do: remove them"
 

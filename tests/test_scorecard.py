@@ -1,7 +1,8 @@
-"""urnlib.reports.scorecard: rows per chapter and place in a paper, counted from the claims, extensions
-apart; the papers named from the bibliography; links to the chapters' claim groups and figures, and the
-figures the chapter registry names exist in the chapters' notebooks."""
+"""urnlib.reports.scorecard: one row per artefact of each paper with one rolled-up verdict, extensions
+apart, every claim exported; the papers named from the bibliography; links to the chapters' claim groups and
+figures, and the figures the chapter registry names exist in the chapters' notebooks."""
 
+import csv
 import dataclasses
 import json
 import re
@@ -14,8 +15,9 @@ from urnlib.claims import claim, load_claims, save_claims
 from urnlib.reports.claims_tables import anchor
 from urnlib.chapters import registry as chapters
 from urnlib.reports.opening import PAPERS
-from urnlib.reports.scorecard import (REASON_CHARS, REFERENCES, Paper, named_source, paper_of, papers, reason,
-                                      rows, scorecard, summary)
+from urnlib.reports.bibliography import named_source
+from urnlib.reports.scorecard import (FIELDS, REFERENCES, Paper, export, paper_of, papers, rows, scorecard,
+                                      summary)
 
 NAMES = {"000": Paper("k0", "Smith and Jones (2022)", "Zero"), "001": Paper("k1", "Doe (n.d.)", "One")}
 
@@ -38,50 +40,41 @@ def claims():
             made("primer", "a talk, Fig. 1", "t1", True)]  # a source naming none of the papers
 
 
-def test_rows_one_per_chapter_and_place_papers_first_in_the_papers_order_extensions_apart(claims):
+def test_one_row_per_artefact_of_each_paper_papers_first_extensions_apart(claims):
     got = rows(claims)
-    assert [(r.paper, r.place, r.chapter, r.extension) for r in got] == [
-        ("000", "Fig. 3", "dyck", False), ("000", "sec. 4", "agreement", False),
-        ("001", "Fig. 3a", "dyck", False), (None, "a talk, Fig. 1", "primer", False),
-        ("000", "Fig. 3", "dyck", True), ("000", "Fig. 3 (our variant)", "dyck", True),
-        ("000", "Fig. 3", "zoo", True)]
-    # every claim in exactly one row, with its own verdict; a row's counts are its claims' verdicts
+    assert [(r.paper, r.name, r.chapters, r.extension) for r in got] == [
+        ("000", "Fig. 3", ["dyck"], False), ("000", "sec. 4", ["agreement"], False),
+        ("001", "Fig. 3", ["dyck"], False), (None, "Fig. 1", ["primer"], False),
+        ("000", "Fig. 3", ["dyck", "zoo"], True)]
+    # every claim in exactly one row; one verdict per row, rolled up from its claims
     assert sorted(c.statement for r in got for c in r.claims) == sorted(c.statement for c in claims)
-    for r in got:
-        assert all(c.extension == r.extension for c in r.claims)
-        assert r.counts() == {v: n for v in ("reproduced", "partly reproduced", "not reproduced",
-                                             "inconclusive", "not run here")
-                              if (n := sum(c.verdict == v for c in r.claims))}
-        assert r.anchor == anchor(r.chapter, r.claims[0].source)
-    assert got[0].counts() == {"not reproduced": 1, "inconclusive": 1}
-    assert got[4].counts() == {"reproduced": 1} and [c.statement for c in got[4].claims] == ["d5"]
+    assert [r.verdict for r in got] == ["not reproduced", "reproduced", "reproduced", "reproduced",
+                                        "partly reproduced"]
+    keys = [(r.extension, r.paper, r.name) for r in got]
+    assert len(keys) == len(set(keys)), "an artefact appears twice"
 
 
-def test_the_verdicts_shown_are_the_claims_and_the_links_lead_to_the_groups(claims):
+def test_each_row_shows_one_verdict_its_reason_and_links_to_the_claims(claims):
     html = scorecard(claims, NAMES).to_html()
     tables = re.findall(r'<table class="urnlib-scorecard">.*?</table>', html, re.S)
-    assert len(tables) == 2  # the papers' claims, then the extensions
+    assert len(tables) == 2  # the papers' artefacts, then the extensions
     papers_rows, extension_rows = (_Rows(t).rows[1:] for t in tables)  # below the header
-    papers_places = [cells for cells in papers_rows if len(cells) == 3]
-    assert [cells[1] for cells in papers_places] == ["1 not reproduced 1 inconclusive", "reproduced",
-                                                      "reproduced", "reproduced"]
-    assert [cells[0] for cells in papers_places] == ["Fig. 3 (figure)", "sec. 4", "Fig. 3a (figure)",
-                                                      "a talk, Fig. 1"]  # dyck registers figures
-    # headings: each paper by its name and title with its claims' verdicts, each chapter within it
+    places = [cells for cells in papers_rows if len(cells) == 4]
+    assert [cells[1] for cells in places] == ["not reproduced", "reproduced", "reproduced", "reproduced"]
+    assert [cells[0] for cells in places] == ["Fig. 3 (figure)", "sec. 4", "Fig. 3 (figure)", "Fig. 1"]
+    # the reason: one sentence from the deciding claim (the miss), its cause in words, never cut
+    assert places[0][2] == "D2: found d2 (not known yet)."
+    assert places[0][3].startswith(chapters.get("dyck").title + "2 claims:")
     headings = [cells[0] for cells in papers_rows if len(cells) == 1]
-    assert headings[0].startswith("Smith and Jones (2022), Zero: 3 claims 1 reproduced 1 not reproduced")
-    assert headings[1].startswith(f"in {chapters.get('dyck').title}: 2 claims")
-    ext_places = [cells[0] for cells in extension_rows if len(cells) == 3]
-    assert ext_places == ["Smith and Jones (2022), Fig. 3 (figure)",
-                          "Smith and Jones (2022), Fig. 3 (our variant) (figure)",
-                          "Smith and Jones (2022), Fig. 3"]
-    for statement in ("d4", "d5", "z1", "z2"):  # extensions only in the extensions' table
-        assert f"found {statement}" not in tables[0] and f"found {statement}" in tables[1]
+    assert headings[0].startswith("Smith and Jones (2022), Zero: 2 artefacts 1 reproduced 1 not reproduced")
+    ext = [cells for cells in extension_rows if len(cells) == 4]
+    assert [(cells[0], cells[1]) for cells in ext] == [("Smith and Jones (2022), Fig. 3 (figure)",
+                                                        "partly reproduced")]
+    # the legend of verdicts and causes comes before the first row
+    assert html.index("Causes of a miss") < html.index('<table class="urnlib-scorecard">')
     links = _Rows(html).links
-    for r in rows(claims):
-        assert f"{r.chapter}.html#{r.anchor}" in links
+    assert f"dyck.html#{anchor('dyck', 'paper 000 Fig. 3')}" in links
     assert f"dyck.html#{chapters.get('dyck').figure('paper 000 Fig. 3')}" in links
-    assert f"dyck.html#{chapters.get('dyck').figure('paper 000 Fig. 3 (our variant)')}" in links
     assert summary(claims) == ("The papers' 5 claims: 3 reproduced, 1 not reproduced, 1 inconclusive. Apart "
                                "from them, 4 extensions (claims the papers never made).")
     assert escape(summary(claims)) in html
@@ -91,22 +84,22 @@ def test_the_scorecard_is_computed_from_the_saved_claims(tmp_path, claims):
     for chapter in dict.fromkeys(c.chapter for c in claims):
         save_claims([c for c in claims if c.chapter == chapter], tmp_path, chapter)
     loaded = load_claims(tmp_path)
-    assert {(r.chapter, r.place, r.extension): r.counts() for r in rows(loaded)} == \
-        {(r.chapter, r.place, r.extension): r.counts() for r in rows(claims)}
+    assert {(r.paper, r.name, r.extension): r.verdict for r in rows(loaded)} == \
+        {(r.paper, r.name, r.extension): r.verdict for r in rows(claims)}
     assert summary(loaded) == summary(claims)
 
 
-def test_the_reason_is_the_worst_miss_cause_and_direction_then_the_other_misses():
-    ok = [made("c", "s", "a", True, direction="A above B by 0.3"), made("c", "s", "b", True)]
-    assert reason(ok) == "A above B by 0.3"
-    mixed = [made("c", "s", "a", None, direction="within the spread"),
-             made("c", "s", "b", False, cause="paper", direction="the formula differs"),
-             made("c", "s", "c", False, partly=True, cause="open", settle="x"),
-             made("c", "s", "d", None, cause="data")]
-    assert reason(mixed) == "paper: the formula differs (+3 more: 1 data, 1 noise, 1 open)"
-    long = [made("c", "s", "a", False, cause="scale", direction="word " * 60)]
-    assert len(reason(long)) <= REASON_CHARS and reason(long).startswith("scale: word word")
-    assert reason(long).endswith("...")
+def test_every_claim_is_exported_as_json_and_csv_with_its_artefact_s_verdict(tmp_path, claims):
+    as_json, as_csv = export(claims, tmp_path)
+    records = json.loads(as_json.read_text())
+    assert len(records) == len(claims) and list(records[0]) == list(FIELDS)
+    first = records[1]  # d2: paper 000 Fig. 3, not reproduced, cause open
+    found = [first[k] for k in ("paper", "artefact", "verdict", "cause", "artefact_verdict")]
+    assert found == ["000", "Fig. 3", "not reproduced", "open", "not reproduced"]
+    assert first["kind"] == "check" and first["quote"] == "d2."
+    with as_csv.open() as f:
+        rows_ = list(csv.DictReader(f))
+    assert [r["statement"] for r in rows_] == [c.statement for c in claims]
 
 
 def test_papers_are_named_by_authors_and_year_from_the_bibliography(tmp_path):
@@ -167,8 +160,8 @@ def test_a_registered_table_is_linked_as_a_table(claims, monkeypatch):
     table = dataclasses.replace(dyck, figures=(("paper 000 Fig. 3", "tbl-dyck-made-up"),))
     monkeypatch.setattr(chapters, "CHAPTERS", tuple(table if c is dyck else c for c in chapters.CHAPTERS))
     shown = _Rows(scorecard(claims, NAMES).to_html())
-    places = [cells[0] for cells in shown.rows[1:] if len(cells) == 3]  # below the header
-    assert places[:3] == ["Fig. 3 (table)", "sec. 4", "Fig. 3a"]  # 3a: paper 001, not registered
+    places = [cells[0] for cells in shown.rows[1:] if len(cells) == 4]  # below the header
+    assert places[:3] == ["Fig. 3 (table)", "sec. 4", "Fig. 3"]  # paper 001's Fig. 3: not registered
     assert "dyck.html#tbl-dyck-made-up" in shown.links
 
 
@@ -211,3 +204,13 @@ class _Rows(HTMLParser):
     def handle_data(self, data):
         if self._cell is not None:
             self._cell.append(data)
+
+
+def test_the_kinds_table_names_every_kind_with_its_rule_and_counts_the_claims(claims):
+    from urnlib.reports.scorecard import kinds_table
+    from urnlib.statements import KINDS
+
+    lines = kinds_table(claims).splitlines()[2:]
+    assert [line.split("|")[1].strip(" `") for line in lines] == list(KINDS)
+    counts = {line.split("|")[1].strip(" `"): int(line.split("|")[4]) for line in lines}
+    assert counts["check"] == len(claims) and sum(counts.values()) == len(claims)

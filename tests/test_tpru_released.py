@@ -138,7 +138,7 @@ def test_a_damaged_cache_says_to_fill_it_again(tmp_path):
     path = rel.cache_path(tmp_path)
     path.parent.mkdir(parents=True)
     path.write_text("{not json")
-    with pytest.raises(rel.ReleasedCacheError, match="not valid JSON.*tpru_released_fill"):
+    with pytest.raises(rel.ReleasedCacheError, match="not valid JSON.*tpru.released_fill"):
         rel.read_cache(path)
     path.write_text(json.dumps({"format": 99, "runs": {}}))
     with pytest.raises(rel.ReleasedCacheError, match="not a cache of format 1"):

@@ -18,6 +18,7 @@ from urnlib.models import count_parameters
 from urnlib.models.registry import parse_spec
 from urnlib.params import ParameterError
 from urnlib.chapters.zoo import report
+from urnlib.paper_quotes import QUOTE_WEISS
 from urnlib.chapters.primer import claims as primer_claims
 from urnlib.chapters.zoo import claims as zoo_claims
 from urnlib.results import Run
@@ -266,7 +267,7 @@ def test_the_srn_and_gru_stop_at_n_by_the_primer_rule(srn, gru, verdict):
     views = _anbn_views({"LSTM": (20, 30, 25), "SRN": srn, "GRU": gru})
     claims = zoo_claims.claims(views, min_total=10, turn="3-TURN")
     stop = _verdict(claims, "[anbn] the SRN and the GRU do not generalise")
-    assert stop.verdict == verdict and stop.quote == primer_claims.QUOTE_WEISS
+    assert stop.verdict == verdict and stop.quote == QUOTE_WEISS
     # the same rule as the primer's claim on the same runs
     primer_runs = {}
     for kind, vals in (("lstm", (20, 30, 25)), ("gru", gru), ("srn", srn)):

@@ -15,7 +15,6 @@ loop (:data:`NEUTRAL`). Anything else is reported and left stale: it needs retra
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from pathlib import Path
 
@@ -68,7 +67,7 @@ def restamp(chapter: str, dry_run: bool = False) -> int:
         return 1
     counts = {"current": 0, "restamped": 0, "left stale": 0, "missing": 0}
     for module in modules:
-        config = importlib.import_module(module).Config.paper()
+        config = module.Config.paper()
         store = RunStore(config.store_path())
         for spec in config.plan():
             if store.load(spec) is not None:

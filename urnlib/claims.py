@@ -50,6 +50,8 @@ CAUSES = {
              "decide it are given)",
     "untrained": "a model it rests on did not train as the paper did (it stayed at chance, or stopped "
                  "before the paper's number of epochs): no evidence either way",
+    "tie": "every seed of every side gives the same value (a ceiling or floor of the task): the task cannot "
+           "order the models, and no number of seeds would",
     "open": "not known yet (the claim names the experiment that would settle it)",
 }
 
@@ -108,13 +110,18 @@ class Claim:
     direction: str = ""  # what was measured: "URN below LSTM by 0.03", "0.91, above 0.9"
     seeds_needed: int | None = None  # inconclusive: seeds per side that would decide it at this spread
     extension: bool = False  # a claim the papers never made (the zoo's), counted apart
-    settle: str = ""  # a miss with cause open, scale or data: the experiment that would settle it, its cost
+    settle: str = ""  # a miss: the experiment that would settle it, its cost
+    artefact: str = ""  # the paper's figure, table or section it is about ("Fig. 3", "Table 2", "sec. 4")
+    kind: str = ""  # the kind of statement, one of urnlib.statements.KINDS (the rule that decided it)
+    evidence: str = ""  # a miss: the experiment behind its cause, and its numbers
+    headline: bool = False  # the artefact's headline claim: its miss makes the artefact not reproduced
 
 
 def claim(chapter: str, source: str, statement: str, paper: str | float, ours: str | float, rule: str,
           holds, partly: bool = False, *, seeds: int | None = None, cause: str | None = None,
           quote: str = "", epoch: str = "", direction: str = "", seeds_needed: int | None = None,
-          extension: bool = False, settle: str = "") -> Claim:
+          extension: bool = False, settle: str = "", idle=(), artefact: str = "", kind: str = "",
+          evidence: str = "", headline: bool = False) -> Claim:
     """Make a claim whose verdict follows from ``holds``.
 
     Args:
@@ -127,12 +134,31 @@ def claim(chapter: str, source: str, statement: str, paper: str | float, ours: s
         seeds: how many seeds the measurement rests on.
         cause: why the claim would be missed (one of :data:`CAUSES`); kept only for a miss; an inconclusive
             claim without one gets ``noise``, another miss ``open``.
-        quote, epoch, direction, seeds_needed, extension, settle: see :class:`Claim`.
+        quote, epoch, direction, seeds_needed, extension, settle, evidence: see :class:`Claim`.
+        idle: the models the claim rests on that did not train (each named, with why where known): the one
+            training guard of every chapter. Then the claim is no evidence: inconclusive, cause ``untrained``,
+            ``ours`` names them, whatever ``holds`` says.
+        artefact: the paper's figure, table or section (:func:`urnlib.artefacts.artefact_of` of ``source``
+            when not given).
+        kind: the kind of statement (:data:`urnlib.statements.KINDS`); taken from a Decision's own, else
+            ``check`` (a yes/no computed exactly).
+
+    The settle policy, the same for every chapter: a claim keeps its ``settle`` text only when it is missed.
     """
+    from urnlib.artefacts import artefact_of
+    from urnlib.statements import kind_of
+
+    kind = kind or kind_of(holds)
+    artefact = artefact or artefact_of(source)[1]
     if hasattr(holds, "holds"):  # a rules.Decision
         direction = direction or holds.direction
         seeds_needed = seeds_needed if seeds_needed is not None else holds.seeds_needed
+        cause = cause or (holds.cause if holds.holds is None else None)
         holds = holds.holds
+    if idle:
+        direction = direction or (ours if isinstance(ours, str) else "")
+        holds, partly, cause = None, False, "untrained"
+        ours = f"did not train ({'; '.join(idle)}): {format_value(ours)}"
     if cause is not None and cause not in CAUSES:
         raise ValueError(f"cause={cause!r} is not one of {list(CAUSES)}")
     if holds is None:
@@ -148,7 +174,9 @@ def claim(chapter: str, source: str, statement: str, paper: str | float, ours: s
                      "inconclusive": "the seeds disagree"}.get(verdict, "not as the paper states")
     return Claim(chapter, source, statement, format_value(paper), format_value(ours), rule, verdict,
                  None if seeds is None else int(seeds), cause, quote, epoch, direction,
-                 seeds_needed if verdict == "inconclusive" else None, extension, settle)
+                 seeds_needed if verdict == "inconclusive" else None, extension,
+                 settle if verdict in MISSES else "", artefact, kind, evidence if verdict in MISSES else "",
+                 headline)
 
 
 def both_readings(final: list[Claim], other: list[Claim],

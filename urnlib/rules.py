@@ -31,18 +31,20 @@ of the difference. ``beats``, ``at_least``, ``at_most``, ``positive`` and ``on_e
 
 from __future__ import annotations
 
+import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable
 
 from scipy import stats as _stats
 
 from urnlib.seeds import Stat
 
-__all__ = ["Decision", "compare", "within", "matches", "threshold", "paired", "every_seed", "beats",
+__all__ = ["Decision", "decides", "compare", "within", "matches", "threshold", "paired", "every_seed",
+           "beats",
            "at_least", "at_most", "positive", "on_every_seed", "combine", "needed", "off_chance",
            "seeds_to_decide",
-           "rates",
+           "rates", "beyond", "not_beyond", "BEYOND_RULE",
            "LEVEL", "BEATS_RULE", "THRESHOLD_RULE", "PAIRED_RULE", "EVERY_SEED_RULE", "CHANCE_RULE",
            "MAX_SEEDS", "RATES_RULE"]
 
@@ -70,12 +72,17 @@ class Decision:
             the measure's units, positive in the claim's favour.
         seeds_needed: for an undecided difference, the seeds per side that would decide it at the observed
             spread (``None``: decided, or more than :data:`MAX_SEEDS`, or no spread to go on).
+        kind: the kind of statement the rule decides (:data:`urnlib.statements.KINDS`), stamped by the rule.
+        cause: ``"tie"`` when every seed of every side gives one value (a ceiling or floor of the task): no
+            number of seeds can order them, which is an outcome, not noise.
     """
 
     holds: bool | None
     direction: str
     size: float
     seeds_needed: int | None = None
+    kind: str = ""  #: the kind of statement decided (a key of :data:`urnlib.statements.KINDS`)
+    cause: str | None = None  #: an undecided outcome the rule names itself (``"tie"``), else ``None``
 
     @property
     def undecided(self) -> str:
@@ -86,6 +93,19 @@ class Decision:
             return "no number of seeds would decide it at this spread" if self.size == 0 or math.isnan(
                 self.size) else f"more than {MAX_SEEDS:,} seeds per side would be needed"
         return f"about {self.seeds_needed} seeds per side would decide it at this spread"
+
+
+def decides(kind: str):
+    """Mark a rule as the one that decides statements of ``kind`` (a key of :data:`urnlib.statements.KINDS`):
+    its :class:`Decision` carries the kind, and the function its attribute ``kind``."""
+    def wrap(rule):
+        @functools.wraps(rule)
+        def stamped(*args, **kwargs) -> Decision:
+            made = rule(*args, **kwargs)
+            return made if made.kind else replace(made, kind=kind)
+        stamped.kind = kind
+        return stamped
+    return wrap
 
 
 def _t(df: float) -> float:
@@ -108,6 +128,7 @@ def seeds_to_decide(size: float, variance: float, sides: int = 2) -> int | None:
     return None
 
 
+@decides("beats")
 def compare(a: Stat, b: Stat, *, higher: bool = True, margin: float = 0.0, names: tuple[str, str] = ("A", "B")
             ) -> Decision:
     """Whether A is better than B across seeds (Welch's t-test at :data:`LEVEL`).
@@ -132,7 +153,9 @@ def compare(a: Stat, b: Stat, *, higher: bool = True, margin: float = 0.0, names
     se2 = va / a.n + vb / b.n
     if se2 == 0:  # one seed each, or no spread: the sign decides
         holds = True if diff > margin else False if diff < 0 else None
-        return Decision(holds, direction, diff)
+        tie = diff == 0 and a.n > 1 and b.n > 1  # every seed of both sides gives one value
+        return Decision(holds, direction + (" on every seed" if tie else ""), diff,
+                        cause="tie" if tie else None)
     df = se2 ** 2 / sum((v / n) ** 2 / (n - 1) for v, n in ((va, a.n), (vb, b.n)) if n > 1 and v > 0)
     crit = _t(df) * math.sqrt(se2)
     if diff - margin > crit:
@@ -143,6 +166,7 @@ def compare(a: Stat, b: Stat, *, higher: bool = True, margin: float = 0.0, names
     return Decision(None, direction, diff, _more(seeds_to_decide(toward, (va + vb) / 2), min(a.n, b.n)))
 
 
+@decides("vs-number")
 def threshold(s: Stat, value: float, *, above: bool = True, name: str = "the measure") -> Decision:
     """Whether ``s`` lies above (``above=True``) or below ``value`` across seeds (one-sample t-test)."""
     if not s.n:
@@ -153,6 +177,7 @@ def threshold(s: Stat, value: float, *, above: bool = True, name: str = "the mea
     return _one_sample(size, s, direction)
 
 
+@decides("beats-paired")
 def paired(difference: Stat, *, name: str = "the per-seed difference") -> Decision:
     """Whether a paired difference (e.g. B - A, seed by seed) is above 0 (paired t-test)."""
     if not difference.n:
@@ -177,6 +202,7 @@ def _more(needed: int | None, have: int) -> int | None:
     return None if needed is None else max(needed, have + 1)
 
 
+@decides("within")
 def within(a: Stat, b: Stat, tolerance: float, *, relative: bool = False, higher: bool = True,
            names: tuple[str, str] = ("A", "B")) -> Decision:
     """A is no worse than B by more than ``tolerance`` (absolute, or a fraction of B with ``relative``):
@@ -187,6 +213,7 @@ def within(a: Stat, b: Stat, tolerance: float, *, relative: bool = False, higher
     return Decision(d.holds, compare(a, b, names=names).direction, d.size, d.seeds_needed)
 
 
+@decides("matches")
 def matches(a: Stat, b: Stat, tolerance: float, *, relative: bool = False, higher: bool = True,
             names: tuple[str, str] = ("A", "B")) -> Decision:
     """A and B within ``tolerance`` of each other: :func:`within` for the side that is behind."""
@@ -200,6 +227,7 @@ def _sign_test(k: int, n: int) -> float:
     return float(_stats.binomtest(k, n, 0.5).pvalue)
 
 
+@decides("every-seed")
 def every_seed(flags: Iterable[bool], *, what: str = "the property") -> Decision:
     """Whether a yes/no property of each seed holds in general: ``True`` when it holds on every seed,
     ``False`` when on none (no spread: the sign decides, as for a measure). Mixed seeds are a spread: a
@@ -232,6 +260,7 @@ def _fisher(a: int, n_a: int, b: int, n_b: int) -> float:
     return float(_stats.fisher_exact([[a, n_a - a], [b, n_b - b]])[1])
 
 
+@decides("rates")
 def rates(a: int, n_a: int, b: int, n_b: int, *, what: str = "the property",
           names: tuple[str, str] = ("A", "B")) -> Decision:
     """Whether a yes/no property holds more often on A's ``n_a`` seeds (``a`` of them) than on B's (``b`` of
@@ -311,3 +340,22 @@ def off_chance(chance: float, *sides: Stat, higher: bool = True, each: bool = Tr
     good = (lambda v: v > chance) if higher else (lambda v: v < chance)
     band = (lambda s: s.low) if higher else (lambda s: s.high)
     return all(s.n and good(band(s)) and (not each or all(good(v) for v in s.finite)) for s in sides)
+
+
+BEYOND_RULE = f"largest n accepted above N ({THRESHOLD_RULE})"
+
+
+def beyond(largest: Stat, n: int, name: str = "the largest n accepted") -> Decision:
+    """Whether a model accepts a^m b^m beyond its training range m <= ``n``: its largest n accepted above
+    ``n`` over the seeds (:func:`threshold`). The one rule of every chapter on a^n b^n (the primer, the
+    zoo)."""
+    return threshold(largest, n, above=True, name=name)
+
+
+def not_beyond(largest: Stat, n: int, name: str = "the largest n accepted") -> Decision:
+    """The negation of :func:`beyond`: holds when the largest n accepted is below ``n``, or when no seed goes
+    beyond ``n`` (every seed at most ``n``: the test has nothing to decide); fails when it is above ``n``."""
+    d = beyond(largest, n, name)
+    if largest.n and max(largest.finite) <= n:
+        return Decision(True, d.direction, -d.size, kind=d.kind)
+    return Decision(None if d.holds is None else not d.holds, d.direction, -d.size, d.seeds_needed, d.kind)

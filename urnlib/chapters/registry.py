@@ -36,7 +36,7 @@ from urnlib.chapters.tpru import report as tpru_report
 from urnlib.chapters.zoo import experiment as zoo_experiment
 from urnlib.chapters.zoo import report as zoo_report
 from urnlib.params import check_choice
-from urnlib.reports import scorecard
+from urnlib import claims as claims_module
 
 __all__ = ["Chapter", "CHAPTERS", "ROOT", "PAGES_AFTER", "NOTEBOOKS", "RESULTS", "get", "names",
            "chapter_of_store", "store_chapters", "toc_files"]
@@ -74,7 +74,7 @@ CHAPTERS: tuple[Chapter, ...] = (
             (("paper 003 sec. 5", "fig-me-curves"),)),
     Chapter("zoo", "The zoo: every cell on every task", zoo_experiment, zoo_report,
             ("zoo",), ("zoo",)),
-    Chapter("claims", "What reproduces: the scorecard and every claim", None, scorecard),
+    Chapter("claims", "What reproduces: the scorecard and every claim", None, claims_module),
 )
 
 

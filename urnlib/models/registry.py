@@ -39,7 +39,7 @@ Spec = dict[str, Any]
 
 @dataclass(frozen=True)
 class Style:
-    """How a kind's curves look in every figure (:mod:`urnlib.plots.curves`, :mod:`urnlib.plots.zoo`): a
+    """How a kind's curves look in every figure (:mod:`urnlib.plots.curves`, :mod:`urnlib.plots.budgets`): a
     report gives each series the style of its run's spec (:func:`style`), never one guessed from a label.
 
     Args:

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from urnlib.claims import Claim, setting_summary
-from urnlib.plots.agreement import attractor_panels_figure
+from urnlib.plots.attractors import attractor_panels_figure
 from urnlib.plots.curves import BASELINE
 from urnlib.chapters.agreement.report_tables import (PAPER_TABLE1, PAPER_TABLE2, PAPER_TABLE2_WORDS,  # noqa: F401
                                              PAPER_THRESHOLD, RELEVANT_TAGS, analysis_claims, embeddings,

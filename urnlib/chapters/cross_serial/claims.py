@@ -15,7 +15,6 @@ lowest value over epochs 1-100.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import numpy as np
 
@@ -103,14 +102,11 @@ def _claims(seeds: Grouped, *, units, train_k, lstm_embedding, read) -> list[Cla
 
     def add(source, statement, paper, ours, rule, holds, partly=False, *, quote, epoch, rests=labels,
             settle="", seeds_needed=None):
-        cause, direction = None, "" if hasattr(holds, "holds") else ours  # a combined claim: its measures
-        if [lab for lab in rests if lab in idle]:
-            holds, partly, cause = None, False, "untrained"
-            ours = "; ".join(f"{lab} {idle[lab]}" for lab in rests if lab in idle) + f": {ours}"
-        c = claim(CHAPTER, source, statement, paper, ours, rule, holds, partly, quote=quote, epoch=epoch,
-                  seeds=min(len(seeds[lab]) for lab in rests), cause=cause, settle=settle,
-                  direction=direction, seeds_needed=seeds_needed)
-        out.append(c if c.cause in ("open", "scale", "data") else replace(c, settle=""))
+        direction = "" if hasattr(holds, "holds") else ours  # a combined claim: its measures
+        idle_here = [f"{lab} {idle[lab]}" for lab in rests if lab in idle]
+        out.append(claim(CHAPTER, source, statement, paper, ours, rule, holds, partly, quote=quote,
+                         epoch=epoch, seeds=min(len(seeds[lab]) for lab in rests), settle=settle,
+                         direction=direction, seeds_needed=seeds_needed, idle=idle_here))
 
     def at(key: str) -> dict[str, Stat]:
         return {lab: seeds[lab].stat(lambda run: read(run)[key]) for lab in labels}

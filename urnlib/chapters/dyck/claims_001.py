@@ -6,7 +6,6 @@ shares: the epochs they read (:data:`FINAL`, :data:`CURVE`, :data:`WEIGHTS`), th
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import numpy as np
 
@@ -92,16 +91,12 @@ class ClaimList(list):
         seeds_needed: int | None = None,
     ) -> None:
         rests = list(rests)
-        idle = _untrained(self.view, rests, self.read)
-        if idle:
-            holds, partly, cause, settle = None, False, "untrained", ""
-            ours = f"did not train ({', '.join(idle)}): {ours}"
         n = min(len(self.view[lab]) for lab in rests)
         direction = "" if hasattr(holds, "holds") else ours  # a combined claim: what it measured
-        c = claim(CHAPTER, source, f"[{self.setting}] {statement}", paper, ours, rule, holds, partly, seeds=n,
-                  cause=cause, quote=quote, epoch=epoch, settle=settle, extension=extension,
-                  direction=direction, seeds_needed=seeds_needed)
-        self.append(c if c.cause in ("open", "scale", "data") else replace(c, settle=""))
+        self.append(claim(CHAPTER, source, f"[{self.setting}] {statement}", paper, ours, rule, holds, partly,
+                          seeds=n, cause=cause, quote=quote, epoch=epoch, settle=settle, extension=extension,
+                          direction=direction, seeds_needed=seeds_needed,
+                          idle=_untrained(self.view, rests, self.read)))
 
 
 

@@ -1,13 +1,12 @@
 """Tables, figures and claims of the matrix-embedding chapter (paper 003 sec. 5), from stored runs.
 
-Every function takes the chapter's runs grouped by model, ``{label: Seeds}``
-(``urnlib.chapters.matrix_embeddings.experiment.Config.view``): the matrix models (kinds 4.1, 4.2, 4.3) and
-the baselines (word2vec, Kneser-Ney, the URN language model), told apart by the model kind in their
-parameters. Every number is a run's kept epoch (its lowest loss on the validation sentences, see
-:func:`epoch_text`; its stored final metrics and weights), shown as the mean ± sd over seeds; the test
-sentences are only reported. The analogy answers of both representations of the matrices come from ``scores``
-(``urnlib.chapters.matrix_embeddings.experiment.analogy_scores``): ``{run name: {"log" | "exp": sections or
-None}}``.
+Every function takes the chapter's runs grouped by model, ``{label: Seeds}`` (the experiment's
+``Config.view``): the matrix models (kinds 4.1, 4.2, 4.3) and the baselines (word2vec, Kneser-Ney, the URN
+language model), told apart by the model kind in their parameters. Every number is a run's kept epoch (its
+lowest loss on the validation sentences, see :func:`epoch_text`; its stored final metrics and weights), shown
+as the mean ± sd over seeds; the test sentences are only reported. The analogy answers of both
+representations of the matrices come from ``scores`` (the experiment's ``analogy_scores``):
+``{run name: {"log" | "exp": sections or None}}``.
 """
 
 from __future__ import annotations

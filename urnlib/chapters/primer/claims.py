@@ -31,12 +31,13 @@ from urnlib.claims import claim as _make
 from urnlib.chapters.primer.report import (
     CHAPTER, anbn_stats, elman_partitions, improving_at_cap, main_setting, pm,
 )
+from urnlib.paper_quotes import QUOTE_BEST, QUOTE_WEISS
 from urnlib.results import Run
+from urnlib.rules import BEYOND_RULE, beyond, not_beyond
 from urnlib.seeds import Seeds, Stat, by_label
 
-__all__ = ["claims", "brown_claims", "elman_claims", "anbn_claims", "beyond", "not_beyond", "BEYOND_RULE",
-           "SOURCE_BENGIO", "SOURCE_ELMAN", "SOURCE_WEISS", "QUOTE_BENGIO", "QUOTE_ELMAN", "QUOTE_WEISS",
-           "QUOTE_BEST", "KN_ROUNDED"]
+__all__ = ["claims", "brown_claims", "elman_claims", "anbn_claims", "SOURCE_BENGIO", "SOURCE_ELMAN",
+           "SOURCE_WEISS", "QUOTE_BENGIO", "QUOTE_ELMAN", "KN_ROUNDED"]
 
 SOURCE_BENGIO = "lecture 004, Bengio et al. (2003) table"
 SOURCE_ELMAN = "lecture 004, Elman (1990)"
@@ -44,11 +45,8 @@ SOURCE_WEISS = "lecture 004, Weiss et al. (2018)"
 #: the slide titles of the lecture's table and figures (the lecture states these results in no sentence)
 QUOTE_BENGIO = "Old (2003!) perplexity results on Brown corpus"
 QUOTE_ELMAN = "Learning word classes"
-QUOTE_WEISS = "Training recurrent architectures on a^nb^n"
-QUOTE_BEST = "For classic counting language, LSTM works the best"
 #: the lecture's Kneser-Ney trigram and 5-gram test perplexities, printed rounded to whole numbers
 KN_ROUNDED = (323, 321)
-BEYOND_RULE = f"largest n accepted above N ({rules.THRESHOLD_RULE})"
 
 
 def claim(*args, **kwargs) -> Claim:
@@ -196,21 +194,6 @@ def _share(stat: Stat) -> str:
 
 
 # ------------------------------------------------------------------------------------------------- a^n b^n
-def beyond(largest: Stat, n: int, name: str = "the largest n accepted") -> rules.Decision:
-    """Whether a model accepts a^m b^m beyond its training range m <= ``n``: its largest n accepted above
-    ``n`` over the seeds (:func:`urnlib.rules.threshold`). The one rule of the primer and the zoo."""
-    return rules.threshold(largest, n, above=True, name=name)
-
-
-def not_beyond(largest: Stat, n: int, name: str = "the largest n accepted") -> rules.Decision:
-    """The negation of :func:`beyond`: holds when the largest n accepted is below ``n``, or when no seed goes
-    beyond ``n`` (every seed at most ``n``: the test has nothing to decide); fails when it is above ``n``."""
-    d = beyond(largest, n, name)
-    if largest.n and max(largest.finite) <= n:
-        return rules.Decision(True, d.direction, -d.size)
-    return rules.Decision(None if d.holds is None else not d.holds, d.direction, -d.size, d.seeds_needed)
-
-
 def anbn_claims(runs: dict[str, Run], max_train_n: int) -> list[Claim]:
     """Counting beyond the training range: the largest n accepted, over the seeds of each model kind."""
     if not runs:

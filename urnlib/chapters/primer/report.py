@@ -17,7 +17,7 @@ from scipy.cluster.hierarchy import fcluster, linkage
 
 from urnlib.languages.elman import generate, word_classes
 from urnlib.plots.curves import Mark, panels_figure
-from urnlib.plots.primer import acceptance_figure, state_panels_figure, word_tree_figure
+from urnlib.plots.states import acceptance_figure, state_panels_figure, word_tree_figure
 from urnlib.plots.series import SeedCurves
 from urnlib.reports.common import looks
 from urnlib.results import Run

@@ -17,7 +17,7 @@ extends. A claim rests only on what the runs recorded:
 (:data:`urnlib.chapters.zoo.report.MEASURES`,
   :func:`urnlib.rules.off_chance`); a side at chance did not train: the part is undecided with the cause
   ``untrained``.
-* "beyond the training range" on a^n b^n is the primer's rule (:func:`urnlib.chapters.primer.claims.beyond`).
+* "beyond the training range" on a^n b^n is the primer's rule (:func:`urnlib.rules.beyond`).
 
 A miss is ``open``: on the paper's own task the zoo's data and budgets are smaller than the paper's; on a task
 the paper never used it is a finding, not a defect of the reproduction. Its ``settle`` names the rerun.
@@ -33,7 +33,8 @@ from urnlib import rules
 from urnlib.claims import Claim, claim
 from urnlib.metrics import max_error_rate
 from urnlib.reports.common import largest_rise
-from urnlib.chapters.primer.claims import BEYOND_RULE, QUOTE_BEST, QUOTE_WEISS, beyond, not_beyond
+from urnlib.paper_quotes import QUOTE_BEST, QUOTE_WEISS
+from urnlib.rules import BEYOND_RULE, beyond, not_beyond
 from urnlib.chapters.zoo.report import CHAPTER, MEASURES, buckets, headline
 from urnlib.seeds import Seeds, Stat
 

@@ -5,7 +5,7 @@ Functions take the runs as ``{task: {budget: {cell label: Seeds}}}`` (what
 (lowest validation loss: the final metrics the run stored), and given over seeds as mean ± one standard
 deviation. Each task has one headline measure (:data:`MEASURES`); the sentences of :func:`reading` are built
 from the numbers, so they stay true after a rerun. The claims are in :mod:`urnlib.chapters.zoo.claims`;
-drawing is in :mod:`urnlib.plots.zoo`.
+drawing is in :mod:`urnlib.plots.budgets`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import pandas as pd
 from urnlib import rules
 from urnlib.metrics import accuracy_by_count_seeds
 from urnlib.plots.series import UNIT, SeedCurves
-from urnlib.plots.zoo import cells_figure
+from urnlib.plots.budgets import cells_figure
 from urnlib.reports.common import looks
 from urnlib.lr_choice import lr_text
 from urnlib.reports.lr_choice import chosen_elsewhere, choice_frame, rates as choice_rates
