@@ -2,11 +2,28 @@
 
 from __future__ import annotations
 
+import os
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
-__all__ = ["raises_with"]
+__all__ = ["raises_with", "PAPERS", "paper_text"]
+
+#: the papers' text, beside the project (``<repo>/../shared/papers``; its README names each file)
+PAPERS = Path(__file__).resolve().parents[2] / "shared" / "papers"
+
+
+def paper_text(number: str) -> str:
+    """The text of paper ``number`` (``"002"``). Where it is absent the test is skipped, except in CI
+    (``CI=true``), where the quote checks must run: there it fails."""
+    found = sorted(PAPERS.glob(f"{number}_*.txt"))
+    if not found:
+        message = f"the text of paper {number} is not in {PAPERS}"
+        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+            pytest.fail(message + " (CI=true: the quote checks must run)")
+        pytest.skip(message)
+    return found[0].read_text()
 
 
 @contextmanager

@@ -19,6 +19,8 @@ from urnlib.chapters.matrix_embeddings import report as rep
 from urnlib.results import Run
 from urnlib.seeds import by_label
 
+from tests.helpers import paper_text
+
 WORDS = ["a", "b", "c", "d", "x"]
 QUESTION = [Analogy("hand-made", "a", "b", "c", "d")]  # a : b :: c : ?  (d right, x wrong)
 #: 2 x 2 diagonal matrices (their diagonals), columns summing to 1 over the words: the parametrisation of 4.2
@@ -157,7 +159,6 @@ DENSE = "4.2 dense 10 answers 81 analogy questions"
 WFSA = "the continuous WFSA (4.3) answers 1 or 2 analogy questions"
 SUMS, POWER = "P sums to 1 over all strings of each length", "(1/d) 1^T M_*^n 1 = 1"
 STAR = "M_* does not change the probability of any sequence, no matter where it is inserted"
-PAPER = Path(__file__).resolve().parents[2] / "shared" / "papers"
 
 
 def test_a_clear_order_on_the_log_entries_is_reproduced_whatever_the_entries_say():
@@ -254,13 +255,29 @@ def test_every_claim_says_which_epoch_it_reads_and_that_it_was_selected_on_valid
     assert "4.3" not in claims[DIAG].epoch and "4.3 dense 10 1/2" in claims[WFSA].epoch
 
 
-@pytest.mark.skipif(not PAPER.is_dir(), reason="the papers' text is not in this checkout's shared folder")
 def test_every_quote_is_the_papers_words():
     claims = _claims(diag=([40, 42, 44], [40, 42, 44]), dense=([10, 11, 12], [10, 11, 12]),
                      wfsa=([2, 3, 2], [1, 2, 1]), props=PROPS)
-    text = " ".join(next(PAPER.glob("003_*.txt")).read_text().split())  # line ends as spaces
+    text = " ".join(paper_text("003").split())  # line ends as spaces
     for c in claims.values():
         assert c.quote and " ".join(c.quote.split()) in text, c.statement
+
+
+def test_the_quote_checks_fail_in_ci_when_the_papers_are_absent(monkeypatch, tmp_path):
+    """The papers are found beside the project (``<repo>/../shared/papers``); absent, a quote check skips
+    on a developer's machine and fails in CI."""
+    from _pytest.outcomes import Failed, Skipped
+
+    from tests import helpers
+
+    assert helpers.PAPERS == Path(__file__).resolve().parents[1].parent / "shared" / "papers"
+    monkeypatch.setattr(helpers, "PAPERS", tmp_path)
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(Failed, match="CI=true"):
+        helpers.paper_text("003")
+    monkeypatch.delenv("CI")
+    with pytest.raises(Skipped, match="not in"):
+        helpers.paper_text("003")
 
 
 def test_the_properties_are_decided_within_float32_rounding_on_every_seed():
