@@ -1,5 +1,6 @@
 """Every speed benchmark is run by `make benchmarks` and described in benchmarks/README.md (one command runs
-all of them, issue 18), and every one the Makefile names exists."""
+all of them, issue 18), and every one the Makefile names exists; every other script there (the GPU estimates,
+mutation testing) is named in the README too."""
 
 import re
 from pathlib import Path
@@ -20,3 +21,9 @@ def test_make_benchmarks_runs_every_benchmark():
 def test_benchmarks_readme_describes_every_benchmark():
     rows = re.findall(r"^\| `(\w+)\.py` \|", (REPO / "benchmarks" / "README.md").read_text(), re.M)
     assert sorted(rows) == sorted(_scripts())
+
+
+def test_benchmarks_readme_names_every_script():
+    readme = (REPO / "benchmarks" / "README.md").read_text()
+    unnamed = sorted(p.name for p in (REPO / "benchmarks").glob("*.py") if f"`{p.name}`" not in readme)
+    assert not unnamed, f"benchmarks/README.md does not name {unnamed}"

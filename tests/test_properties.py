@@ -398,3 +398,19 @@ def test_within_and_matches_ignore_seed_order_and_mirror_with_their_direction(a,
 def test_a_side_without_values_decides_nothing(rule):
     args = (0.1,) if rule is not rules.compare else ()
     assert rule(Stat.of([]), Stat.of([1.0, 2.0]), *args).holds is None
+    assert rule(Stat.of([1.0, 2.0]), Stat.of([]), *args).holds is None
+
+
+def test_a_measure_without_values_decides_nothing():
+    for d in (rules.threshold(Stat.of([]), 0.5), rules.paired(Stat.of([])), rules.every_seed([])):
+        assert d.holds is None and np.isnan(d.size) and "0 of 0" in d.direction or "no value" in d.direction
+
+
+def test_a_higher_value_is_better_unless_said_otherwise():
+    a, b = Stat.of([0.85, 0.86, 0.84]), Stat.of([1.0, 1.01, 0.99])  # A clearly below B
+    assert rules.compare(a, b).holds is False and rules.compare(a, b, higher=False).holds is True
+    assert rules.within(a, b, 0.1).holds is False and rules.within(a, b, 0.1, higher=False).holds is True
+    # a relative tolerance: 0.85 is within 20% of 1.0 below it, not within 1/1.2 of it
+    assert rules.matches(a, b, 0.2, relative=True).holds is True
+    assert rules.matches(a, b, 0.2, relative=True, higher=False).holds is None
+    assert rules.threshold(a, 0.9).holds is False and rules.threshold(a, 0.9, above=False).holds is True
