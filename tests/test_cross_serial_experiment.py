@@ -335,8 +335,8 @@ def test_claims_on_tiny_runs(tiny):
     # runs of a few epochs, not the paper's 100: no evidence, whatever they measured
     fig2a = by_source["paper 001 Fig. 2a"][0]
     assert (fig2a.verdict, fig2a.cause) == ("inconclusive", "untrained")
-    assert fig2a.ours.startswith("URN 4 trained fewer than 100 epochs; LSTM 4 trained fewer than 100 "
-                                 "epochs: ")
+    assert fig2a.ours.startswith("did not train (URN 4 trained fewer than 100 epochs; LSTM 4 trained "
+                                 "fewer than 100 epochs): ")
     assert all(c.cause == "untrained" for c in claims if c.source != "paper 001 Table 1")
     assert all(c.quote and c.epoch for c in claims)
     assert not any("32-unit" in c.statement for c in claims)  # no 32-unit URN trained
@@ -480,7 +480,8 @@ def test_claims_on_a_model_at_chance_are_untrained():
     claims = report_claims.claims(fake_seeds(case, pad=100), units=[8], train_k=8)
     fig2a = find(claims, "lower test loss")
     assert (fig2a.verdict, fig2a.cause) == ("inconclusive", "untrained")
-    assert fig2a.ours.startswith("URN 8 is at chance: validation loss ") and "ln 7 = 1.946" in fig2a.ours
+    assert fig2a.ours.startswith("did not train (URN 8 is at chance: validation loss ")
+    assert "ln 7 = 1.946" in fig2a.ours
     assert all(c.cause == "untrained" for c in claims
                if "URN" in c.statement and c.source != "paper 001 Table 1")
     assert report.CHANCE_LOSS == pytest.approx(math.log(7))

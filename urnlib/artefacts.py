@@ -89,9 +89,8 @@ class Artefact:
     def chapters(self) -> list[str]:
         return list(dict.fromkeys(c.chapter for c in self.claims))
 
-    @property
-    def reason(self) -> str:
-        return reason(self)
+    def reason(self, causes: dict[str, str] | None = None) -> str:
+        return reason(self, causes or {})
 
 
 def rollup(claims) -> str:
@@ -111,18 +110,16 @@ def rollup(claims) -> str:
     return "partly reproduced"
 
 
-def reason(artefact: Artefact) -> str:
+def reason(artefact: Artefact, causes: dict[str, str]) -> str:
     """One plain sentence on why an artefact got its verdict, written from its deciding claim: what the paper
-    says and what was found; for a miss, also its cause in words."""
-    from urnlib.claims import CAUSES
-
+    says and what was found; for a miss, also its cause in words (``causes``: ``urnlib.claims.CAUSES``)."""
     c = artefact.deciding
     n = len(artefact.claims)
     count = f"{n} claims" if n != 1 else "1 claim"
     statement = c.statement.split("] ", 1)[-1] if c.statement.startswith("[") else c.statement
     if artefact.verdict == "reproduced":
         return f"All {count} hold; e.g. {statement}: {c.direction}."
-    why = CAUSES.get(c.cause or "", "")
+    why = causes.get(c.cause or "", "")
     why = why.split(" (")[0].split(":")[0]
     return f"{statement[0].upper()}{statement[1:]}: {c.direction}" + (f" ({why})." if why else ".")
 

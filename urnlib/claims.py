@@ -148,7 +148,7 @@ def claim(chapter: str, source: str, statement: str, paper: str | float, ours: s
     from urnlib.artefacts import artefact_of
     from urnlib.statements import kind_of
 
-    kind = kind or kind_of(holds)
+    kind = kind or kind_of(holds, rule)
     artefact = artefact or artefact_of(source)[1]
     if hasattr(holds, "holds"):  # a rules.Decision
         direction = direction or holds.direction

@@ -153,8 +153,12 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
 )}
 
 
-def kind_of(holds) -> str:
-    """The kind a claim's ``holds`` was decided as: a :class:`~urnlib.rules.Decision`'s own, else ``check``
-    (a yes/no computed exactly, such as a parameter count)."""
+def kind_of(holds, rule: str = "") -> str:
+    """The kind a claim's ``holds`` was decided as: a :class:`~urnlib.rules.Decision`'s own; for a claim of
+    several parts combined (:func:`urnlib.rules.combine`), the kind whose rule, in its own words, the claim's
+    ``rule`` states; else ``check`` (a yes/no computed exactly, such as a parameter count)."""
     kind = getattr(holds, "kind", "")
-    return kind or "check"
+    if kind:
+        return kind
+    named = [k.name for k in KINDS.values() if k.rule and k.rule in rule]
+    return named[0] if named else "check"

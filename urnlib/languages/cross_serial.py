@@ -9,7 +9,8 @@ the *strings* of the language (each string equally likely, so each ``(m, n)`` pa
 pair determines its string), with ``m, n >= 1`` by default: with ``m = 0`` or ``n = 0`` the pattern
 degenerates into the nested ``b^n d^n`` or ``a^m c^m`` (and ``m = n = 0`` into the empty string), which has
 no crossing dependency; the authors' code also draws ``m, n >= 1``. ``min_block=0`` admits the degenerate
-strings. (The authors' code draws a string length uniformly, then ``m``; it is not uniform over strings.)
+strings. The authors' code (GU-CLASP/unitary-recurrent-network, ``xdep.py``) draws a string length uniformly,
+then ``m``: it is not uniform over strings; ``sampler="lengths"`` draws that way (:data:`SAMPLERS`).
 
 **Scoring (paper 001 sec. 3).** A prediction after a prefix is correct if prefix + prediction is a prefix
 of some string of the *evaluation* language (C_10); the stop symbol is correct only after a complete
@@ -23,12 +24,16 @@ from functools import lru_cache
 import numpy as np
 import torch
 
-from urnlib.params import ParameterError, check_int
+from urnlib.params import ParameterError, check_choice, check_int
 
-__all__ = ["CrossSerialVocab", "check_language", "language", "generate", "is_member", "valid_next", "encode",
-           "score_strings"]
+__all__ = ["CrossSerialVocab", "SAMPLERS", "check_language", "language", "generate", "is_member",
+           "valid_next", "encode", "score_strings"]
 
 LETTERS = ("a", "b", "c", "d")
+#: how :func:`generate` draws a string of C_k: ``"strings"``, every string (every ``(m, n)``) equally likely
+#: (ours: paper 001's "uniformly from C_8" read per string); ``"lengths"``, as the authors' code draws: the
+#: pattern length ``m + n`` uniformly among those of C_k, then ``m`` uniformly among those of that length
+SAMPLERS = ("strings", "lengths")
 
 
 class CrossSerialVocab:
@@ -71,19 +76,30 @@ def string(m: int, n: int) -> str:
     return "a" * m + "b" * n + "c" * m + "d" * n
 
 
-def generate(count: int, k: int, *, min_block: int = 1,
-             rng: np.random.Generator | int = 0) -> list[tuple[int, int]]:
-    """Draw ``count`` strings uniformly from the strings of C_k; returns their ``(m, n)``.
+def generate(count: int, k: int, *, min_block: int = 1, rng: np.random.Generator | int = 0,
+             sampler: str = "strings") -> list[tuple[int, int]]:
+    """Draw ``count`` strings of C_k; returns their ``(m, n)``.
 
     Args:
         count: number of strings.
         k: the language C_k (paper: 8 for training, 10 for testing).
         min_block: smallest m and n (1: cross-serial strings only; 0: degenerate ones too).
         rng: numpy Generator or seed.
+        sampler: ``"strings"`` (uniformly over the strings of C_k) or ``"lengths"`` (``m + n`` uniformly over
+            the pattern lengths of C_k, then ``m`` uniformly given it: the authors' code); :data:`SAMPLERS`.
     """
     check_int("count", count, minimum=0)
+    check_choice("sampler", sampler, list(SAMPLERS))
     pairs = language(k, min_block)
     rng = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
+    if sampler == "lengths":
+        by_length: dict[int, list[tuple[int, int]]] = {}
+        for m, n in pairs:
+            by_length.setdefault(m + n, []).append((m, n))
+        lengths = sorted(by_length)
+        chosen = rng.integers(0, len(lengths), size=count)  # (count,) the pattern lengths
+        within = rng.random(size=count)  # (count,) then m, uniformly among that length's strings
+        return [by_length[lengths[i]][int(u * len(by_length[lengths[i]]))] for i, u in zip(chosen, within)]
     return [pairs[i] for i in rng.integers(0, len(pairs), size=count)]
 
 
@@ -140,8 +156,8 @@ def score_strings(predicted: torch.Tensor, pairs: list[tuple[int, int]], vocab: 
     """Which strings are predicted correctly (paper 001 sec. 3).
 
     Args:
-        predicted: ``(N, T)`` predicted next-symbol indices (argmax over the whole vocabulary) after the
-            inputs of :func:`encode`.
+        predicted: ``(N, T)`` predicted next-symbol indices (argmax over the model's classes) after the
+            inputs of :func:`encode`; an index past the vocabulary (a model with more classes) is never valid.
         pairs: the strings' ``(m, n)``.
         vocab: the vocabulary.
         k_eval: the language whose continuations count as correct (paper: C_10).
@@ -150,11 +166,13 @@ def score_strings(predicted: torch.Tensor, pairs: list[tuple[int, int]], vocab: 
     Returns:
         ``(N,)`` bool tensor: True when every prediction up to and including the stop symbol's is valid.
     """
+    # a model may have more output classes than the vocabulary (the authors' 10): those are never valid
     symbols = vocab.symbols
     out = torch.zeros(len(pairs), dtype=torch.bool)
     pred = predicted.tolist()
     for row, (m, n) in enumerate(pairs):
         s = string(m, n)
-        out[row] = all(symbols[pred[row][i]] in valid_next(s[:i], k_eval, min_block, vocab.STOP)
+        out[row] = all(pred[row][i] < len(symbols)
+                       and symbols[pred[row][i]] in valid_next(s[:i], k_eval, min_block, vocab.STOP)
                        for i in range(len(s) + 1))
     return out

@@ -109,7 +109,8 @@ def _row_html(art: Artefact, names: dict[str, Paper]) -> str:
     n = len(art.claims)
     where = ", ".join(_a(f"{ch}.html", chapter_title(ch)) for ch in art.chapters)
     counts = f'<br><span class="urnlib-count">{n} claim{"s" if n != 1 else ""}: {_tally(art.claims)}</span>'
-    return (f"<tr><td>{cell}</td><td>{verdict_chip(art.verdict)}</td><td>{html.escape(art.reason)}</td>"
+    why = html.escape(art.reason(CAUSES))
+    return (f"<tr><td>{cell}</td><td>{verdict_chip(art.verdict)}</td><td>{why}</td>"
             f"<td>{where}{counts if n > 1 else ''}</td></tr>")
 
 

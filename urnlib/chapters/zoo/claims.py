@@ -83,8 +83,9 @@ class _Merged(rules.Decision):
 def _merge(decisions: list[rules.Decision]) -> rules.Decision:
     """One decision from several (:func:`urnlib.rules.combine`), their directions joined."""
     holds = rules.combine(d.holds for d in decisions)[0]
+    kinds = {d.kind for d in decisions}
     return _Merged(holds, "; ".join(d.direction for d in decisions), math.nan, rules.needed(decisions),
-                   tuple(decisions))
+                   kind=kinds.pop() if len(kinds) == 1 else "", parts=tuple(decisions))
 
 
 def _hours(by_budget: dict[int, dict[str, Seeds]], needs: list[str]) -> float:
