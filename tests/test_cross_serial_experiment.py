@@ -39,6 +39,7 @@ def task_with(**changes):
 
 def plan_of(**changes):
     """``{run name: model spec}`` of the paper's plan with some parameters changed."""
+    changes.setdefault("variants", [])  # the chapter's own runs (the variants: test_cross_serial_variants)
     return {s.name: s.params["model"] for s in experiment.Config.load("paper", **changes).plan()}
 
 VOCAB = cs.CrossSerialVocab()
@@ -145,7 +146,7 @@ def test_evaluate_strings_with_min_block_0():
 # plan_runs, table1
 # --------------------------------------------------------------------------- #
 def test_plan_runs_paper_settings():
-    config = experiment.Config.paper()
+    config = replace(experiment.Config.paper(), variants=[])  # variants: test_cross_serial_variants
     assert config.seeds == SEEDS
     labels = ["URN 8", "URN 16", "URN 32", "LSTM 8", "LSTM 16", "LSTM 32"]
     assert config.labels() == labels
@@ -181,15 +182,16 @@ def test_plan_runs_paper_settings():
 
 
 def test_train_config_without_patience_or_keep_best_has_no_monitor():
-    config = experiment.Config.load("paper", patience=0, keep_best=False)
+    config = experiment.Config.load("paper", patience=0, keep_best=False, variants=[])
     cfg = config.train_config(1)
     assert (cfg.monitor, cfg.patience, cfg.keep_best, cfg.epochs, cfg.seed) == (None, None, False, 100, 1)
     assert "at most" not in config.summary() and "100 epochs" in config.summary()
     stop = experiment.Config.load("paper", keep_best=False, patience=20)  # early stopping, weights not kept
     assert (stop.train_config(0).monitor, stop.train_config(0).keep_best) == ("val_loss", False)
     assert stop.stop() == {"key": "val_loss", "patience": 20, "min_epochs": 100}
-    summary = experiment.Config.paper().summary()
-    assert "48 runs" in summary and f"seeds {SEEDS}" in summary and "lowest validation loss" in summary
+    summary = experiment.Config.paper().summary()  # 48 runs of the chapter, 24 of its three variants
+    assert "72 runs" in summary and "variants: URN 32, m+n uniform, 10 classes, 10 epochs" in summary
+    assert f"seeds {SEEDS}" in summary and "lowest validation loss" in summary
 
 
 def test_table1_matches_the_paper():
@@ -218,7 +220,7 @@ def test_data_summary_counts_strings_per_length():
 # a tiny end-to-end round trip
 # --------------------------------------------------------------------------- #
 TINY = experiment.Config.load("paper", seeds=[0, 1], train_size=512, test_size=128, epochs=2, batch_size=128,
-                               lr=0.01, units=[4], models=["urn", "lstm"], mode="train")
+                               lr=0.01, units=[4], models=["urn", "lstm"], mode="train", variants=[])
 TINY_PLAN = {s.name: s for s in TINY.plan()}
 TRAIN_K = TINY.train_k
 

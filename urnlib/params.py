@@ -14,7 +14,7 @@ from typing import Any
 from urnlib.errors import DataError, ParameterError  # re-exported: ``from urnlib.params import ...`` works
 
 __all__ = ["ParameterError", "DataError", "check_choice", "check_int", "check_float", "check_bool",
-           "check_list", "check_notebook_parameters", "injected_parameters"]
+           "check_list", "check_entries", "check_notebook_parameters", "injected_parameters"]
 
 #: the first line of the cell papermill injects after a notebook's parameters cell
 PAPERMILL_MARK = "# Parameters"
@@ -89,6 +89,27 @@ def check_list(name: str, value: Any, *, example: str, each=None) -> list:
             raise ParameterError(f"{name} contains {seen[key]!r} and {entry!r}: the same run twice; drop one")
         seen[key] = entry
     return list(value)
+
+
+def check_entries(name: str, value: Any, *, example: str, required: dict[str, str],
+                  keys: tuple[str, ...]) -> list[tuple[str, dict]]:
+    """``[(f"{name}[i]", entry), ...]`` of a list of settings (empty: none), each a mapping with the keys of
+    ``required`` (key -> how the message names it, ``{"model": "a model"}``) and no key outside ``keys``, else
+    raise naming the entry (a chapter's ``ablations`` or ``variants``; ``example``: a valid entry, shown in
+    the message)."""
+    if not isinstance(value, (list, tuple)):
+        raise ParameterError(f"{name}={value!r} must be a list (empty: none) of entries {example}")
+    out = []
+    for i, entry in enumerate(value):
+        where = f"{name}[{i}]"
+        if not isinstance(entry, dict) or any(key not in entry for key in required):
+            needs = " and ".join(required.values())
+            raise ParameterError(f"{where}={entry!r} must be a mapping with at least {needs}, e.g. {example}")
+        unknown = sorted(set(entry) - set(keys))
+        if unknown:
+            raise ParameterError(f"{where} has {unknown}: an entry takes only {list(keys)}")
+        out.append((where, entry))
+    return out
 
 
 def injected_parameters(namespace: dict[str, Any]) -> list[str]:

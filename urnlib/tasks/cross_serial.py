@@ -61,13 +61,14 @@ class CrossSerialData:
 
 
 @lru_cache(maxsize=4)
-def make_data(task: CrossSerialTask) -> CrossSerialData:
-    """Seeded training strings from C_train_k and test strings from C_test_k."""
+def make_data(task: CrossSerialTask, sampler: str = "strings") -> CrossSerialData:
+    """Seeded training strings from C_train_k and test strings from C_test_k, drawn by ``sampler``
+    (:data:`urnlib.languages.cross_serial.SAMPLERS`; the default, uniformly over the strings)."""
     vocab = cs.CrossSerialVocab()
     train = cs.generate(task.train_size, task.train_k, min_block=task.min_block,
-                        rng=np.random.default_rng([task.seed, 0]))
+                        rng=np.random.default_rng([task.seed, 0]), sampler=sampler)
     test = cs.generate(task.test_size, task.test_k, min_block=task.min_block,
-                       rng=np.random.default_rng([task.seed, 1]))
+                       rng=np.random.default_rng([task.seed, 1]), sampler=sampler)
     return CrossSerialData(vocab, TokenData(*cs.encode(train, vocab)), TokenData(*cs.encode(test, vocab)),
                            test)
 
@@ -91,9 +92,9 @@ def evaluate_strings(model: torch.nn.Module, data: CrossSerialData, task: CrossS
 
 
 @lru_cache(maxsize=4)
-def validation_data(task: CrossSerialTask) -> TokenData:
-    """Validation strings of a cross-serial task: drawn from C_train_k like its training strings, from the
-    stream ``[seed, 2]``."""
+def validation_data(task: CrossSerialTask, sampler: str = "strings") -> TokenData:
+    """Validation strings of a cross-serial task: drawn from C_train_k like its training strings (by
+    ``sampler``), from the stream ``[seed, 2]``."""
     pairs = cs.generate(task.test_size, task.train_k, min_block=task.min_block,
-                        rng=np.random.default_rng([task.seed, 2]))
+                        rng=np.random.default_rng([task.seed, 2]), sampler=sampler)
     return TokenData(*cs.encode(pairs, cs.CrossSerialVocab()))

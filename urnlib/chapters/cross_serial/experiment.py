@@ -15,7 +15,9 @@ The chapter's protocol, callable without a notebook::
 expands them to one :class:`~urnlib.results.RunSpec` per model and seed (run ``"URN 16 seed 2"``: the seed
 fixes the run's data, initialisation, data order and dropout masks), and :func:`train_run` trains one of them
 (a module-level function, so that any worker process can run it). :meth:`Config.view` groups the runs as
-``{model: Seeds}``.
+``{model: Seeds}``; the runs of the parameter ``variants`` (:mod:`urnlib.chapters.cross_serial.variants`: a
+model trained again as the authors' code draws its strings and sizes its output) are planned beside them and
+grouped apart by :meth:`Config.variant_view`.
 
 Training runs until the monitored metric (``monitor``: the validation loss, on strings drawn from C_8 like the
 training strings) has not improved for ``patience`` epochs, never before ``min_epochs``, at most ``epochs``;
@@ -25,13 +27,14 @@ every epoch trained, the test measures included (read for reporting only).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import torch
 
 from urnlib.callbacks import stopping_callbacks
+from urnlib.chapters.cross_serial import variants as cs_variants
 from urnlib.experiments.config import ChapterConfig, run_config
 from urnlib.experiments.training import train_token_model
 from urnlib.languages import cross_serial as cs
@@ -88,6 +91,8 @@ class Config(ChapterConfig):
         dropout: dropout rate of every model.
         units, models: the sizes and kinds (``urn``, ``lstm``) compared.
         lstm_embedding: the LSTM's embedding size.
+        variants: models trained again in another setting (:mod:`urnlib.chapters.cross_serial.variants`;
+            ``[]``: none, the default, so that a preset without it plans the chapter's runs alone).
     """
 
     CHAPTER = "cross_serial"
@@ -109,6 +114,7 @@ class Config(ChapterConfig):
     units: list
     models: list
     lstm_embedding: int
+    variants: list = field(default_factory=list)
 
     def validate(self) -> None:
         check_seeds(self.seeds)
@@ -126,6 +132,7 @@ class Config(ChapterConfig):
         check_list("units", self.units, example="[8, 16, 32]", each=_check_units)
         check_list("models", self.models, example=f"{list(KINDS)}",
                    each=lambda name, kind: check_choice(name, kind, list(KINDS)))
+        self.variant_specs()
         # memory: the test set's logits are held at once (N x T x V floats)
         length = 2 * self.test_k + 2
         need = self.test_size * length * len(cs.CrossSerialVocab()) * 4 * 3
@@ -162,24 +169,47 @@ class Config(ChapterConfig):
         ``units``."""
         return [f"{KINDS[kind]} {n}" for kind in self.models for n in self.units]
 
+    def _spec(self, kind: str, n: int, seed: int, variant: cs_variants.Variant | None = None) -> RunSpec:
+        model, train, stop = self.model_spec(kind, n), self.train_config(seed), self.stop()
+        label, extra, coords = f"{KINDS[kind]} {n}", {}, {}
+        if variant is not None:  # its epochs (and never more before stopping), sampler and classes
+            if variant.epochs is not None:
+                train = replace(train, epochs=variant.epochs)
+                stop = {**stop, "min_epochs": min(stop["min_epochs"], variant.epochs)}
+            label, extra = cs_variants.label_of(label, variant), variant.params()
+            coords = {"variant": label}
+        return RunSpec.of(EXPERIMENT, label,
+                          {"task": asdict(self.task(seed)), "model": model, "train": train.params(),
+                           "stop": stop, **extra},
+                          (*COMPONENTS, component_of(model)), train_run, seed=seed, kind=kind, units=n,
+                          **coords)
+
+    def variant_specs(self) -> dict[str, cs_variants.Variant]:
+        """``{label: Variant}`` of ``variants`` (:func:`.variants.variants_of`)."""
+        return cs_variants.variants_of(self.variants, kinds=KINDS, seeds=list(self.seeds), epochs=self.epochs,
+                                       check_units=_check_units)
+
+    def variant_plan(self) -> dict[str, list[RunSpec]]:
+        """``{label: [one RunSpec per seed]}`` of ``variants``."""
+        return {label: [self._spec(v.kind, v.units, seed, v) for seed in v.seeds]
+                for label, v in self.variant_specs().items()}
+
     def plan(self) -> list[RunSpec]:
         """One run per model (:meth:`labels`) and seed, named ``"URN 16 seed 2"``; the seed is the data's and
-        the training's."""
-        specs = []
-        for kind in self.models:
-            for n in self.units:
-                model = self.model_spec(kind, n)
-                for seed in self.seeds:
-                    specs.append(RunSpec.of(EXPERIMENT, f"{KINDS[kind]} {n}",
-                                            {"task": asdict(self.task(seed)), "model": model,
-                                             "train": self.train_config(seed).params(), "stop": self.stop()},
-                                            (*COMPONENTS, component_of(model)), train_run,
-                                            seed=seed, kind=kind, units=n))
-        return specs
+        the training's; then the runs of ``variants`` (:meth:`variant_plan`)."""
+        specs = [self._spec(kind, n, seed) for kind in self.models for n in self.units for seed in self.seeds]
+        return specs + [s for group in self.variant_plan().values() for s in group]
 
     def view(self, runs: dict[str, Run]) -> dict[str, Seeds]:
-        """The runs as ``{model label: Seeds}`` (one setting here, so grouping by label is all)."""
-        return by_label(runs)
+        """The chapter's runs as ``{model label: Seeds}`` (one setting, so grouping by label is all); the
+        variants' runs are left out (:meth:`variant_view`)."""
+        variants = set(self.variant_specs())
+        return {label: seeds for label, seeds in by_label(runs).items() if label not in variants}
+
+    def variant_view(self, runs: dict[str, Run]) -> dict[str, Seeds]:
+        """The runs of ``variants`` as ``{variant label: Seeds}``, in the order of the entries."""
+        grouped = by_label(runs)
+        return {label: grouped[label] for label in self.variant_specs() if label in grouped}
 
     def stopping(self) -> str:
         """How long a run trains, in words (for the page)."""
@@ -192,9 +222,12 @@ class Config(ChapterConfig):
                 f"{_epochs(self.patience)}, at most {_epochs(self.epochs)}{keep}")
 
     def summary(self) -> str:
+        variants = self.variant_specs()
+        also = ("; variants: " + ", ".join(f"{label} (seeds {v.seeds})" for label, v in variants.items())
+                if variants else "")
         return (f"Built at {self.describe()}: {self.train_size:,} training strings from C_{self.train_k}, "
                 f"{self.test_size:,} test strings from C_{self.test_k}; training {self.stopping()}; seeds "
-                f"{list(self.seeds)}; models: " + ", ".join(self.labels())
+                f"{list(self.seeds)}; models: " + ", ".join(self.labels()) + also
                 + f" ({len(self.plan())} runs).")
 
 
@@ -203,12 +236,15 @@ def train_run(spec: RunSpec, checkpoint: Path | None) -> Trained:
     metrics (and weights) are the best epoch's by the monitor when ``keep_best`` is on, else the last epoch's
     (:func:`~urnlib.experiments.training.train_token_model`). A run that monitors ``val_loss`` also scores
     the validation strings after every epoch (runs monitoring a test measure, stored before the protocol,
-    train as they did)."""
+    train as they did). A variant's run (:mod:`urnlib.chapters.cross_serial.variants`) draws its strings by
+    its ``sampler`` and builds its model with ``classes`` symbols."""
     task = CrossSerialTask(**spec.params["task"])
-    data = make_data(task)
+    sampler = spec.params.get("sampler", "strings")
+    data = make_data(task, sampler)
     callbacks = stopping_callbacks(spec.params.get("stop"))
-    validation = validation_data(task) if spec.params["train"].get("monitor") == "val_loss" else None
-    return train_token_model(spec, checkpoint, data.train, data.test, len(data.vocab),
+    validation = validation_data(task, sampler) if spec.params["train"].get("monitor") == "val_loss" else None
+    classes = spec.params.get("classes", len(data.vocab))
+    return train_token_model(spec, checkpoint, data.train, data.test, classes,
                              evaluate=lambda m: evaluate_strings(m, data, task), callbacks=callbacks,
                              valid=validation)
 
@@ -221,5 +257,6 @@ def run(config: Config, *, store: str | Path | None = None, mode: str | None = N
 
 
 def rebuild_model(run: Run) -> torch.nn.Module:
-    """The trained model of a stored run, in eval mode."""
-    return run.model(len(cs.CrossSerialVocab()))
+    """The trained model of a stored run, in eval mode (with its ``classes`` symbols where a variant set
+    them)."""
+    return run.model(run.params.get("classes", len(cs.CrossSerialVocab())))
