@@ -74,7 +74,25 @@ MODULES: dict[str, tuple[str, ...]] = {
 
 #: mutants that compute what the module computes: "<module>" -> {mutant id: reason}; a mutant's id is its
 #: line's text, its change and the occurrence of that change on lines of that text (see :class:`Mutant`)
-EQUIVALENT: dict[str, dict[str, str]] = {}
+_AT_CRIT = ("differs only where a difference equals the t-test's critical value exactly: a t quantile times "
+            "a standard error, which no seeds' values reach but by a coincidence of the last bit")
+EQUIVALENT: dict[str, dict[str, str]] = {
+    "urnlib.rules": {
+        "if diff - margin > crit: | > -> >= #1": _AT_CRIT,
+        "if -diff > crit: | > -> >= #1": _AT_CRIT,
+        "if size > crit: | > -> >= #1": _AT_CRIT,
+        "if -size > crit: | > -> >= #1": _AT_CRIT,
+        "if abs(size) > _t(sides * (n - 1)) * math.sqrt(sides * variance / n): | > -> >= #1": _AT_CRIT,
+        "if _sign_test(k, n) < LEVEL: | < -> <= #1":
+            "a sign test's p-value is a multiple of 2^-n, never exactly 0.05",
+        "if _fisher(a, n_a, b, n_b) < LEVEL: | < -> <= #1":
+            "differs only where Fisher's exact p-value is exactly 0.05 (a sum of hypergeometric "
+            "probabilities)",
+        "return float(_stats.t.ppf(1 - LEVEL / 2, df)) if df > 0 else math.inf | > -> >= #1":
+            "df is never 0 here: one-sample tests run from 2 seeds (df >= 1), seeds_to_decide from n = 2 "
+            "(df >= 2), Welch's df is positive whenever the standard error is",
+    },
+}
 #: surviving mutants that are gaps left open, with why: "<module>" -> {mutant id: reason}
 SURVIVING: dict[str, dict[str, str]] = {}
 

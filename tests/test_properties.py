@@ -414,3 +414,52 @@ def test_a_higher_value_is_better_unless_said_otherwise():
     assert rules.matches(a, b, 0.2, relative=True).holds is True
     assert rules.matches(a, b, 0.2, relative=True, higher=False).holds is None
     assert rules.threshold(a, 0.9).holds is False and rules.threshold(a, 0.9, above=False).holds is True
+
+
+# edges that mutants of urnlib/rules.py found untested (benchmarks/mutation.py)
+def test_a_share_too_close_to_one_half_for_a_thousand_seeds_names_no_seed_count():
+    d = rules.every_seed([True] * 51 + [False] * 49)
+    assert d.holds is None and d.seeds_needed is None and "more than 1,000 seeds" in d.undecided
+    assert rules.rates(51, 100, 49, 100).seeds_needed is None
+
+
+def test_beyond_and_not_beyond_the_training_range():
+    above, within_range = Stat.of([25, 30, 28]), Stat.of([15, 18])
+    assert rules.beyond(above, 20).holds is True and rules.not_beyond(above, 20).holds is False
+    assert rules.beyond(within_range, 20).holds is None  # two seeds, 3.5 below: undecided by the t-test ...
+    assert rules.not_beyond(within_range, 20).holds is True  # ... but no seed goes past 20
+    assert rules.not_beyond(Stat.of([20, 20]), 20).holds is True  # no seed past n: nothing to decide
+    assert "the largest n accepted 27.7, above 20" == rules.beyond(above, 20).direction
+
+
+def test_seeds_to_decide_counts_from_two_up_to_max_seeds():
+    from scipy import stats
+
+    assert rules.seeds_to_decide(10.0, 0.01) == 2  # a clear difference: the fewest seeds that have a spread
+    assert rules.seeds_to_decide(0.1, 0.0) is None and rules.seeds_to_decide(0.0, 1.0) is None
+
+    def crit(n):  # the difference that n seeds per side decide at variance 1
+        return stats.t.ppf(1 - rules.LEVEL / 2, 2 * (n - 1)) * (2 / n) ** 0.5
+
+    last = rules.MAX_SEEDS
+    assert rules.seeds_to_decide((crit(last - 1) + crit(last)) / 2, 1.0) == last
+    assert rules.seeds_to_decide(crit(last) * 0.99, 1.0) is None
+
+
+def test_a_decision_is_frozen():
+    import dataclasses
+
+    d = rules.compare(Stat.of([1.0, 2.0]), Stat.of([0.0, 0.5]))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        d.holds = None
+    assert hash(d) == hash(dataclasses.replace(d))
+
+
+def test_a_margin_must_be_passed_on_top_of_the_noise():
+    a, b = Stat.of([2.0, 2.1, 1.9]), Stat.of([1.0, 1.1, 0.9])  # A above B by 1.0, little spread
+    assert rules.compare(a, b, margin=0.5).holds is True
+    at, past = rules.compare(a, b, margin=1.0), rules.compare(a, b, margin=1.5)
+    assert at.holds is None and past.holds is None  # not beyond the margin, nor significantly behind
+    assert at.seeds_needed == past.seeds_needed == 4  # the seeds that would decide the difference itself
+    wide = rules.compare(Stat.of([2.0, 3.0, 1.0]), Stat.of([1.0, 2.0, 0.0]), margin=0.5)  # spread 1
+    assert wide.holds is None and wide.seeds_needed == rules.seeds_to_decide(1.0 - 0.5, 1.0) == 32
