@@ -35,7 +35,11 @@ chunked parallel prefix product (``states_parallel``), three interleaved runs ea
 is reported), with their largest disagreement.
 
 Writes ``book/performance/urn_speed.md`` (included by the book's Performance page) and
-``benchmarks/results/urn_speed.json``.
+``benchmarks/results/urn_speed.json``. ``--march x86-64-v3`` builds the kernel for that target instead of
+this CPU (``URNLIB_SCAN_KERNEL_MARCH``: on an AVX-512 machine, the AVX2 code an AVX2 machine runs) and
+writes ``urn_speed_avx2.md`` / ``.json``; ``--speed-only`` times training alone (no memory, no Q per token,
+no compositional evaluation) and names its files after the kernel's code the same way. Every report
+records the CPU's instruction sets and the kernel's target and vector width.
 """
 
 from __future__ import annotations
@@ -61,7 +65,7 @@ from urn_baselines import AutogradLoopURN, GroupedURN, PerTokenURN, TorchLSTM
 from urnlib.languages import dyck
 from urnlib.models import URN, build_model
 from urnlib.models.scan import matrix_scan, matrix_scan_reference
-from urnlib.models.scan_kernel import kernel
+from urnlib.models.scan_kernel import instruction_sets, kernel, march
 from urnlib.models.unitary import _dropout_mask
 
 RESULTS = Path(__file__).resolve().parent / "results"  # the full report (JSON)
@@ -251,8 +255,17 @@ def machine() -> dict:
                 break
     except OSError:
         pass
+    built = kernel()
     return {"cpu": cpu, "threads": torch.get_num_threads(), "torch": torch.__version__,
-            "python": platform.python_version(), "date": datetime.date.today().isoformat()}
+            "python": platform.python_version(), "date": datetime.date.today().isoformat(),
+            "instruction sets": instruction_sets(), "kernel target": march(),
+            "kernel vector bytes": built.vector_bytes() if built is not None else None}
+
+
+def kernel_code(m: dict) -> str:
+    """The instruction set the kernel's code uses, in words (from its vector width)."""
+    width = m.get("kernel vector bytes")
+    return {64: "AVX-512", 32: "AVX2"}.get(width, "no kernel") if width else "no kernel"
 
 
 def main() -> None:
@@ -262,8 +275,14 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--lengths", type=int, nargs="+", default=[100, 1_000, 10_000, 100_000])
     ap.add_argument("--quick", action="store_true", help="n = 16, 50; 2 rounds; lengths up to 10^4; no files")
+    ap.add_argument("--march", default="", help="build the scan kernel for this -march target (e.g. "
+                    "x86-64-v3: AVX2) instead of this CPU; the files written are named after its code")
+    ap.add_argument("--speed-only", action="store_true", help="training speed only: no peak memory, no Q per "
+                    "token, no torch.compile, no compositional evaluation (a quick comparison)")
     ap.add_argument("--memory-of", nargs=2, metavar=("LABEL", "N"), help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.march:  # before the kernel is built; the memory subprocesses inherit it
+        os.environ["URNLIB_SCAN_KERNEL_MARCH"] = args.march
     if args.memory_of:
         memory_child(args.memory_of[0], int(args.memory_of[1]), args.threads)
         return
@@ -271,7 +290,9 @@ def main() -> None:
         args.sizes, args.rounds, args.lengths = [16, 50], 2, [100, 1_000, 10_000]
     torch.set_num_threads(args.threads)
     info = machine()
-    print(f"{info['cpu']}, {args.threads} threads, torch {info['torch']}", flush=True)
+    print(f"{info['cpu']} ({' '.join(info['instruction sets'])}), {args.threads} threads, "
+          f"torch {info['torch']}; kernel built for {info['kernel target']}: {kernel_code(info)} code",
+          flush=True)
     peak = gemm_peak_flops()
     x, y = dyck_batch()
     B, T = x.shape
@@ -284,7 +305,7 @@ def main() -> None:
             extra["recurrence only (kernel)"] = recurrence_only(n, x, "kernel")
         extra["recurrence only (grouped layout)"] = recurrence_only(n, x, "grouped")
         compiled_s = None
-        if n == 50 and not args.quick:
+        if n == 50 and not args.quick and not args.speed_only:
             compiled = extra["recurrence only (torch.compile of the plain loop)"] = recurrence_only(
                 n, x, "compiled loop")
             with tempfile.TemporaryDirectory() as cache:  # inductor's on-disk cache: empty, as a first use
@@ -300,19 +321,21 @@ def main() -> None:
             for label, fn in [*steps.items(), *extra.items()]:
                 times[label].append(timed(fn, 3))
         med = {label: statistics.median(v) for label, v in times.items()}
-        torch.manual_seed(0)
-        slow_step = training_step(make(SLOW[0], n), x, y)
-        med[SLOW[0]] = timed(slow_step, 1)
+        slow = [] if args.speed_only else SLOW
+        if slow:
+            torch.manual_seed(0)
+            med[SLOW[0]] = timed(training_step(make(SLOW[0], n), x, y), 1)
         floor_peak = 6 * n * n * B * T / peak
         floor_b = med["floor: shared-matrix recurrence"]
         lstm = med["nn.LSTM"]
         rounds = f"median of {args.rounds} x 3 batches"
-        for label in [*FAST, *SLOW]:
+        for label in [*FAST, *slow]:
             speed.append({
                 "n": n, "model": label, "s/epoch": med[label] * BATCHES_PER_EPOCH,
                 "measured on": "1 batch" if label in SLOW else rounds,
                 "ratio to nn.LSTM": med[label] / lstm,
-                "peak memory MB": peak_memory_mb(label, n, args.threads) if not args.quick else None,
+                "peak memory MB": (peak_memory_mb(label, n, args.threads)
+                                   if not (args.quick or args.speed_only) else None),
             })
             if label in FAST:
                 speed[-1]["x floor (a)"] = med[label] / floor_peak
@@ -329,18 +352,23 @@ def main() -> None:
                       "s/epoch": floor_b * BATCHES_PER_EPOCH,
                       "measured on": rounds})
         print(f"n={n}: " + ", ".join(f"{k} {v * BATCHES_PER_EPOCH:.2f}s" for k, v in med.items()), flush=True)
-    prefix = prefix_rows(args.lengths)
-    info["kernel build s"] = kernel_build_seconds() if not args.quick else None
+    prefix = prefix_rows(args.lengths) if not args.speed_only else []
+    info["kernel build s"] = kernel_build_seconds() if not (args.quick or args.speed_only) else None
     report = {"machine": info, "gemm_peak_gflops": peak / 1e9, "batch": B, "length": T,
               "batches_per_epoch": BATCHES_PER_EPOCH, "speed": speed, "prefix": prefix}
     md = to_markdown(report)
     print(md)
     if not args.quick:
+        # the default report is the book's full table; one for another target or of speed alone is named
+        # after the kernel's code (urn_speed_avx2.md, urn_speed_avx512.md)
+        code = kernel_code(info).lower().replace("-", "").replace(" ", "_")
+        suffix = f"_{code}" if (args.march or args.speed_only) else ""
+        results, table = RESULTS / f"urn_speed{suffix}.json", BOOK_TABLE.with_stem(BOOK_TABLE.stem + suffix)
         RESULTS.mkdir(exist_ok=True)
-        (RESULTS / "urn_speed.json").write_text(json.dumps(report, indent=1))
-        BOOK_TABLE.parent.mkdir(exist_ok=True)
-        BOOK_TABLE.write_text(md)
-        print(f"wrote {BOOK_TABLE} and {RESULTS / 'urn_speed.json'}")
+        results.write_text(json.dumps(report, indent=1))
+        table.parent.mkdir(exist_ok=True)
+        table.write_text(md)
+        print(f"wrote {table} and {results}")
 
 
 def _fmt(v) -> str:
@@ -361,6 +389,8 @@ def to_markdown(report: dict) -> str:
     m = report["machine"]
     head = (f"Measured {m['date']} on {m['cpu']}, {m['threads']} threads, torch {m['torch']}, "
             f"Python {m['python']}; "
+            f"instruction sets {', '.join(m.get('instruction sets', [])) or 'unknown'}; "
+            f"the scan kernel built for `-march={m.get('kernel target', 'native')}`: {kernel_code(m)} code; "
             f"GEMM peak {report['gemm_peak_gflops']:.0f} GFLOP/s"
             + (f"; the scan kernel built in {m['kernel build s']:.0f} s (once, then cached)"
                if m.get("kernel build s") else "")
@@ -371,9 +401,9 @@ def to_markdown(report: dict) -> str:
             "measured on"]
     pcols = ["length", "plain loop s", "scan s", "parallel prefix s", "plain / parallel",
              "plain / parallel, each run", "plain / scan", "max |parallel - plain|"]
-    return (head + "\n### Training\n\n" + _table(report["speed"], cols)
-            + "\n\n### Compositional evaluation (URN n = 50, k = 3, 4 sequences)\n\n"
-            + _table(report["prefix"], pcols) + "\n")
+    prefix = ("\n\n### Compositional evaluation (URN n = 50, k = 3, 4 sequences)\n\n"
+              + _table(report["prefix"], pcols)) if report["prefix"] else ""
+    return head + "\n### Training\n\n" + _table(report["speed"], cols) + prefix + "\n"
 
 
 if __name__ == "__main__":

@@ -3,7 +3,19 @@
 #include <cstring>
 #include <vector>
 
-constexpr int VB = 64;  // bytes per vector: 16 floats or 8 doubles (one AVX-512 register)
+// One vector is one register of the instruction set the kernel is built for, and a tile's R x NV
+// accumulators and its NV matrix vectors fit the register file: a vector wider than the hardware's is
+// split by the compiler, its accumulators spilled to memory (built for AVX2, the kernel with AVX-512-sized
+// vectors ran 4-50x slower than its AVX-512 build). The numbers are the same whatever the width: every
+// output element is one chain of fused multiply-adds, in the order of k, in every build (x86-64-v3 and
+// above have FMA; tests/test_scan_kernel_targets.py compares the AVX2 and AVX-512 builds bitwise).
+#if defined(__AVX512F__)
+constexpr int VB = 64;      // bytes per vector: 16 floats or 8 doubles (one AVX-512 register)
+constexpr int MAX_NV = 4;   // 32 registers: 6 x 4 accumulators + 4
+#else
+constexpr int VB = 32;      // 8 floats or 4 doubles (one AVX register)
+constexpr int MAX_NV = 2;   // 16 registers: 6 x 2 accumulators + 2 (+ the broadcast input)
+#endif
 template <typename T> struct VecOf {
   typedef T type __attribute__((vector_size(VB)));
   typedef T unaligned __attribute__((vector_size(VB), aligned(sizeof(T))));
@@ -42,31 +54,43 @@ static inline void put(T* o, typename VecOf<T>::type a, int64_t width, const T* 
     *(VU*)o = base ? *(const VU*)base + a * *(const VU*)pm : a;
   } else if (width > 0) {
     T buf[W];
-    std::memcpy(buf, &a, sizeof(buf));
+    *(VU*)buf = a;  // a store of the value: taking the address of a would keep every accumulator in memory
     for (int64_t j = 0; j < width; ++j) o[j] = base ? base[j] + buf[j] * pm[j] : buf[j];
   }
 }
 
-// for the tile's rows r: out_r[j0 : j0 + NV W] = sum_k (src_r[k] msk_r[k]) Mp[k, j0 : j0 + NV W]
+// the inputs of a tile's rows, packed: xp[k R + r] = src_r[k] msk_r[k] (src_r[k] without a mask), so
+// that the products read them through one pointer (the rows' own pointers, six or twelve of them, would
+// take more general registers than x86-64 has, and the compiler then reloads them from the stack)
+template <typename T>
+static inline void pack(int rows, int64_t n, const T* const* src, const T* const* msk, T* xp) {
+  for (int r = 0; r < rows; ++r) {
+    const T* s = src[r];
+    if (msk) {
+      const T* m = msk[r];
+      for (int64_t k = 0; k < n; ++k) xp[k * R + r] = s[k] * m[k];
+    } else {
+      for (int64_t k = 0; k < n; ++k) xp[k * R + r] = s[k];
+    }
+  }
+}
+
+// for the tile's rows r < RR: out_r[j0 : j0 + NV W] = sum_k xp[k R + r] Mp[k, j0 : j0 + NV W]
 // (Mp: n rows of NP columns, zero beyond n), or base_r + (that sum) * pm_r (backward)
-template <typename T, int NV, int RR, bool MASKED>
-static inline void tile(int64_t n, int64_t NP, int64_t j0, const T* Mp, const T* const* src,
-                        const T* const* msk, T* const* out, const T* const* base, const T* const* pm) {
+template <typename T, int NV, int RR>
+static inline void tile(int64_t n, int64_t NP, int64_t j0, const T* Mp, const T* xp, T* const* out,
+                        const T* const* base, const T* const* pm) {
   typedef typename VecOf<T>::type V;
   typedef typename VecOf<T>::unaligned VU;
   constexpr int W = VB / sizeof(T);
   V acc[RR][NV];
-  const T* s[RR];
-  const T* mk[RR];
 #pragma GCC unroll 8
-  for (int r = 0; r < RR; ++r) {
-    s[r] = src[r];
-    mk[r] = MASKED ? msk[r] : nullptr;
+  for (int r = 0; r < RR; ++r)
 #pragma GCC unroll 8
     for (int v = 0; v < NV; ++v) acc[r][v] = V{};
-  }
   for (int64_t k = 0; k < n; ++k) {
     const VU* row = (const VU*)(Mp + k * NP + j0);
+    const T* x = xp + k * R;
     V m[NV];
 #pragma GCC unroll 8
     for (int v = 0; v < NV; ++v) {
@@ -75,9 +99,9 @@ static inline void tile(int64_t n, int64_t NP, int64_t j0, const T* Mp, const T*
     }
 #pragma GCC unroll 8
     for (int r = 0; r < RR; ++r) {
-      const T x = MASKED ? s[r][k] * mk[r][k] : s[r][k];
+      const T xr = x[r];
 #pragma GCC unroll 8
-      for (int v = 0; v < NV; ++v) acc[r][v] += x * m[v];
+      for (int v = 0; v < NV; ++v) acc[r][v] += xr * m[v];
     }
   }
 #pragma GCC unroll 8
@@ -89,31 +113,26 @@ static inline void tile(int64_t n, int64_t NP, int64_t j0, const T* Mp, const T*
     }
 }
 
-template <typename T, int NV, bool MASKED>
-static void tile_rows_(int rows, int64_t n, int64_t NP, const T* Mp, const T* const* src,
-                       const T* const* msk, T* const* out, const T* const* base, const T* const* pm) {
-  constexpr int W = VB / sizeof(T);
-  for (int64_t j0 = 0; j0 < n; j0 += NV * W) {
-    int r = 0;
-    if (rows == R) {
-      tile<T, NV, R, MASKED>(n, NP, j0, Mp, src, msk, out, base, pm);
-      r = R;
-    }
-    for (; r + 2 <= rows; r += 2)
-      tile<T, NV, 2, MASKED>(n, NP, j0, Mp, src + r, msk + r, out + r, base ? base + r : nullptr,
-                             base ? pm + r : nullptr);
-    for (; r < rows; ++r)
-      tile<T, NV, 1, MASKED>(n, NP, j0, Mp, src + r, msk + r, out + r, base ? base + r : nullptr,
-                             base ? pm + r : nullptr);
-  }
-}
-
 // msk == nullptr: no mask on the inputs
 template <typename T, int NV>
 static void tile_rows(int rows, int64_t n, int64_t NP, const T* Mp, const T* const* src,
                       const T* const* msk, T* const* out, const T* const* base, const T* const* pm) {
-  if (msk) tile_rows_<T, NV, true>(rows, n, NP, Mp, src, msk, out, base, pm);
-  else tile_rows_<T, NV, false>(rows, n, NP, Mp, src, msk, out, base, pm);
+  constexpr int W = VB / sizeof(T);
+  static thread_local std::vector<T> packed;
+  if ((int64_t)packed.size() < n * R) packed.resize(n * R);
+  T* xp = packed.data();
+  pack<T>(rows, n, src, msk, xp);
+  for (int64_t j0 = 0; j0 < n; j0 += NV * W) {
+    int r = 0;
+    if (rows == R) {
+      tile<T, NV, R>(n, NP, j0, Mp, xp, out, base, pm);
+      r = R;
+    }
+    for (; r + 2 <= rows; r += 2)
+      tile<T, NV, 2>(n, NP, j0, Mp, xp + r, out + r, base ? base + r : nullptr, base ? pm + r : nullptr);
+    for (; r < rows; ++r)
+      tile<T, NV, 1>(n, NP, j0, Mp, xp + r, out + r, base ? base + r : nullptr, base ? pm + r : nullptr);
+  }
 }
 
 // D[i0 + r, j0 : j0 + NV W] += sum over q < nrows of X[q, i0 + r] G[q, j0 : ...], r < RR
@@ -292,6 +311,7 @@ static void backward_impl(const T* Mtp, int64_t NP, const T* h0, bool h0_rows, c
 static int64_t vectors(int64_t n, int64_t W) {  // vectors per column block (1, 2 or 4): least padding
   int64_t best = 1, width = 0;
   for (int64_t nv : {1, 2, 4}) {
+    if (nv > MAX_NV) break;
     const int64_t np = (n + nv * W - 1) / (nv * W) * nv * W;
     if (width == 0 || np <= width) best = nv, width = np;
   }
@@ -403,3 +423,5 @@ torch::Tensor chunk_products(torch::Tensor W, torch::Tensor word) {
   });
   return P;
 }
+
+int64_t vector_bytes() { return VB; }  // the build's vector: 64 bytes (AVX-512) or 32 (AVX2 and others)

@@ -19,7 +19,11 @@ per batch the layout and a few large copies. This kernel does the same products 
 
 Built with ``torch.utils.cpp_extension.load_inline`` (a C++ compiler and ninja; about 45 s once per
 machine, cached by PyTorch under ``TORCH_EXTENSIONS_DIR``; ``-march=native``, so the cache entry is
-named after the CPU's instruction sets). If the build fails, or ``URNLIB_SCAN_KERNEL=0``,
+named after the CPU's instruction sets). ``URNLIB_SCAN_KERNEL_MARCH`` names another target (e.g.
+``x86-64-v3``: the AVX2 code an AVX2 machine builds, run on an AVX-512 machine); the vectors and tiles
+follow the target's registers (AVX-512: 16 floats a vector; otherwise 8), and every target computes the
+same numbers (each output is the same chain of fused multiply-adds; ``tests/test_scan_kernel_targets.py``
+builds both and compares them bitwise). If the build fails, or ``URNLIB_SCAN_KERNEL=0``,
 :func:`kernel` returns ``None`` and the scan uses the grouped layout; tests compare both with the plain
 loop (values and gradients in float64, and ``gradcheck``).
 
@@ -61,10 +65,27 @@ def kernel():
     return _STATE["module"]
 
 
-def _cpu_tag() -> str:
-    """A short digest of this CPU's instruction sets: the build uses ``-march=native``, so a cache
-    shared between different machines must not hand one machine's build to another."""
-    flags = platform.machine()
+def march() -> str:
+    """The target the kernel is built for: ``URNLIB_SCAN_KERNEL_MARCH``, else ``native``."""
+    return os.environ.get("URNLIB_SCAN_KERNEL_MARCH", "") or "native"
+
+
+def instruction_sets() -> list[str]:
+    """This CPU's vector instruction sets (``avx2``, ``fma``, ``avx512f`` ...), from ``/proc/cpuinfo``."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith(("flags", "Features")):
+                return sorted(f for f in line.split(":", 1)[1].split()
+                              if f.startswith(("avx", "fma", "sse4", "neon", "asimd", "sve")))
+    except OSError:
+        pass
+    return []
+
+
+def _cpu_tag(target: str = "native") -> str:
+    """A short digest of this CPU's instruction sets and the build's target: a ``-march=native`` build
+    must not be handed from one machine to another through a shared cache, nor one target's to another."""
+    flags = platform.machine() + ("" if target == "native" else f"-march={target}")
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith(("flags", "Features")):
@@ -111,13 +132,15 @@ def _build():
     try:
         from torch.utils.cpp_extension import load_inline
 
-        name = f"urnlib_scan_kernel_{_cpu_tag()}"
+        target = march()
+        name = f"urnlib_scan_kernel_{_cpu_tag(target)}"
         directory = build_directory(name)
         with build_lock(directory):
             return load_inline(
                 name, cpp_sources=[SOURCE_FILE.read_text()],
-                functions=["scan_forward", "scan_backward", "chunk_products"], build_directory=str(directory),
-                extra_cflags=["-O3", "-march=native", "-fopenmp"], extra_ldflags=["-fopenmp"], verbose=False)
+                functions=["scan_forward", "scan_backward", "chunk_products", "vector_bytes"],
+                build_directory=str(directory), extra_cflags=["-O3", f"-march={target}", "-fopenmp"],
+                extra_ldflags=["-fopenmp"], verbose=False)
     except Exception as exc:  # no compiler, no ninja, no headers: the grouped layout does the work
         warnings.warn(f"urnlib: the compiled scan kernel is unavailable ({type(exc).__name__}); "
                       "using the grouped layout", RuntimeWarning, stacklevel=3)
