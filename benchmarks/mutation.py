@@ -51,14 +51,16 @@ REPO = Path(__file__).resolve().parents[1]
 JSON = REPO / "benchmarks" / "results" / "mutation.json"
 PAGE = REPO / "book" / "testing" / "mutation.md"  #: the table book/testing.md includes
 
+#: tests that start other interpreters, which import the module from its file, not the mutant: left out
+_NOT_SUBPROCESS = "not comment_in_every_module and not as_a_command and not two_processes"
 #: module -> the tests that target it (pytest arguments; slow tests that train or start interpreters left out)
 MODULES: dict[str, tuple[str, ...]] = {
     "urnlib.rules": ("tests/test_rules.py", "tests/test_claims.py", "tests/test_properties.py"),
     "urnlib.claims": ("tests/test_claims.py", "tests/test_rules.py", "tests/test_properties.py"),
     "urnlib.records": ("tests/test_results.py", "tests/test_stale_runs.py",
-                       "-k", "not comment_in_every_module and not as_a_command"),
+                       "-k", _NOT_SUBPROCESS),
     "urnlib.results": ("tests/test_results.py", "tests/test_stale_runs.py",
-                       "-k", "not comment_in_every_module and not as_a_command"),
+                       "-k", _NOT_SUBPROCESS),
     "urnlib.languages.dyck": ("tests/test_dyck_language.py", "tests/test_properties.py", "-k",
                               "not urn and not rule"),
     "urnlib.languages.cross_serial": ("tests/test_cross_serial_language.py", "tests/test_properties.py",
@@ -88,6 +90,10 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "if _fisher(a, n_a, b, n_b) < LEVEL: | < -> <= #1":
             "differs only where Fisher's exact p-value is exactly 0.05 (a sum of hypergeometric "
             "probabilities)",
+        "return next((n for n in range(start, MAX_SEEDS + 1) if p_value(n) < LEVEL), None) | < -> <= #1":
+            "differs only where a sign test's or Fisher's p-value is exactly 0.05 (see above)",
+        "return Decision(size > 0, direction, size) | > -> >= #2":
+            "Fisher's test never decides equal rates (size 0 gives p = 1), so size is never 0 there",
         "return float(_stats.t.ppf(1 - LEVEL / 2, df)) if df > 0 else math.inf | > -> >= #1":
             "df is never 0 here: one-sample tests run from 2 seeds (df >= 1), seeds_to_decide from n = 2 "
             "(df >= 2), Welch's df is positive whenever the standard error is",
@@ -381,7 +387,9 @@ def run_module(module: str, limit: int | None, log, before: dict | None = None) 
     log(f"== {module}: {len(found)} mutants, tests {base:.1f} s unmutated")
     equivalent = EQUIVALENT.get(module, {})
     killed, eq, surviving, timeouts = carried, [], [], 0
-    for m in found:
+    for done, m in enumerate(found):
+        if done and not done % 25:
+            log(f"   {done}/{len(found)} mutants, {time.perf_counter() - started:.0f} s")
         try:
             code = mutated_code(module, m.index, text)
         except (SyntaxError, ValueError, TypeError):

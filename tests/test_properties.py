@@ -463,3 +463,18 @@ def test_a_margin_must_be_passed_on_top_of_the_noise():
     assert at.seeds_needed == past.seeds_needed == 4  # the seeds that would decide the difference itself
     wide = rules.compare(Stat.of([2.0, 3.0, 1.0]), Stat.of([1.0, 2.0, 0.0]), margin=0.5)  # spread 1
     assert wide.holds is None and wide.seeds_needed == rules.seeds_to_decide(1.0 - 0.5, 1.0) == 32
+
+
+def test_equal_sides_without_spread_are_a_tie_not_a_win():
+    d = rules.compare(Stat.of([0.5, 0.5]), Stat.of([0.5, 0.5]))
+    assert (d.holds, d.cause, d.direction) == (None, "tie", "A equal to B on every seed")
+    once = rules.compare(Stat.of([0.5]), Stat.of([0.5]))  # one seed a side: no tie on every seed, undecided
+    assert (once.holds, once.cause, once.direction) == (None, None, "A equal to B")
+    assert rules.compare(Stat.of([0.6]), Stat.of([0.5]), margin=0.1).holds is None  # not past the margin
+
+
+def test_rates_take_counts_of_seeds_from_one_seed_on():
+    assert rules.rates(1, 1, 0, 1).holds is None  # one seed a side: a count, undecided
+    for args, side in (((5, 3, 1, 2), "A: 5 of 3"), ((1, 2, 1, 0), "B: 1 of 0"), ((0, 0, 0, 1), "A: 0 of 0")):
+        with pytest.raises(ValueError, match=side):
+            rules.rates(*args)
