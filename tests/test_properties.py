@@ -478,3 +478,9 @@ def test_rates_take_counts_of_seeds_from_one_seed_on():
     for args, side in (((5, 3, 1, 2), "A: 5 of 3"), ((1, 2, 1, 0), "B: 1 of 0"), ((0, 0, 0, 1), "A: 0 of 0")):
         with pytest.raises(ValueError, match=side):
             rules.rates(*args)
+
+
+def test_an_undecided_threshold_names_the_seeds_of_a_one_sample_test():
+    s = Stat.of([0.52, 0.58, 0.49])  # 0.53 on average, above 0.5 but not significantly
+    d = rules.threshold(s, 0.5)
+    assert d.holds is None and d.seeds_needed == rules.seeds_to_decide(d.size, s.sd ** 2, sides=1) == 12
