@@ -53,25 +53,29 @@ PAGE = REPO / "book" / "testing" / "mutation.md"  #: the table book/testing.md i
 
 #: tests that start other interpreters, which import the module from its file, not the mutant: left out
 _NOT_SUBPROCESS = "not comment_in_every_module and not as_a_command and not two_processes"
+def _properties(word: str) -> tuple[str, ...]:
+    """The tests of ``tests/test_properties.py`` whose code names ``word`` (e.g. ``"dyck."``), as node ids."""
+    path = REPO / "tests" / "test_properties.py"
+    if not path.is_file():
+        return ()
+    text = path.read_text()
+    return tuple(f"tests/test_properties.py::{node.name}" for node in ast.parse(text).body
+                 if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")
+                 and word in (ast.get_source_segment(text, node) or ""))
+
+
 #: module -> the tests that target it (pytest arguments; slow tests that train or start interpreters left out)
 MODULES: dict[str, tuple[str, ...]] = {
-    "urnlib.rules": ("tests/test_rules.py", "tests/test_claims.py", "tests/test_properties.py"),
-    "urnlib.claims": ("tests/test_claims.py", "tests/test_rules.py", "tests/test_properties.py"),
-    "urnlib.records": ("tests/test_results.py", "tests/test_stale_runs.py",
-                       "-k", _NOT_SUBPROCESS),
-    "urnlib.results": ("tests/test_results.py", "tests/test_stale_runs.py",
-                       "-k", _NOT_SUBPROCESS),
-    "urnlib.languages.dyck": ("tests/test_dyck_language.py", "tests/test_properties.py", "-k",
-                              "not urn and not rule"),
-    "urnlib.languages.cross_serial": ("tests/test_cross_serial_language.py", "tests/test_properties.py",
-                                      "-k", "not urn and not rule"),
-    "urnlib.languages.anbn": ("tests/test_anbn.py", "tests/test_properties.py", "-k", "not urn and not rule"),
-    "urnlib.languages.elman": ("tests/test_elman.py", "tests/test_properties.py", "-k",
-                               "not urn and not rule and not stored"),
-    "urnlib.languages.agreement_grammar": ("tests/test_agreement_grammar.py", "tests/test_properties.py",
-                                           "-k", "not urn and not rule"),
-    "urnlib.models.unitary": ("tests/test_models.py", "tests/test_scan.py", "tests/test_properties.py",
-                              "-k", "urn or URN or unitary or expm or skew or orthogonal"),
+    "urnlib.rules": ("tests/test_rules.py", "tests/test_claims.py", *_properties("rules.")),
+    "urnlib.claims": ("tests/test_claims.py", "tests/test_rules.py", *_properties("rules.")),
+    "urnlib.records": ("tests/test_results.py", "tests/test_stale_runs.py", "-k", _NOT_SUBPROCESS),
+    "urnlib.results": ("tests/test_results.py", "tests/test_stale_runs.py", "-k", _NOT_SUBPROCESS),
+    "urnlib.languages.dyck": ("tests/test_dyck_language.py", *_properties("dyck.")),
+    "urnlib.languages.cross_serial": ("tests/test_cross_serial_language.py", *_properties("cross_serial.")),
+    "urnlib.languages.anbn": ("tests/test_anbn.py", *_properties("anbn.")),
+    "urnlib.languages.elman": ("tests/test_elman.py", *_properties("elman."), "-k", "not stored"),
+    "urnlib.languages.agreement_grammar": ("tests/test_agreement_grammar.py", *_properties("grammar.")),
+    "urnlib.models.unitary": ("tests/test_models.py", "tests/test_scan.py", *_properties("URN(")),
 }
 
 #: mutants that compute what the module computes: "<module>" -> {mutant id: reason}; a mutant's id is its
@@ -339,6 +343,9 @@ def run_tests(tests: tuple[str, ...], module: str | None, code, timeout: float) 
             for name in [n for n in sys.modules if n in fresh or n.split(".")[0] in ("tests", "conftest")
                          or n.startswith("test_")]:
                 del sys.modules[name]
+                package, _, leaf = name.rpartition(".")  # `from package import leaf` reads the attribute
+                if package in sys.modules and leaf in vars(sys.modules[package]):
+                    delattr(sys.modules[package], leaf)
             if module is not None:
                 sys.meta_path.insert(0, _Serve(module, code))
             devnull = os.open(os.devnull, os.O_WRONLY)
