@@ -138,6 +138,11 @@ def test_dyck_generators_draw_dyck_strings_within_their_depth(n_pairs, cap, meth
                 assert brute_depth(s) == cap  # the authors' generator reaches the cap exactly
 
 
+def test_dyck_defaults_are_the_papers_ten_pairs_from_seed_0():
+    assert dyck.generate(4) == dyck.generate(4, 10, rng=0, method="walk")
+    assert all(len(s) == 20 for s in dyck.generate(4))
+
+
 # --------------------------------------------------------------------------- #
 # the other languages' generators
 # --------------------------------------------------------------------------- #
@@ -484,3 +489,14 @@ def test_an_undecided_threshold_names_the_seeds_of_a_one_sample_test():
     s = Stat.of([0.52, 0.58, 0.49])  # 0.53 on average, above 0.5 but not significantly
     d = rules.threshold(s, 0.5)
     assert d.holds is None and d.seeds_needed == rules.seeds_to_decide(d.size, s.sd ** 2, sides=1) == 12
+
+
+def test_undecided_rates_name_the_seeds_at_which_fishers_test_would_decide_them():
+    from scipy import stats
+
+    d = rules.rates(3, 6, 5, 6)  # 50% against 83%: undecided at six seeds a side
+    assert d.holds is None and d.size == pytest.approx(0.5 - 5 / 6)
+    p = [stats.fisher_exact([[round(n / 2), n - round(n / 2)], [round(5 * n / 6), n - round(5 * n / 6)]])[1]
+         for n in range(7, 200)]
+    assert d.seeds_needed == 7 + next(i for i, value in enumerate(p) if value < rules.LEVEL)
+    assert rules.rates(0, 6, 6, 6).holds is False and rules.rates(6, 6, 0, 6).holds is True
