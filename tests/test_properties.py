@@ -500,3 +500,12 @@ def test_undecided_rates_name_the_seeds_at_which_fishers_test_would_decide_them(
          for n in range(7, 200)]
     assert d.seeds_needed == 7 + next(i for i, value in enumerate(p) if value < rules.LEVEL)
     assert rules.rates(0, 6, 6, 6).holds is False and rules.rates(6, 6, 0, 6).holds is True
+
+
+def test_matches_reports_the_side_behind_whichever_it_is():
+    ahead, behind = Stat.of([1.0, 1.3, 0.8]), Stat.of([0.9, 1.2, 0.6])
+    for a, b in ((ahead, behind), (behind, ahead)):
+        m = rules.matches(a, b, 0.05)
+        w = rules.within(behind, ahead, 0.05)
+        assert (m.holds, m.size, m.seeds_needed) == (w.holds, w.size, w.seeds_needed) and m.seeds_needed
+        assert m.direction == rules.compare(a, b).direction
