@@ -34,7 +34,7 @@ epoch, so the final metrics are the best epoch's.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -200,7 +200,8 @@ class Config(ChapterConfig):
         """``{label: Setting}`` (encoder spec, seeds, min_epochs or None, training changes) of ``ablations``
         (:func:`urnlib.chapters.tpru.ablation.ablation_specs`)."""
         return tpru_ablation.ablation_specs(self.ablations, seeds=self.seeds, min_epochs=self.min_epochs,
-                                            epochs=self.epochs, train=self.train_config(0))
+                                            epochs=self.epochs, train=self.train_config(0),
+                                            layers=self.layers)
 
     def scaled_group(self) -> tpru_scaled.Scaled | None:
         """The group of ``scaled``, its defaults the chapter's (``None``: no group)."""
@@ -248,15 +249,17 @@ class Config(ChapterConfig):
     def _entailment_spec(self, label: str, spec: dict[str, Any], seed: int,
                          setting: tpru_ablation.Setting | None = None,
                          scaled: tpru_scaled.Scaled | None = None) -> RunSpec:
-        stop, train, task = self.stop(), self.train_config(seed), self.task()
-        if setting is not None:  # an ablation entry: its training changes, and its epochs before stopping
+        stop, train, task, arch = self.stop(), self.train_config(seed), self.task(), self.architecture()
+        if setting is not None:  # an ablation entry: its training, layers and epochs before stopping
             train = setting.train_config(train)
+            if setting.layers is not None:
+                arch = replace(arch, layers=setting.layers)
             if setting.min_epochs is not None and stop is not None:
                 stop = {**stop, "min_epochs": setting.min_epochs}
         if scaled is not None:  # the scaled group: its training set, split ranges, epochs and stopping
             task, train, stop = scaled.task(task), scaled.train_config(train), scaled.stop(stop)
         return RunSpec.of(ent.EXPERIMENT, label,
-                          {"task": task.params(), "architecture": asdict(self.architecture()),
+                          {"task": task.params(), "architecture": asdict(arch),
                            "model": spec, "train": train.params(), "stop": stop},
                           ent.COMPONENTS, ent.train_run, seed=seed, model=label)
 

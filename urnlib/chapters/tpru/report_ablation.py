@@ -4,8 +4,9 @@ chapter's main runs.
 
 A setting is the encoder's model and what the ablation changes: the scalar biases ``b_b = b_x`` of eq. 5 at
 initialisation (1 in the authors' code), a fixed factor on the unbinding scores (1 in the paper), the
-normalisation of eq. 4 (sec. 4's modifications), or the training: the optimiser, the learning rate and the
-gradient clipping, set against the chapter's main runs (:func:`training_change`). For each setting: how many
+normalisation of eq. 4 (sec. 4's modifications), the encoder's layers (:func:`layers_change`), or the
+training: the optimiser, the learning rate and the gradient clipping, set against the chapter's main runs
+(:func:`training_change`). For each setting: how many
 seeds left chance (training loss below ln 2 - :data:`~urnlib.chapters.tpru.report_checks.NEAR_CHANCE`, the
 measure of the chapter's :func:`~urnlib.chapters.tpru.report_checks.escape_line`), the validation and *hard*
 accuracy, and how the top layer uses its roles (:func:`urnlib.chapters.tpru.features.role_use`); a setting's
@@ -30,9 +31,9 @@ from urnlib.chapters.tpru.report_checks import NEAR_CHANCE, left_chance
 from urnlib.reports.common import cpu_hours
 from urnlib.seeds import Seeds, Stat
 
-__all__ = ["ORIGINAL", "TRAINING_KEYS", "setting_name", "training_change", "training_words", "groups",
-           "left_count", "ablation_table", "ablation_figure", "ablation_line", "decisions", "rescue",
-           "settle_collapse"]
+__all__ = ["ORIGINAL", "TRAINING_KEYS", "setting_name", "training_change", "training_words", "layers_change",
+           "groups", "left_count", "ablation_table", "ablation_figure", "ablation_line", "decisions",
+           "rescue", "settle_collapse"]
 
 ORIGINAL = "b = 1 (original)"  #: the authors' initialisation: the name of the setting it is compared with
 #: one look per kind of setting (the curves of a figure differ by setting, not by model)
@@ -42,7 +43,8 @@ _LOOKS = {"original": Style("original", ("#636363",), "o", ":"),
           "variant": Style("variant", ("#1b7837", "#7fbf7b"), "D", "--"),
           "longer": Style("longer", ("#762a83",), "v", "-"),
           "optimisation": Style("optimisation", ("#b2182b", "#ef8a62"), "P", "-"),
-          "rate": Style("rate", ("#8c510a", "#d8b365", "#01665e"), "X", "--")}
+          "rate": Style("rate", ("#8c510a", "#d8b365", "#01665e"), "X", "--"),
+          "depth": Style("depth", ("#e7298a",), "*", "-")}
 #: how sec. 4's modifications read in a setting's name
 VARIANT_NAMES = {"mod1": "Modification I", "mod2": "Modification II", "mod3": "softmax (Modification III)"}
 
@@ -73,12 +75,23 @@ def training_words(changes: dict[str, Any]) -> list[str]:
     return [words[key](changes[key]) for key in TRAINING_KEYS if key in changes]
 
 
-def setting_name(spec: dict, train: dict[str, Any] | None = None) -> str:
-    """What a spec and the training settings ``train`` (:func:`training_change`) change: ``"b = 1
-    (original)"``, ``"b = 0"``, ``"b = 1, scores x 2.83"``, ``"b = 1, softmax (mod3)"``, ``"b = 1, lr
-    0.003"``."""
+def layers_change(seeds: Seeds, base: Seeds | None) -> int | None:
+    """The encoder layers of ``seeds``' runs where they differ from those of ``base`` (the original setting's
+    runs; ``None``: none to compare with), else ``None``."""
+    if base is None:
+        return None
+    mine = seeds[0].params.get("architecture", {}).get("layers")
+    return mine if mine != base[0].params.get("architecture", {}).get("layers") else None
+
+
+def setting_name(spec: dict, train: dict[str, Any] | None = None, layers: int | None = None) -> str:
+    """What a spec, the training settings ``train`` (:func:`training_change`) and the encoder ``layers``
+    (:func:`layers_change`; ``None``: the chapter's) change: ``"b = 1 (original)"``, ``"b = 0"``, ``"b = 1,
+    scores x 2.83"``, ``"b = 1, softmax (mod3)"``, ``"b = 1, lr 0.003"``, ``"b = 1, 1 layer"``."""
     bias, scale = spec.get("bias_init", 1.0), spec.get("score_scale", 1.0)
     variant, words = spec.get("variant", "tpru"), training_words(train or {})
+    if layers is not None:
+        words = [f"{layers} layer" + ("s" if layers != 1 else ""), *words]
     if bias == 1.0 and scale == 1.0 and variant == "tpru" and not words:
         return ORIGINAL
     return (f"b = {bias:g}" + (f", scores x {scale:.3g}" if scale != 1.0 else "")
@@ -86,9 +99,11 @@ def setting_name(spec: dict, train: dict[str, Any] | None = None) -> str:
             + "".join(f", {word}" for word in words))
 
 
-def _kind(spec: dict, name: str = "", train: dict[str, Any] | None = None) -> str:
+def _kind(spec: dict, name: str = "", train: dict[str, Any] | None = None, layers: int | None = None) -> str:
     if name.endswith("epochs"):
         return "longer"
+    if layers is not None:
+        return "depth"
     if set(train or {}) - {"lr"}:
         return "optimisation"
     if train:
@@ -114,7 +129,7 @@ def groups(entailment: dict[str, Seeds], ablations: dict[str, Seeds]) -> dict[st
         if encoder in entailment and ORIGINAL not in row:
             row[ORIGINAL] = entailment[encoder]
         main = entailment.get(encoder) or next(iter(entailment.values()), None)
-        name = setting_name(spec, training_change(seeds, main))
+        name = setting_name(spec, training_change(seeds, main), layers_change(seeds, main))
         least, usual = _least(seeds), _least(entailment[encoder]) if encoder in entailment else None
         if least is not None and least != usual:
             name = (name.replace(" (original)", "") if name == ORIGINAL else name) + f", {least}+ epochs"
@@ -186,7 +201,9 @@ def ablation_figure(grouped: dict[str, dict[str, Seeds]]):
         series = {}
         for name, seeds in settings.items():
             series[name] = report._curves(seeds, report._percent("valid_acc"))
-            kind = _kind(report.model_spec(seeds), name, training_change(seeds, settings.get(ORIGINAL)))
+            base = settings.get(ORIGINAL)
+            kind = _kind(report.model_spec(seeds), name, training_change(seeds, base),
+                         layers_change(seeds, base))
             kinds[name] = kind
             earlier = sum(k == kind for n, k in kinds.items() if n != name)
             styles.setdefault(name, _shade(_LOOKS[kind], earlier))
