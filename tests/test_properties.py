@@ -140,7 +140,7 @@ def test_dyck_generators_draw_dyck_strings_within_their_depth(n_pairs, cap, meth
 
 def test_dyck_defaults_are_the_papers_ten_pairs_from_seed_0():
     assert dyck.generate(4) == dyck.generate(4, 10, rng=0, method="walk")
-    assert all(len(s) == 20 for s in dyck.generate(4))
+    assert all(len(s) == 20 for s in dyck.generate(4)) and dyck.generate(0) == []
 
 
 # --------------------------------------------------------------------------- #
