@@ -17,8 +17,9 @@ NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 #: the committed run store: one folder per experiment (:attr:`Chapter.stores`)
 RESULTS = NOTEBOOKS / "results"
 ROOT = "intro"  #: the book's first page (book/intro.md), before the chapters
-#: pages after the chapters (book/performance.md: speed and the cost table; book/bibliography.md: references)
-PAGES_AFTER = ("performance", "bibliography")
+#: pages after the chapters (book/performance.md: speed and the cost table; book/testing.md: how we test;
+#: book/bibliography.md: references)
+PAGES_AFTER = ("performance", "testing", "bibliography")
 
 
 @dataclass(frozen=True)
