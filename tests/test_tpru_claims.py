@@ -126,7 +126,9 @@ def test_entailment_claims_follow_their_rules():
     assert v["a TPRU with only 8 roles matches the GRU"] == ("reproduced", None, 3)  # 0.69 vs 0.70: 1 point
     assert v[SLICES] == ("reproduced", None, 3)
     assert v["the gain from slices shrinks as roles grow"] == ("reproduced", None, 3)  # +0.10 at N=4, +0.01
-    assert v["the accuracies themselves (e.g. LSTM valid 88.6%)"] == ("not run here", "scale", 3)
+    # decided on the measured accuracies against the printed ones (no verdict typed in): below them on every
+    # seed, a miss whose cause no experiment has settled yet
+    assert v["the accuracies themselves (e.g. LSTM valid 88.6%)"] == ("not reproduced", "open", 3)
     assert v["the TPRU outperforms the LSTM on MNLI and QNLI"] == ("not run here", "data", None)
 
 

@@ -61,14 +61,17 @@ class Kind:
 
 
 @decides("no-drop")
-def no_drop(before: Stat, after: Stat, *, margin: float | None = None, higher: bool = True,
+def no_drop(before: Stat | None = None, after: Stat | None = None, *, change: Stat | None = None,
+            margin: float | None = None, higher: bool = True,
             names: tuple[str, str] = ("before", "after")) -> Decision:
     """Whether a measure does not fall from ``before`` to ``after`` (two one-sided tests, Schuirmann's TOST).
 
     Args:
-        before, after: the measure on each side, one value per seed.
-        margin: the largest drop that still counts as "no drop", from the paper's words; ``None``: one pooled
-            standard deviation of the seeds (the spread the paper's own seeds would show).
+        before, after: the measure on each side, one value per seed; or
+        change: the per-seed change itself (after - before on the same seed, e.g. a fitted slope times the
+            range), tested as one sample.
+        margin: the largest drop that still counts as "no drop", from the paper's words; ``None``: the seeds'
+            spread (one pooled standard deviation of the two sides, or of ``change``).
         higher: a higher value is better (accuracy); ``False`` for losses and error rates.
 
     Returns:
@@ -76,26 +79,33 @@ def no_drop(before: Stat, after: Stat, *, margin: float | None = None, higher: b
         drop is significantly above ``margin`` (two-sided, as :func:`urnlib.rules.compare`); else ``None``
         with the seeds that would decide it. A drop that is merely not significant decides nothing.
     """
-    if not before.n or not after.n:
-        return Decision(None, "a side has no value", math.nan)
-    drop = (before.mean - after.mean) if higher else (after.mean - before.mean)
-    va, vb = before.sd ** 2, after.sd ** 2
-    margin = math.sqrt((va + vb) / 2) if margin is None else margin
-    word = "falls" if drop > 0 else "rises" if drop < 0 else "stays"
-    direction = (f"{names[1]} {word}" + (f" by {abs(drop):.3g}" if drop else "") +
-                 f" from {names[0]} (margin {margin:.3g})")
-    se2 = va / before.n + vb / after.n
-    if se2 == 0:
-        return Decision(drop < margin, direction, margin - drop)
-    df = max(before.n + after.n - 2, 1)
+    if change is not None:
+        if not change.n:
+            return Decision(None, "the change has no value", math.nan)
+        drop = -change.mean if higher else change.mean
+        var, se2, df, have = change.sd ** 2, change.sd ** 2 / change.n, change.n - 1, change.n
+        sides, where = 1, f"{names[1]} {'falls' if drop > 0 else 'rises' if drop < 0 else 'stays'}"
+    else:
+        if not before or not after or not before.n or not after.n:
+            return Decision(None, "a side has no value", math.nan)
+        drop = (before.mean - after.mean) if higher else (after.mean - before.mean)
+        var = (before.sd ** 2 + after.sd ** 2) / 2
+        se2 = before.sd ** 2 / before.n + after.sd ** 2 / after.n
+        df, have, sides = before.n + after.n - 2, min(before.n, after.n), 2
+        word = "falls" if drop > 0 else "rises" if drop < 0 else "stays"
+        where = f"{names[1]} {word}"
+    margin = math.sqrt(var) if margin is None else margin
+    direction = f"{where}" + (f" by {abs(drop):.3g}" if drop else "") + \
+        (f" from {names[0]}" if change is None else "") + f" (margin {margin:.3g})"
+    if se2 == 0 or df < 1:  # no spread: the sign decides, and no drop at all is no drop
+        return Decision(drop <= margin, direction, margin - drop)
     se = math.sqrt(se2)
     if drop + float(_stats.t.ppf(1 - LEVEL, df)) * se < margin:
         return Decision(True, direction, margin - drop)
     if drop - float(_stats.t.ppf(1 - LEVEL / 2, df)) * se > margin:
         return Decision(False, direction, margin - drop)
-    more = seeds_to_decide(margin - drop, (va + vb) / 2)
-    return Decision(None, direction, margin - drop,
-                    None if more is None else max(more, min(before.n, after.n) + 1))
+    more = seeds_to_decide(margin - drop, var, sides=sides)
+    return Decision(None, direction, margin - drop, None if more is None else max(more, have + 1))
 
 
 @decides("in-range")
@@ -156,9 +166,9 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
 def kind_of(holds, rule: str = "") -> str:
     """The kind a claim's ``holds`` was decided as: a :class:`~urnlib.rules.Decision`'s own; for a claim of
     several parts combined (:func:`urnlib.rules.combine`), the kind whose rule, in its own words, the claim's
-    ``rule`` states; else ``check`` (a yes/no computed exactly, such as a parameter count)."""
+    ``rule`` states first; else ``check`` (a yes/no computed exactly, such as a parameter count)."""
     kind = getattr(holds, "kind", "")
     if kind:
         return kind
-    named = [k.name for k in KINDS.values() if k.rule and k.rule in rule]
-    return named[0] if named else "check"
+    named = sorted((rule.index(k.rule), k.name) for k in KINDS.values() if k.rule and k.rule in rule)
+    return named[0][1] if named else "check"

@@ -17,6 +17,7 @@ from urnlib.chapters.dyck.report import (
     MAJORITY_ACCURACY, PAPER_EPOCHS, PAPER_LSTM8_TURN_EPOCH, max_error_per_epoch, run_accuracy, table2,
 )
 from urnlib.seeds import Seeds, Stat
+from urnlib.statements import TREND_RULE, trend
 
 __all__ = ["paper001", "table2_claim", "overfit_rise", "retrain", "ClaimList", "FINAL", "CURVE", "WEIGHTS",
            "CHAPTER"]
@@ -226,17 +227,17 @@ def paper001(out: ClaimList, units, min_total) -> None:
             rests=[f"URN {n}"],
         )
     if len(units) > 1:
-        small, large = min(units), max(units)
+        sizes = sorted(units)
         out.add(
             "paper 001 Fig. 3b",
             "the URN's confusion at few attractors decreases as the number of units grows",
             "decreases with units",
-            f"mean error at 0-1 attractors URN {small} {fmt(low[small])} -> URN {large} {fmt(low[large])}",
-            f"lower for the largest URN than for the smallest ({rules.BEATS_RULE})",
-            rules.compare(low[large], low[small], higher=False, names=(f"URN {large}", f"URN {small}")),
+            "mean error at 0-1 attractors " + " -> ".join(f"URN {n} {fmt(low[n])}" for n in sizes),
+            f"lower at every step of the URN sizes ({TREND_RULE})",
+            trend([(n, low[n]) for n in sizes], rising=False, what="error at 0-1 attractors"),
             quote="This confusion decreases as the number of units increases.",
             epoch=FINAL,
-            rests=[f"URN {small}", f"URN {large}"],
+            rests=[f"URN {n}" for n in sizes],
             settle=f"3 more seeds of each URN size ({retrain(*urn.values(), seeds=3)})",
         )
 

@@ -22,6 +22,7 @@ from urnlib.plots.curves import column_figure, curves_panel, figure_legend
 from urnlib.plots.series import SeedCurves
 from urnlib.reports.common import looks
 from urnlib.seeds import Seeds, Stat
+from urnlib.statements import IN_RANGE_RULE, in_range
 
 CHAPTER = "matrix_embeddings"
 MATRIX_KINDS = ("4.1", "4.2", "4.3")  #: paper 003 sec. 4.1-4.3
@@ -315,19 +316,18 @@ def claims(view: View, scores: dict, gap: dict | None = None) -> list[Claim]:
 
 
 def _wfsa_claim(wfsa: Seeds, scores: dict, view: View, settle: str) -> Claim:
-    """"The model 4.3 could answer 1 or 2 questions": fewer than 3, decided on the log entries. Its guard is
-    the held-out loss (the claim is that it answers next to nothing): 4.3 trained when that loss is clearly
-    below the uniform guess's, log V."""
+    """"The model 4.3 could answer 1 or 2 questions": a printed range, decided seed by seed on the log entries
+    (``in_range``); its guard: the held-out loss clearly below the uniform guess's, log V."""
     w = correct(wfsa, scores, "log")
-    decision = rules.threshold(w, 3, above=False, name="4.3 (log entries)")
+    decision = in_range(w.values, 1, 2, name="4.3's answers (log entries)")
     uniform = math.log(_stats(view)["vocabulary"])
     trained = rules.off_chance(uniform, wfsa.final("test_loss"), higher=False)
     holds, cause = ((decision, {None: "noise", False: "open"}.get(decision.holds)) if trained and w.n else
                     (None, "untrained" if w.n else "open"))
     note = "" if trained else f" - 4.3 did not train (held-out loss not clearly below log V = {uniform:.2f})"
     return claim(CHAPTER, "paper 003 sec. 5", "the continuous WFSA (4.3) answers 1 or 2 analogy questions",
-                 "1 or 2", f"{_both(wfsa, scores)}{note}", f"fewer than 3 on the log entries "
-                 f"({rules.THRESHOLD_RULE}); 4.3 trained: its held-out loss clearly below the uniform "
+                 "1 or 2", f"{_both(wfsa, scores)}{note}", f"1 or 2 on the log entries "
+                 f"({IN_RANGE_RULE}); 4.3 trained: its held-out loss clearly below the uniform "
                  f"guess's, log V = {uniform:.2f} (mean + 1 sd below it)", holds, seeds=len(wfsa),
                  cause=cause, quote=WFSA_QUOTE, epoch=epoch_text({_label(view, wfsa): wfsa}),
                  settle=settle if cause == "open" else "")

@@ -166,15 +166,21 @@ def _table2_claims(ent: dict[str, Seeds], released, ablation: Ablation, basis: s
             gap = PAPER_TABLE2[paper[k]]["valid"] - 100 * acc(k, "valid").mean
             return f"{k} {abs(gap):.1f} points {'below' if gap > 0 else 'above'} the paper's {paper[k]}"
 
+        # each model's released-validation accuracy against its printed row (the paper's number, no tolerance
+        # of ours): decided on the seeds, every model at once
+        parts = [rules.threshold(acc(k, "valid"), PAPER_TABLE2[paper[k]]["valid"] / 100, name=k)
+                 for k in shown]
+        holds, partly = rules.combine(parts)
         out.append(claim(CHAPTER, "paper 002 Table 2, the valid column",
-                       "the accuracies themselves (e.g. LSTM valid 88.6%)", "84.3-88.6% on valid",
-                       f"{basis}released validate.txt: "
-                       + "; ".join(f"{k} {pct(acc(k, 'valid'))}" for k in shown),
-                       f"not comparable: {fewer_pairs(train)} by our re-implementation of Evans et al.'s "
-                       "generator (their training file is not released); the released files test both", None,
-                       seeds=_n(*(ent[k] for k in shown)), cause="scale", quote=Q["table2"], epoch=EPOCH,
-                       direction="; ".join(behind(k) for k in shown),
-                       settle=_settle(ent, ablation, [], shown)))
+                         "the accuracies themselves (e.g. LSTM valid 88.6%)", "84.3-88.6% on valid",
+                         f"{basis}released validate.txt: "
+                         + "; ".join(f"{k} {pct(acc(k, 'valid'))}" for k in shown)
+                         + f" (trained on {fewer_pairs(train)} by our re-implementation of Evans et al.'s "
+                         "generator: their training file is not released)",
+                         f"each model at least its printed valid accuracy ({rules.THRESHOLD_RULE})", holds,
+                         partly, seeds=_n(*(ent[k] for k in shown)), quote=Q["table2"], epoch=EPOCH,
+                         direction="; ".join(behind(k) for k in shown), seeds_needed=rules.needed(parts),
+                         settle=_settle(ent, ablation, [], shown)))
     return out
 
 
