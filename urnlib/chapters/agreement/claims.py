@@ -238,11 +238,11 @@ def _decided(statement: str, source: str, paper: str, rule: str, decide, seeds: 
     """A claim read at the paper's final epoch (the validation-selected reading beside it), or inconclusive
     (cause ``untrained``) when ``why`` says a model it rests on is no evidence."""
     best = decide(best_row)
-    if why:
+    if why:  # the one guard of every chapter (claim's idle): no evidence, whatever the reading says
         return claim(CHAPTER, source, statement, paper,
-                     f"no evidence: {why}. For information, at the {SELECTED}: {best.text} ({_word(best)})",
-                     rule, None, seeds=len(seeds), cause="untrained", quote=quote,
-                     epoch=f"- (not trained); the information at the {SELECTED}", direction=best.direction,
+                     f"for information, at the {SELECTED}: {best.text} ({_word(best)})", rule, best.holds,
+                     seeds=len(seeds), quote=quote, direction=best.direction, idle=[why],
+                     epoch=f"- (not trained); the information at the {SELECTED}",
                      settle=_untrained_settle(seeds, epochs))
     main = decide(at_epoch(epochs))
     same = "the same verdict" if best.holds == main.holds else (

@@ -27,7 +27,7 @@ from dataclasses import replace
 from urnlib import rules
 from urnlib.claims import Claim
 from urnlib.reports.common import cpu_hours
-from urnlib.claims import claim as _make
+from urnlib.claims import claim
 from urnlib.chapters.primer.report import (
     CHAPTER, anbn_stats, elman_partitions, improving_at_cap, main_setting, pm,
 )
@@ -47,12 +47,6 @@ QUOTE_BENGIO = "Old (2003!) perplexity results on Brown corpus"
 QUOTE_ELMAN = "Learning word classes"
 #: the lecture's Kneser-Ney trigram and 5-gram test perplexities, printed rounded to whole numbers
 KN_ROUNDED = (323, 321)
-
-
-def claim(*args, **kwargs) -> Claim:
-    """:func:`urnlib.claims.claim`, its ``settle`` kept only for a miss whose cause calls for one."""
-    made = _make(*args, **kwargs)
-    return made if made.cause in ("open", "scale", "data") else replace(made, settle="")
 
 
 def claims(lm_runs: dict[str, Run], kn_runs: dict[str, Run], elman_runs: dict[str, Run],

@@ -6,7 +6,6 @@ tolerance" built on :func:`urnlib.rules.compare`, the guard texts, and the funct
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 import numpy as np
 
@@ -71,17 +70,13 @@ def add(out: list, source: str, statement: str, paper: str, ours: str, rule: str
         partly: bool = False, *, quote: str, epoch: str = EPOCH, idle: Sequence[str] = (), settle: str = "",
         direction: str = "", cause: str | None = None, trained: str = TRAINED_RULE,
         seeds_needed: int | None = None) -> None:
-    """Append a claim on trained runs to ``out``. ``idle``: the models it rests on that did not train
-    (then it is inconclusive with cause ``untrained`` and ``ours`` names them); ``trained``: the guard, in
-    words, added to the rule; ``settle`` is kept for a claim not reproduced; ``seeds_needed``: a claim of
-    several parts left undecided, the seeds that would decide them (:func:`urnlib.rules.needed`)."""
-    if idle:
-        direction = direction or getattr(holds, "direction", "")
-        holds, partly, cause = None, False, "untrained"
-        ours = f"{ours}; did not train: {'; '.join(idle)}"
-    made = claim(CHAPTER, source, statement, paper, ours, f"{rule}; {trained}", holds, partly, seeds=seeds,
-                 cause=cause, quote=quote, epoch=epoch, direction=direction, settle=settle,
-                 seeds_needed=seeds_needed)
-    out.append(replace(made, settle="") if made.verdict == "reproduced" else made)
+    """Append a claim on trained runs to ``out``: :func:`urnlib.claims.claim`, whose one training guard and
+    settle policy every chapter shares (``idle``: the models it rests on that did not train), with
+    ``trained``, the guard in words, added to the rule; ``seeds_needed``: a claim of several parts left
+    undecided, the seeds that would decide them (:func:`urnlib.rules.needed`)."""
+    direction = direction or (getattr(holds, "direction", "") if idle else "")
+    out.append(claim(CHAPTER, source, statement, paper, ours, f"{rule}; {trained}", holds, partly,
+                     seeds=seeds, cause=cause, quote=quote, epoch=epoch, direction=direction, settle=settle,
+                     seeds_needed=seeds_needed, idle=idle))
 
 
