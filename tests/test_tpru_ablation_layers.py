@@ -56,12 +56,15 @@ def test_bad_layers_are_named(layers, message):
 
 
 def test_the_paper_presets_one_layer_entry():
-    """Ten seeds of TPRU 64 N=4 with one layer, beside the ten of the original setting's two."""
+    """Ten seeds of TPRU 64 N=4 with one layer, beside the ten of the original setting's two; N=64 too."""
     plans = tpru.Config.paper().ablation_plan()
     one = plans["TPRU 64 N=4, 1 layer"]
     assert [s.params["train"]["seed"] for s in one] == list(range(10))
     assert {s.params["architecture"]["layers"] for s in one} == {1}
     assert {s.params["architecture"]["layers"] for s in plans["TPRU 64 N=4"]} == {2}
+    n64 = plans["TPRU 64 N=64, 1 layer"]  # and the most roles, on the chapter's three seeds
+    assert [s.params["train"]["seed"] for s in n64] == [0, 1, 2]
+    assert {s.params["architecture"]["layers"] for s in n64} == {1}
 
 
 def _layered(label, curves, layers):

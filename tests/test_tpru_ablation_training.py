@@ -72,7 +72,7 @@ def test_labels_of_the_existing_settings_do_not_change():
         "TPRU 64 N=4, b=0", "TPRU 64 N=4, mod3", "TPRU 64 N=4, 100+ epochs", "TPRU 64 N=4 s=8, b=0",
         "TPRU 64 N=4, Adam with AMSGrad, gradient values clipped at 10, no norm clip",
         "TPRU 64 N=4, lr 0.003", "TPRU 64 N=4, lr 0.0003", "TPRU 64 N=4",  # ten seeds of the original
-        "TPRU 64 N=4 s=8, scores x2.83", "TPRU 64 N=4, 1 layer"]
+        "TPRU 64 N=4 s=8, scores x2.83", "TPRU 64 N=4, 1 layer", "TPRU 64 N=64, 1 layer"]
     spec = {"kind": "tpru", "d": 64, "n_roles": 4, "slices": 8, "score_scale": 2.83}
     assert ent.ablation_label(spec) == ent.ablation_label(spec, {}) == "TPRU 64 N=4 s=8, scores x2.83"
     assert ent.ablation_label(spec, {"lr": 0.0003}) == "TPRU 64 N=4 s=8, scores x2.83, lr 0.0003"
