@@ -492,7 +492,7 @@ def write_page(results: dict) -> str:
     """The table of ``results`` (per module, then every survivor and equivalent mutant with its reason),
     as Markdown: written to :data:`PAGE`, which ``book/testing.md`` includes."""
     done = results.get("modules", {})
-    rows = ["| module | mutants | killed | equivalent | surviving | killed of the non-equivalent | minutes |",
+    rows = ["| module | mutants | killed | equivalent | surviving | killed (%) | min |",
             "|---|---:|---:|---:|---:|---:|---:|"]
     for module in MODULES:
         r = done.get(module)
@@ -511,13 +511,12 @@ def write_page(results: dict) -> str:
         listed = [(module, m) for module in MODULES for m in done.get(module, {}).get(key, [])]
         if not listed:
             continue
-        lines += ["", f"**{title}** ({len(listed)}):", "",
-                  "| module | line | change | code | why |", "|---|---:|---|---|---|"]
+        lines += ["", f"**{title}** ({len(listed)}; listed, the code does not fit a table column):", ""]
         for module, m in listed:
             code = m["id"].rsplit(" | ", 1)[0]
             why = m.get("reason", SURVIVING.get(module, {}).get(m["id"], ""))
-            lines.append(f"| `{module.removeprefix('urnlib.')}` | {m['line']} | {_cell(m['change'])} | "
-                         f"`{_cell(code)}` | {_cell(why)} |")
+            lines.append(f"- `{module.removeprefix('urnlib.')}` line {m['line']}, {_cell(m['change'])} in "
+                         f"`{_cell(code)}`" + (f": {_cell(why)}" if why else ": no reason yet"))
     text = "\n".join(lines) + "\n"
     PAGE.parent.mkdir(parents=True, exist_ok=True)
     PAGE.write_text(text)

@@ -76,6 +76,7 @@ MISSED_BECAUSE = {
     "setting": "under one training setting but reproduced under another",
     "noise": "because the difference is within the seeds' spread",
     "untrained": "because a model it rests on did not train",
+    "tie": "because every seed of every model gives the same value (the task cannot order them)",
     "open": "for a reason not known yet (each claim names the experiment that would settle it)",
 }
 
