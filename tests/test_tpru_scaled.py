@@ -227,7 +227,7 @@ def test_the_table2_claims_decide_on_the_complete_group_and_say_so():
     assert by[GRU_BEATEN].ours.startswith(basis + f"{LABELS[2]} vs {LABELS[0]}, released files: hard: ")
     assert by[LSTM_NEAR].ours.startswith(basis + "mean over the five released test files: ")
     assert by[VALID].ours.startswith(basis + "released validate.txt: " + LABELS[2])
-    assert "100,000 training pairs (Evans et al.'s: about 100,000), but generated" in by[VALID].rule
+    assert "100,000 training pairs (Evans et al.'s: about 100,000), but generated" in by[VALID].ours
     assert by[VALID].settle.startswith(
         f"retrain {LABELS[2]}, {LABELS[0]}, {LABELS[1]} at the same size with the TPRU with Table 2's 512 "
         "roles (ours: 64) and up to the 90 epochs of the authors' code (ours: 3), every seed: about ")
