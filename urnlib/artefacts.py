@@ -22,7 +22,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["artefact_of", "Artefact", "rollup", "artefacts", "ROLLUP_RULE", "RANK", "reason"]
+__all__ = ["artefact_of", "artefact_key", "Artefact", "rollup", "artefacts", "ROLLUP_RULE", "RANK", "reason",
+           "PAPER_PREFIX"]
 
 ROLLUP_RULE = ("An artefact (a figure, table or section of a paper) is *reproduced* when every claim decided "
                "about it is reproduced; *not reproduced* when its headline claim is not, or when none of its "
@@ -33,7 +34,8 @@ ROLLUP_RULE = ("An artefact (a figure, table or section of a paper) is *reproduc
 #: the verdicts from worst to best, the order in which the roll-up is monotone
 RANK = {"not reproduced": 0, "inconclusive": 1, "not run here": 1, "partly reproduced": 2, "reproduced": 3}
 
-_PAPER = re.compile(r"^(?:paper|lecture) (\d{3})\b[\s,]*")
+#: a claim's source starts with the paper's file number ("paper 000 Fig. 3", "lecture 004, Elman ...")
+PAPER_PREFIX = re.compile(r"^(?:paper|lecture) (\d{3})\b[\s,]*")
 _PLACES = (re.compile(r"\bFigs?\. ?(\d+)"), re.compile(r"\bTables? (\d+)"), re.compile(r"\bappendix ([A-Z])"),
            re.compile(r"\bsec\. ?(\d+(?:\.\d+)?)"))
 _NAMES = ("Fig. {}", "Table {}", "appendix {}", "sec. {}")
@@ -51,7 +53,7 @@ def artefact_of(source: str) -> tuple[str | None, str]:
     >>> artefact_of("lecture 004, Weiss et al. (2018)")
     ('004', 'Weiss et al. (2018)')
     """
-    m = _PAPER.match(source)
+    m = PAPER_PREFIX.match(source)
     paper = m.group(1) if m else None
     rest = source[m.end():] if m else source
     for pattern, name in zip(_PLACES, _NAMES):
@@ -124,12 +126,18 @@ def reason(artefact: Artefact, causes: dict[str, str]) -> str:
     return f"{statement[0].upper()}{statement[1:]}: {c.direction}" + (f" ({why})." if why else ".")
 
 
+def artefact_key(c) -> tuple[bool, str | None, str]:
+    """``(extension, paper, artefact)``: the row of the scorecard a claim belongs to (its declared artefact,
+    else the one its source names)."""
+    paper, name = artefact_of(c.source)
+    return c.extension, paper, c.artefact or name
+
+
 def artefacts(claims) -> list[Artefact]:
     """The artefacts of ``claims``, the papers' first (paper by paper in file-number order, each paper's
     artefacts in the order of its first claim), then the extensions' (in the order of their first claim)."""
     found: dict[tuple, list] = {}
     for c in claims:
-        paper, name = artefact_of(c.source)
-        found.setdefault((c.extension, paper, c.artefact or name), []).append(c)
+        found.setdefault(artefact_key(c), []).append(c)
     keys = sorted(found, key=lambda k: (k[0], k[1] is None, k[1] or ""))
     return [Artefact(paper, name, tuple(found[(ext, paper, name)]), ext) for ext, paper, name in keys]

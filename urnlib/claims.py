@@ -33,6 +33,9 @@ import unicodedata
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from urnlib.artefacts import artefact_of
+from urnlib.statements import kind_of
+
 __all__ = ["Claim", "claim", "save_claims", "load_claims", "format_value", "VERDICTS", "CAUSES", "MISSES",
            "UNDECIDED", "across_settings", "setting_summary", "both_readings", "anchor"]
 
@@ -145,9 +148,6 @@ def claim(chapter: str, source: str, statement: str, paper: str | float, ours: s
 
     The settle policy, the same for every chapter: a claim keeps its ``settle`` text only when it is missed.
     """
-    from urnlib.artefacts import artefact_of
-    from urnlib.statements import kind_of
-
     kind = kind or kind_of(holds, rule)
     artefact = artefact or artefact_of(source)[1]
     if hasattr(holds, "holds"):  # a rules.Decision

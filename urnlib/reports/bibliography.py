@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from urnlib.artefacts import PAPER_PREFIX
 from urnlib.chapter import NOTEBOOKS
 from urnlib.reports.opening import PAPERS
 
@@ -18,7 +19,7 @@ __all__ = ["Paper", "papers", "paper_of", "named_source", "REFERENCES"]
 REFERENCES = NOTEBOOKS.parent / "book" / "references.bib"
 # A claim's source starts with the paper's file number ("paper 000 Fig. 3", "lecture 004, Elman ...");
 # urnlib.reports.opening.PAPERS gives each number's key in the bibliography.
-_PREFIX = re.compile(r"^(?:paper|lecture) (\d{3})\b[\s,]*")
+_PREFIX = PAPER_PREFIX
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from urnlib.artefacts import ROLLUP_RULE, Artefact, artefacts
+from urnlib.artefacts import ROLLUP_RULE, Artefact, artefact_key, artefacts
 from urnlib.claims import CAUSES, VERDICTS, Claim, anchor
 from urnlib.reports.bibliography import REFERENCES, Paper, paper_of, papers
 from urnlib.reports.claims_tables import chapter_title, figure_link, verdict_chip
@@ -190,10 +190,10 @@ def export(claims: list[Claim], directory: str | Path, stem: str = "claims") -> 
     verdict_of = {(a.extension, a.paper, a.name): a.verdict for a in artefacts(claims)}
     records = []
     for c in claims:
-        paper = paper_of(c.source)[0]
+        key = artefact_key(c)
         item = asdict(c)
-        item.update(paper=paper, paper_value=c.paper, measured=c.ours,
-                    artefact_verdict=verdict_of.get((c.extension, paper, c.artefact), ""))
+        item.update(paper=key[1], artefact=key[2], paper_value=c.paper, measured=c.ours,
+                    artefact_verdict=verdict_of[key])
         records.append({k: item[k] for k in FIELDS})
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
