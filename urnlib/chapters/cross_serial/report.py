@@ -46,7 +46,7 @@ PAPER_EPOCHS = 100
 Grouped = Mapping[str, Seeds]
 
 
-def _grouped(seeds: Mapping) -> dict[str, Seeds]:
+def grouped(seeds: Mapping) -> dict[str, Seeds]:
     """``{label: Seeds}`` as given; ``{run name: Run}`` (a plan's runs) is grouped first."""
     if all(isinstance(s, Seeds) for s in seeds.values()):
         return dict(seeds)
@@ -58,7 +58,7 @@ def labels_of(seeds: Grouped, units: list[int]) -> list[str]:
     return [f"{fam} {n}" for fam in ("URN", "LSTM") for n in units if f"{fam} {n}" in seeds]
 
 
-def _ms(stat: Stat, digits: int = 3) -> str:
+def ms(stat: Stat, digits: int = 3) -> str:
     """``"0.912 ± 0.004"`` (mean ± sd over the seeds), ``"0.912"`` for one seed, ``"n/a"`` for none."""
     return stat.mean_sd(digits)
 
@@ -137,7 +137,7 @@ def error_by_length_stats(seeds: Seeds, read=final_row) -> pd.DataFrame:
 def error_by_length_table(seeds: Grouped, units: list[int], digits: int = 3) -> pd.DataFrame:
     """Error rate by m + n at epoch 100, ``"mean ± sd"`` over seeds: one row per model, one column per
     length."""
-    seeds = _grouped(seeds)
+    seeds = grouped(seeds)
     def cell(r) -> str:
         return f"{r['mean']:.{digits}f}" + (f" ± {r['sd']:.{digits}f}" if r["seeds"] > 1 else "")
 
@@ -147,7 +147,7 @@ def error_by_length_table(seeds: Grouped, units: list[int], digits: int = 3) -> 
     return pd.DataFrame(rows).T.rename_axis(index="model", columns="m + n")
 
 
-def _unseen_seen(run: Run, train_k: int, read=final_row) -> tuple[float, float]:
+def unseen_seen(run: Run, train_k: int, read=final_row) -> tuple[float, float]:
     """Mean error over the lengths unseen in training (m + n >= train_k) and over the seen ones, at epoch 100
     (or the row ``read`` gives; NaN where the test set has none)."""
     errors = error_by_length(run, read(run))
@@ -205,7 +205,7 @@ def figure_paper001(seeds: Grouped, units: list[int], train_k: int, marks: bool 
     the best models in (b); the URN 32's error below 0.4 at training loss 1 and the LSTMs' drop near 0.7 in
     (c)), black, each named in its panel's legend."""
     drawn = paper_marks() if marks else {}
-    seeds = _grouped(seeds)
+    seeds = grouped(seeds)
     labels = labels_of(seeds, units)
     styles = looks({lab: seeds[lab] for lab in labels})  # each model's from its spec
     fig, axes = panel_grid(2, 2)
@@ -234,20 +234,20 @@ def runs_table(seeds: Grouped, units: list[int]) -> pd.DataFrame:
     """Per model, over seeds (mean ± sd): the test loss and error rate at epoch 100 (the paper's), the
     selected epoch (lowest validation loss) with the validation loss, test loss and error rate there, the
     epochs trained and how many seeds stopped early."""
-    seeds = _grouped(seeds)
+    seeds = grouped(seeds)
     rows = []
     for lab in labels_of(seeds, units):
         s = seeds[lab]
         rows.append({"model": lab, "seeds": len(s),
-                     "selected epoch": _ms(s.stat(lambda r: best_index(r) + 1), 1),
-                     "epochs trained": _ms(s.stat(lambda r: len(r.history)), 1),
+                     "selected epoch": ms(s.stat(lambda r: best_index(r) + 1), 1),
+                     "epochs trained": ms(s.stat(lambda r: len(r.history)), 1),
                      "stopped early": f"{sum(s.each(stopped_early))} of {len(s)}",
-                     "test loss (epoch 100)": _ms(s.stat(lambda r: final_row(r)["test_loss"])),
-                     "error rate (epoch 100)": _ms(s.stat(lambda r: final_row(r)["error_rate"])),
-                     "validation loss (selected epoch)": _ms(s.stat(lambda r: best_row(r).get("val_loss",
+                     "test loss (epoch 100)": ms(s.stat(lambda r: final_row(r)["test_loss"])),
+                     "error rate (epoch 100)": ms(s.stat(lambda r: final_row(r)["error_rate"])),
+                     "validation loss (selected epoch)": ms(s.stat(lambda r: best_row(r).get("val_loss",
                                                                                             float("nan")))),
-                     "test loss (selected epoch)": _ms(s.stat(lambda r: best_row(r)["test_loss"])),
-                     "error rate (selected epoch)": _ms(s.stat(lambda r: best_row(r)["error_rate"]))})
+                     "test loss (selected epoch)": ms(s.stat(lambda r: best_row(r)["test_loss"])),
+                     "error rate (selected epoch)": ms(s.stat(lambda r: best_row(r)["error_rate"]))})
     return pd.DataFrame(rows)
 
 
