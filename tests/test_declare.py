@@ -1,6 +1,6 @@
-"""Claims declared as data (urnlib.declare): the rule's words come from the kind, a measure's decision must come
-from its declared kind's rule, a claim of several parts gets one verdict, and the training guard and seed count
-are applied the same way for every chapter."""
+"""Claims declared as data (urnlib.declare): the rule's words come from the kind, a measure's decision must
+come from its declared kind's rule, a claim of several parts gets one verdict, and the training guard and seed
+count are applied the same way for every chapter."""
 
 import pytest
 
@@ -11,7 +11,9 @@ from urnlib.statements import KINDS
 
 
 def _spec(measure, kind="beats", what="A below B"):
-    return Spec("paper 000 Fig. 1", "A beats B", "A is better than B.", "A lower", kind, what, "final", measure)
+    return Spec(
+        "paper 000 Fig. 1", "A beats B", "A is better than B.", "A lower", kind, what, "final", measure
+    )
 
 
 HIGH, LOW = Stat.of([0.90, 0.91, 0.92]), Stat.of([0.50, 0.51, 0.52])
@@ -47,8 +49,10 @@ def test_parts_combine_to_partly_with_the_seeds_of_the_undecided_part():
 
 
 def test_the_training_guard_and_the_seeds_a_claim_rests_on():
-    specs = [_spec(lambda m: Measured("x", rules.compare(HIGH, LOW), rests=["A", "B"])),
-             _spec(lambda m: Measured("y", rules.compare(HIGH, LOW), rests=["A"]))]
+    specs = [
+        _spec(lambda m: Measured("x", rules.compare(HIGH, LOW), rests=["A", "B"])),
+        _spec(lambda m: Measured("y", rules.compare(HIGH, LOW), rests=["A"])),
+    ]
     a, b = evaluate("ch", specs, None, seeds={"A": 3, "B": 5}, idle={"B": "at chance"})
     assert a.verdict == "inconclusive" and a.cause == "untrained" and "B at chance" in a.ours
     assert a.seeds == 3

@@ -1,5 +1,6 @@
-"""Claims as declarations: each chapter states its claims as a table of :class:`Spec` entries, and one function,
-:func:`evaluate`, turns them into :class:`~urnlib.claims.Claim` objects the same way in every chapter.
+"""Claims as declarations: each chapter states its claims as a table of :class:`Spec` entries, and one
+function, :func:`evaluate`, turns them into :class:`~urnlib.claims.Claim` objects the same way in every
+chapter.
 
 A :class:`Spec` is what the paper says (its artefact in ``source``, the quoted sentence, the claim in our
 words, the paper's number), the kind of statement (:data:`urnlib.statements.KINDS`), the measure in words
@@ -104,8 +105,8 @@ def evaluate(chapter: str, specs: Iterable[Spec], m: Any, *, seeds: Mapping[str,
 
     Args:
         seeds: ``{model label: its number of seeds}``; a claim rests on as many seeds as the fewest of its
-            models (:attr:`Measured.rests`, default every label here); ``None``: claims rest on no trained run.
-        idle: ``{model label: why it did not train}``: the training guard (:func:`urnlib.claims.claim`).
+            models (:attr:`Measured.rests`, default every label here); ``None``: on no trained run.
+        idle: ``{model label: why it did not train}``: the training guard of :func:`urnlib.claims.claim`.
 
     Raises:
         ValueError: a measure's decision comes from another kind's rule than its spec declares.

@@ -126,7 +126,8 @@ def _overfit(m: Measures) -> Measured | None:
     rises = {lab: [overfit_rise(_curve(r, "error_rate")) for r in m.seeds[lab]] for lab in big}
     flags = {lab: every_seed((v > 0 for v in rises[lab]), what="error at epoch 100 above its lowest")
              for lab in big}
-    return Measured("; ".join(f"{lab}: {flags[lab].direction} (rise {ms(Stat.of(rises[lab]))})" for lab in big),
+    ours = "; ".join(f"{lab}: {flags[lab].direction} (rise {ms(Stat.of(rises[lab]))})" for lab in big)
+    return Measured(ours,
                     list(flags.values()), rests=big, settle=m.more)
 
 
@@ -152,7 +153,8 @@ def _urn_errs_less(m: Measures) -> Measured | None:
 
 
 def _low_at_one(run: Run) -> float:
-    at_one = [e for e, tl in zip(_curve(run, "error_rate"), _curve(run, "train_loss")) if tl >= PAPER_URN32_LOSS]
+    curves = zip(_curve(run, "error_rate"), _curve(run, "train_loss"))
+    at_one = [e for e, tl in curves if tl >= PAPER_URN32_LOSS]
     return min(at_one) if at_one else math.nan
 
 
@@ -163,10 +165,11 @@ def _urn32(m: Measures) -> Measured | None:
     never = f"; {stat.missing} seeds never at training loss >= {PAPER_URN32_LOSS:g}" if stat.missing else ""
     ours = (f"lowest error at training loss >= {PAPER_URN32_LOSS:g}: {ms(stat)}{never}" if stat.n
             else f"training loss never >= {PAPER_URN32_LOSS:g} after epoch 1")
-    settle = ("not the loss's scale: sec. 2 says the token losses are summed ('which we sum for each position'), "
-              "but the authors' code (GU-CLASP/unitary-recurrent-network) divides their sum by the number of "
-              f"tokens, per symbol as here. The paper shows one run: {more_seeds(m.seeds, ['URN 32'], 7)} would "
-              "show whether a single run can reach 0.4 at this loss")
+    settle = ("not the loss's scale: sec. 2 says the token losses are summed ('which we sum for each "
+              "position'), but the authors' code (GU-CLASP/unitary-recurrent-network) divides their sum by "
+              "the number of tokens, per symbol as here. The paper shows one run: "
+              f"{more_seeds(m.seeds, ['URN 32'], 7)} would show whether a single run can reach 0.4 at this "
+              "loss")
     decision = threshold(stat, PAPER_URN32_ERROR, above=False, name="URN 32") if stat.n else None
     return Measured(ours, decision, rests=["URN 32"], direction="" if stat.n else ours, settle=settle)
 
@@ -208,8 +211,8 @@ def _unseen_errs(m: Measures) -> Measured | None:
     if not any(s.n for s in unseen.values()):  # the test language has no length beyond the training one
         return Measured(f"no unseen length in the test set (needs test_k > train_k, here {m.train_k})", None)
     fams = _families(m)
-    errs = {fam: every_seed((v > 0 for lab in labs for v in unseen[lab].values), what="errs on unseen lengths")
-            for fam, labs in fams.items()}
+    errs = {fam: every_seed((v > 0 for lab in labs for v in unseen[lab].values),
+                            what="errs on unseen lengths") for fam, labs in fams.items()}
     fit = every_seed(v == 0 for lab in m.labels for v in seen[lab].values)  # "model the training data well"
     ours = (f"{fit.direction.replace('the property', 'no error on seen lengths').replace('seeds', 'runs')}; "
             + "; ".join(f"{fam}: {errs[fam].direction.replace('seeds', 'runs')}" for fam in fams) + "; "
@@ -221,10 +224,12 @@ def _lstm_unseen(m: Measures) -> Measured | None:
     unseen = m.unseen() if m.pairs else {}
     if not any(s.n for s in unseen.values()):
         return None
-    pooled = {fam: Stat.of(v for lab in labs for v in unseen[lab].values) for fam, labs in _families(m).items()}
+    pooled = {fam: Stat.of(v for lab in labs for v in unseen[lab].values)
+              for fam, labs in _families(m).items()}
     return Measured(
         f"all sizes: LSTM {ms(pooled['LSTM'], 2)} vs URN {ms(pooled['URN'], 2)}; "
-        + "; ".join(f"{n}: LSTM {ms(unseen[f'LSTM {n}'], 2)} vs URN {ms(unseen[f'URN {n}'], 2)}" for n in m.pairs),
+        + "; ".join(f"{n}: LSTM {ms(unseen[f'LSTM {n}'], 2)} vs URN {ms(unseen[f'URN {n}'], 2)}"
+                    for n in m.pairs),
         compare(pooled["LSTM"], pooled["URN"], higher=False, names=("LSTM", "URN")), settle=m.more)
 
 
@@ -235,7 +240,8 @@ def _with_size(m: Measures) -> Measured | None:
     small, large = min(m.pairs), max(m.pairs)
     return Measured(
         f"URN {ms(unseen[f'URN {small}'], 2)} -> {ms(unseen[f'URN {large}'], 2)}; "
-        f"LSTM {ms(unseen[f'LSTM {small}'], 2)} -> {ms(unseen[f'LSTM {large}'], 2)} ({small} -> {large} units)",
+        f"LSTM {ms(unseen[f'LSTM {small}'], 2)} -> {ms(unseen[f'LSTM {large}'], 2)} "
+        f"({small} -> {large} units)",
         [compare(unseen[f"URN {large}"], unseen[f"URN {small}"], higher=False),  # URN: lower error
          compare(unseen[f"LSTM {large}"], unseen[f"LSTM {small}"], higher=True)],  # LSTM: higher
         settle=m.more)
@@ -247,7 +253,8 @@ SPECS = [
          "LSTM 7314/2738/1218, URN 5290/1370/370 (32/16/8 units)", "check",
          lambda m: f"equal, counted on modules built with V = 10 (LSTM embedding {m.lstm_embedding})",
          "- (not trained)", _table1),
-    Spec("paper 001 Fig. 2a", "LSTMs make better per-symbol guesses (lower test loss) than URNs, across the board",
+    Spec("paper 001 Fig. 2a",
+         "LSTMs make better per-symbol guesses (lower test loss) than URNs, across the board",
          "We see that LSTM models generally make better guesses than URNs, across the board.",
          "LSTM lower", "beats", "test loss LSTM < URN at every size", FINAL, _lstm_lower),
     Spec("paper 001 Fig. 2b", "the best models reach less than 10% full-string error on the test set",
@@ -256,34 +263,39 @@ SPECS = [
          _below_10),
     Spec("paper 001 Fig. 2b", "the larger LSTMs overfit: their error rate goes back up",
          "However, the LSTM models with a larger number of units exhibit overfitting.", "overfitting",
-         "every-seed", "error rate at epoch 100 above its lowest over epochs 1-100, every LSTM above the smallest",
+         "every-seed",
+         "error rate at epoch 100 above its lowest over epochs 1-100, every LSTM above the smallest",
          CURVE, _overfit),
     Spec("paper 001 Fig. 2c", "at a given training loss, URNs tend to have lower error rates than LSTMs",
-         "The URN models tend to achieve lower error rates for this task, even though they do less well from a "
-         "generative language modelling perspective.", "URN lower", "vs-number",
+         "The URN models tend to achieve lower error rates for this task, even though they do less well from "
+         "a generative language modelling perspective.", "URN lower", "vs-number",
          "share of the training-loss levels both reach where the URN's error is lower (seed against seed) > "
          f'{SHARE} ("tend to": more often than not) at every size', CURVE, _urn_errs_less),
-    Spec("paper 001 Fig. 2c", "the 32-unit URN gets below 0.4 error while its training loss is still as high as 1",
-         "For instance, the 32-unit URN is able to obtain an error rate below 0.4 with a training loss as high "
-         "as 1.", f"< {PAPER_URN32_ERROR} at training loss {PAPER_URN32_LOSS:g}", "vs-number",
+    Spec("paper 001 Fig. 2c",
+         "the 32-unit URN gets below 0.4 error while its training loss is still as high as 1",
+         "For instance, the 32-unit URN is able to obtain an error rate below 0.4 with a training loss as "
+         "high as 1.", f"< {PAPER_URN32_ERROR} at training loss {PAPER_URN32_LOSS:g}", "vs-number",
          f"per seed, the lowest error rate of an epoch with training loss >= {PAPER_URN32_LOSS:g} (nats per "
          f"symbol) <= {PAPER_URN32_ERROR}", CURVE, _urn32),
     Spec("paper 001 Fig. 2c", "URNs' error rate falls smoothly; LSTMs' drops sharply",
          "In general, the URNs provide a smoother decrease in error rate as they learn the language.",
          "URN smoother", "beats",
-         "largest one-epoch fall of the error rate (epochs 1-100) URN < LSTM at every size", CURVE, _smoother),
+         "largest one-epoch fall of the error rate (epochs 1-100) URN < LSTM at every size", CURVE,
+         _smoother),
     Spec("paper 001 sec. 5", "URNs are less prone to overfitting than LSTMs",
          "Additionally, the URN appears to be less prone to overfitting, on both tasks.",
          "URN less prone to overfitting", "beats",
-         "the rise of the test loss and of the error rate at epoch 100 above their lowest (epochs 1-100), URN "
-         "below LSTM at every size", CURVE, _less_overfit),
-    Spec("paper 001 sec. 3.1", "both architectures fit the training lengths but err on longer, unseen strings",
-         "They can model the training data well, but produce incorrect patterns in some cases on strings of any "
-         "greater length than the samples in the training corpus.", "errors on unseen lengths", "every-seed",
+         "the rise of the test loss and of the error rate at epoch 100 above their lowest (epochs 1-100), "
+         "URN below LSTM at every size", CURVE, _less_overfit),
+    Spec("paper 001 sec. 3.1",
+         "both architectures fit the training lengths but err on longer, unseen strings",
+         "They can model the training data well, but produce incorrect patterns in some cases on strings of "
+         "any greater length than the samples in the training corpus.", "errors on unseen lengths",
+         "every-seed",
          "every run errs on no seen length and on some unseen length, per architecture", FINAL, _unseen_errs),
     Spec("paper 001 Fig. 2d", "LSTMs do better than URNs on lengths unseen in training",
-         "We see here that the LSTMs tend to do better overall than the URNs for lengths unseen in the training "
-         "data.", "LSTM better overall", "beats",
+         "We see here that the LSTMs tend to do better overall than the URNs for lengths unseen in the "
+         "training data.", "LSTM better overall", "beats",
          'mean unseen-length error over every size\'s runs ("overall") LSTM < URN', FINAL, _lstm_unseen),
     Spec("paper 001 Fig. 2d", "on unseen lengths URNs improve with more units while LSTMs get worse",
          "However, the LSTMs do worse when the number of units increases, while the URNs do better as that "
