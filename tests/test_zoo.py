@@ -228,6 +228,34 @@ def test_claims_follow_the_runs():
                              "not run here") for c in claims)
 
 
+def test_test_loss_measured_from_the_weights_decides_paper_001s_statements():
+    views = _views(("dyck", "anbn"))
+    keys = {}
+    for task, by_budget in views.items():
+        for cells in by_budget.values():
+            for cell, seeds in cells.items():
+                for i, run in enumerate(seeds):
+                    run.record["key"] = f"{task}-{cell}-{i}"
+                    # the LSTM's test loss 0.5 below the URN's on every seed; a^n b^n: the URN's held-out
+                    # loss above the arbitrary RNN's
+                    base = {"LSTM": 1.0, "URN": 1.5, "Arbitrary": 1.2}.get(cell, 2.0)
+                    keys[run.record["key"]] = base + 0.01 * i
+    found = zoo_claims.claims(views, min_total=10, turn="3-TURN", test_loss=keys)
+    lower = _verdict(found, "[dyck] the LSTM reaches a lower test loss")
+    assert (lower.verdict, lower.kind, lower.seeds) == ("reproduced", "beats", 3)
+    assert "test loss LSTM 1.01" in lower.ours and "test-set loss" in lower.rule
+    arbitrary = _verdict(found, "[anbn] the Full URN reaches a lower validation loss")
+    assert arbitrary.verdict == "not reproduced" and "loss beyond the training range URN 1.51" in arbitrary.ours
+    # the test-loss curve is not in the stored weights: still not run here
+    mono = _verdict(found, "[dyck] URN training is monotonous")
+    assert (mono.verdict, mono.cause) == ("not run here", "data") and "per epoch" in mono.direction
+    # a run whose test loss was not measured leaves the claim on its stand-in
+    del keys["dyck-URN-0"]
+    lower = _verdict(zoo_claims.claims(views, min_total=10, turn="3-TURN", test_loss=keys),
+                     "[dyck] the LSTM reaches a lower test loss")
+    assert lower.verdict == "not run here"
+
+
 def _verdict(claims, start):
     found = [c for c in claims if c.statement.startswith(start)]
     assert len(found) == 1, start

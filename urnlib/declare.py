@@ -52,6 +52,7 @@ class Measured:
         seeds_needed: the seeds that would decide it; ``None``: from the decision or its parts.
         cause, evidence: a miss's cause (:data:`urnlib.claims.CAUSES`) and the experiment behind it.
         paper: the paper's number where it depends on the setting (``None``: the spec's).
+        decided: the decisions behind a ``holds`` the chapter combined itself (checked against the kind).
     """
 
     ours: Any
@@ -64,6 +65,7 @@ class Measured:
     cause: str | None = None
     evidence: str = ""
     paper: Any = None
+    decided: Sequence[Decision] = ()
 
 
 @dataclass(frozen=True)
@@ -94,9 +96,9 @@ class Spec:
         return f"{what}; {KINDS[self.kind].rule}" if what else KINDS[self.kind].rule
 
 
-def _decided(spec: Spec, holds) -> Iterable[Decision]:
-    parts = holds if isinstance(holds, (list, tuple)) else [holds]
-    return [p for p in parts if isinstance(p, Decision)]
+def _decided(found: Measured) -> Iterable[Decision]:
+    parts = list(found.holds) if isinstance(found.holds, (list, tuple)) else [found.holds]
+    return [p for p in [*parts, *found.decided] if isinstance(p, Decision)]
 
 
 def evaluate(chapter: str, specs: Iterable[Spec], m: Any, *, seeds: Mapping[str, int] | None = None,
@@ -117,7 +119,7 @@ def evaluate(chapter: str, specs: Iterable[Spec], m: Any, *, seeds: Mapping[str,
         found = spec.measure(m)
         if found is None:
             continue
-        wrong = {d.kind for d in _decided(spec, found.holds) if d.kind and d.kind != spec.kind}
+        wrong = {d.kind for d in _decided(found) if d.kind and d.kind != spec.kind}
         if wrong:
             raise ValueError(f"{chapter}: {spec.statement!r} is declared {spec.kind!r} but decided by the "
                              f"rule of {sorted(wrong)}")

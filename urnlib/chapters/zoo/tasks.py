@@ -110,6 +110,10 @@ class TaskKind:
     def data(self, task) -> ZooData:
         raise NotImplementedError
 
+    def test(self, task) -> TokenData:
+        """The task's test set as next-symbol (or label) targets: what a test-set loss is read on."""
+        raise NotImplementedError
+
 
 def _imported(path: str):
     """``"module:name"`` -> the object, imported when a task first needs it (a run imports only the modules
@@ -130,6 +134,11 @@ class Dyck(TaskKind):
         data = make_data(task)
         return ZooData(data.train, validation_data(task), lambda model: evaluate_closing(model, data))
 
+    def test(self, task) -> TokenData:
+        from urnlib.tasks.dyck import make_data
+
+        return make_data(task).test
+
 
 class CrossSerial(TaskKind):
     name, title = "cross_serial", "cross-serial (length generalisation)"
@@ -144,6 +153,11 @@ class CrossSerial(TaskKind):
         data = make_data(task)
         return ZooData(data.train, validation_data(task),
                        lambda model: evaluate_strings(model, data, task))
+
+    def test(self, task) -> TokenData:
+        from urnlib.tasks.cross_serial import make_data
+
+        return make_data(task).test
 
 
 class Anbn(TaskKind):
@@ -164,6 +178,14 @@ class Anbn(TaskKind):
             return {"largest_accepted": largest(accepted), "accepted": accepted}
 
         return ZooData(training_data(task), validation_data(task), evaluate)
+
+    def test(self, task) -> TokenData:
+        """a^n b^n for n beyond the training range, N + 1 .. max_test_n, once each (the strings the
+        acceptance test scores that training never showed)."""
+        from urnlib.languages import anbn
+
+        return TokenData(*anbn.encode(anbn.strings(range(task.max_train_n + 1, task.max_test_n + 1)),
+                                      anbn.AnbnVocab()))
 
 
 #: the agreement grammar's vocabulary: padding, its words and its POS tags
@@ -186,6 +208,11 @@ class Agreement(TaskKind):
                                  f"than the grammar's {self.vocab_size}")
         return ZooData(data.train, validation_data(task, data.vocab),
                        lambda model: evaluate_agreement(model, data))
+
+    def test(self, task) -> TokenData:
+        from urnlib.tasks.agreement import make_data
+
+        return make_data(task).test
 
 
 #: every task of the zoo, by name
