@@ -473,12 +473,8 @@ def test_paper001_claims_read_epoch_100_in_the_papers_words():
 
     view = _paper001_view()
 
-    def decide(read):
-        out = dyck_claims_001.ClaimList(view, "s", read)
-        dyck_claims_001.paper001(out, [8, 32], 30)
-        return list(out)
-
-    claims = decide(report.final_row)  # epoch 100 only: nothing is read at an epoch chosen on test data
+    # epoch 100 only: nothing is read at an epoch chosen on test data
+    claims = dyck_claims_001.paper001(view, "s", [8, 32], 30, read=report.final_row)
     by = {c.statement.split("] ", 1)[1]: c for c in claims}
     assert all(c.quote and c.epoch and c.direction and c.seeds == 3 for c in claims)
     loss = by["LSTMs reach a lower test loss than URNs of the same size"]  # epoch 100: the LSTM has overfit
@@ -507,13 +503,18 @@ def test_a_model_short_of_100_epochs_or_at_chance_is_no_evidence():
     view = _paper001_view()
     for run in view["LSTM 8"]:
         run.history = run.history[:50]
-    out = dyck_claims_001.ClaimList(view, "s", report.final_row)
-    dyck_claims_001.paper001(out, [8, 32], 30)
+    out = dyck_claims_001.paper001(view, "s", [8, 32], 30)
     on_lstm8 = [c for c in out if "LSTM" in c.statement or "8-unit" in c.statement]
     assert on_lstm8 and all((c.verdict, c.cause) == ("inconclusive", "untrained") for c in on_lstm8)
-    assert all(c.ours.startswith("did not train (LSTM 8)") for c in on_lstm8)
+    assert all(c.ours.startswith("did not train (LSTM 8 trained fewer than 100 epochs)") for c in on_lstm8)
     weakest = [c for c in out if "URN 32: weakest" in c.statement][0]
     assert weakest.verdict == "reproduced"  # rests on the URN 32 alone
+    for run in view["URN 32"]:  # closing-bracket accuracy at the majority class's 20%
+        run.history = [{**row, "closing_accuracy": 0.2} for row in run.history]
+    out = dyck_claims_001.paper001(view, "s", [8, 32], 30)
+    weakest = [c for c in out if "URN 32: weakest" in c.statement][0]
+    assert (weakest.verdict, weakest.cause) == ("inconclusive", "untrained")
+    assert weakest.ours.startswith("did not train (URN 32 is at chance: closing-bracket accuracy 0.2")
 
 
 def test_table2_matches_the_paper():
@@ -581,7 +582,7 @@ def test_task_round_trips_through_stored_params():
 def test_retrain_costs_come_from_what_the_stored_runs_took():
     """A settle text's cost is the stored runs' CPU time (scaled to the seeds it asks for), never a typed
     number; a run stored before CPU time was recorded counts its wall time."""
-    from urnlib.chapters.dyck.claims_001 import retrain
+    from urnlib.chapters.dyck.claims_shared import retrain
     from urnlib.seeds import Seeds
 
     three = Seeds("URN 8", [FakeRun([], 600.0) for _ in range(3)], [0, 1, 2])  # 3 x 10 CPU minutes
@@ -598,13 +599,13 @@ def test_retrain_costs_come_from_what_the_stored_runs_took():
 def test_a_claim_decided_against_the_paper_asks_for_another_experiment_than_more_seeds():
     """Undecided: more seeds, with their cost; decided against the paper: more seeds are not the next
     experiment, the authors' Keras models are (at the same cost)."""
-    from urnlib.chapters.dyck.claims_001 import _settle
+    from urnlib.chapters.dyck.claims_shared import settle
     from urnlib.seeds import Seeds
 
     urn = {8: Seeds("URN 8", [FakeRun([], 600.0) for _ in range(3)], [0, 1, 2])}
     lstm = {8: Seeds("LSTM 8", [FakeRun([], 600.0) for _ in range(3)], [0, 1, 2])}
     cost = "about 1.0 CPU hours per setting, as these runs took"
-    assert _settle(None, urn, lstm) == f"3 more seeds of each model under each setting ({cost})"
-    failed = _settle(False, urn, lstm)
+    assert settle(None, urn, lstm) == f"3 more seeds of each model under each setting ({cost})"
+    failed = settle(False, urn, lstm)
     assert failed.startswith("decided against the paper at these seeds, so more seeds are not the next")
     assert "Keras URN and LSTM" in failed and failed.endswith(f"({cost})")

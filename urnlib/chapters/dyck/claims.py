@@ -1,30 +1,33 @@
-"""The claims of the Dyck chapter, decided on every seed (:mod:`urnlib.rules`) under each training setting.
+"""The claims of the Dyck chapter, declared (:mod:`urnlib.declare`) and decided on every seed
+(:mod:`urnlib.rules`) under each training setting: paper 000's in :data:`SPECS_000` (the claims on one model
+once per model, :class:`~urnlib.chapters.dyck.claims_shared.Each`), paper 001's in
+:data:`urnlib.chapters.dyck.claims_001.SPECS_001`, each with a small measure on one setting's runs.
 
 Both papers train 100 epochs, so every measure is read at epoch 100
 (:func:`~urnlib.chapters.dyck.report.final_row`), or over epochs 1-100 where a claim speaks of the training
-curve; Tables 3 and 4 read the stored weights, which are epoch 100's. The epoch of the lowest test loss is
-selected on test data (the papers have no validation set): where reading it gives another verdict, the claim's
-``ours`` gives that reading and its verdict too (a retrain selecting on validation data comes later). Each
-claim quotes the sentence it decides; its tolerance comes from the paper's words or numbers and the seeds'
-spread, never from a number of ours. A claim resting on a model that did not train (fewer than 100 epochs, or
-closing-bracket accuracy not clearly above the 20% majority class) is inconclusive with cause ``untrained``.
-:func:`chapter_claims` decides them under every setting; a claim missed under one setting and reproduced under
-another is missed because of that ``setting``.
+curve; Tables 3 and 4 read the stored weights, which are epoch 100's. The papers select no epoch, and no claim
+reads a run at an epoch chosen on its test measures (where the 8-unit LSTM's test curve turns up is itself
+paper 001's claim). Each claim quotes the sentence it decides; its tolerance comes from the paper's words or
+numbers and the seeds' spread, never from a number of ours. A claim resting on a model that did not train
+(fewer than 100 epochs, or closing-bracket accuracy not clearly above the 20% majority class) is inconclusive
+with cause ``untrained``. :func:`chapter_claims` decides them under every setting; a claim missed under one
+setting and reproduced under another is missed because of that ``setting``.
 """
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from urnlib import rules
-from urnlib.claims import Claim, across_settings
+from urnlib.chapters.dyck.claims_001 import SPECS_001, table2_claim
+from urnlib.chapters.dyck.claims_shared import (CURVE, FINAL, WEIGHTS, Each, Measures, decide, fmt,
+                                                retrain)
 from urnlib.chapters.dyck.report import MAJORITY_ACCURACY, PAPER_TABLE4, final_row, table3, table4
-from urnlib.chapters.dyck.claims_001 import (CURVE, FINAL, WEIGHTS, retrain, ClaimList, buckets, fmt,
-                                            paper001, table2_claim)
+from urnlib.claims import Claim, across_settings
+from urnlib.declare import Measured, Spec
 from urnlib.seeds import Seeds, Stat
 
-__all__ = ["claims", "chapter_claims", "table2_claim", "FINAL", "CURVE", "WEIGHTS"]
+__all__ = ["claims", "chapter_claims", "table2_claim", "SPECS_000", "FINAL", "CURVE", "WEIGHTS"]
 
 PAPER_PAIR_EFFECT = max(v for k, v in PAPER_TABLE4.items() if len(k) == 2)  # 0.07
 _SINGLES = [v for k, v in PAPER_TABLE4.items() if len(k) == 1]
@@ -50,140 +53,13 @@ def claims(
         variants: labels of the k-TURN's variants in ``view`` (our extensions of the "remain accurate" claim).
         read: the history row a claim on one epoch reads (:func:`~urnlib.chapters.dyck.report.final_row`).
     """
-    out = ClaimList(view, setting, read)
-    _paper000(out, turn, min_total, [v for v in variants if v in view])
     units = [n for n in units if f"URN {n}" in view and f"LSTM {n}" in view]
-    if units:
-        paper001(out, units, min_total)
-    return list(out)
+    m = Measures(view, read, min_total, units, turn, [v for v in variants if v in view])
+    return decide(setting, [*SPECS_000, *(SPECS_001 if units else [])], m)
 
 
-def _paper000(out: ClaimList, turn, min_total, variants) -> None:
-    view, read = out.view, out.read
-    for lab in [turn, "Full URN", *variants]:
-        seeds = view[lab]
-        variant = lab not in (turn, "Full URN")
-        drop = seeds.stat(lambda run: _fall(run, min_total, read))
-        out.add(
-            "paper 000 Fig. 3" + (" (our variant)" if variant else ""),
-            f"{lab}: accuracy does not fall as attractors grow",
-            "remains accurate",
-            f"worst accuracy at >= 3 attractors minus mean at 0-2: {fmt(drop)}",
-            f"that difference > 0 ({rules.THRESHOLD_RULE}; buckets with >= {min_total} predictions)",
-            rules.threshold(drop, 0.0, name="worst at >= 3 minus mean at 0-2"),
-            quote="By contrast, the URN models remain accurate as the number of attractors grows.",
-            epoch=FINAL,
-            rests=[lab],
-            extension=variant,
-        )
-        if variant:
-            continue
-        slope = seeds.stat(lambda run: _slope(*buckets(run, min_total, read)))
-        out.add(
-            "paper 000 Fig. 3",
-            f"{lab}: accuracy improves with the number of attractors",
-            "improves with attractors",
-            f"least-squares slope of accuracy per attractor {fmt(slope, 4)}",
-            f"slope > 0 ({rules.THRESHOLD_RULE})",
-            rules.threshold(slope, 0.0, name="slope"),
-            quote="Perhaps surprisingly, the URN improves in relation to the number of attractors.",
-            epoch=FINAL,
-            rests=[lab],
-            settle=f"train {lab} with the authors' TypedFlow code on 3 seeds and read Fig. 3 at epoch 100 "
-            f"({retrain(view[lab], seeds=3)})",
-        )
-    arb = view["Arbitrary"]
-    slope = arb.stat(lambda run: _slope(*buckets(run, min_total, read)))
-    out.add(
-        "paper 000 Fig. 3",
-        "arbitrary-embedding RNN: accuracy declines steadily with attractors",
-        "steadily decreasing",
-        f"least-squares slope per attractor {fmt(slope, 4)}",
-        f"slope < 0 ({rules.THRESHOLD_RULE})",
-        rules.threshold(slope, 0.0, above=False, name="slope"),
-        quote="However, it shows steadily decreasing accuracy as the number of attractors increases.",
-        epoch=FINAL,
-        rests=["Arbitrary"],
-    )
-    lowest = arb.stat(lambda run: buckets(run, min_total, read)[1].min())
-    out.add(
-        "paper 000 Fig. 3",
-        "arbitrary-embedding RNN stays well above the 20% majority baseline up to 9 attractors",
-        "above 20%",
-        f"lowest bucket accuracy {fmt(lowest)}",
-        f"lowest bucket > 0.2 ({rules.THRESHOLD_RULE})",
-        rules.threshold(lowest, MAJORITY_ACCURACY, name="lowest bucket"),
-        quote="Up to 9 attractors, it achieves performance that is well above a majority class baseline "
-        "(20%).",
-        epoch=FINAL,
-        rests=["Arbitrary"],
-    )
-    full = view["Full URN"].stat(lambda run: read(run)["test_loss"])
-    arbl = arb.stat(lambda run: read(run)["test_loss"])
-    out.add(
-        "paper 000 sec. 5",
-        "Full URN reaches a lower validation loss than the arbitrary-embedding RNN",
-        "1.47213 vs 1.52914",
-        f"{fmt(full, 4)} vs {fmt(arbl, 4)}",
-        f"Full URN lower ({rules.BEATS_RULE})",
-        rules.compare(full, arbl, higher=False, names=("Full URN", "Arbitrary")),
-        quote="The performance of the full URN is better over the long term and in general, with a "
-        "validation loss of 1.47213 compared to 1.52914 for the arbitrary case.",
-        epoch=FINAL,
-        rests=["Full URN", "Arbitrary"],
-        settle="train both for longer than 100 epochs on 3 seeds ("
-        + retrain(view["Full URN"], arb, seeds=3, per="per 100 epochs") + ")",
-    )
-
-    seeds = view[turn]
-    tables = seeds.each(lambda run: table4(run)[0]["effect (ours)"].to_numpy())
-    pair_max = Stat.of(t[10:].max() for t in tables)
-    single = Stat.of(t[:10].mean() for t in tables)
-    out.add(
-        "paper 000 Table 4",
-        f"{turn}: matching pairs compose to nearly the identity (effect near 0)",
-        "pairs 0.06-0.07; single 13.98-14.85",
-        f"largest pair effect {fmt(pair_max)}; mean single effect {fmt(single, 2)}",
-        f"largest pair effect <= the paper's largest, {PAPER_PAIR_EFFECT} ({rules.THRESHOLD_RULE})",
-        rules.threshold(pair_max, PAPER_PAIR_EFFECT, above=False, name="largest pair effect"),
-        quote="Such compositions are close to identity (table 4).",
-        epoch=WEIGHTS,
-        rests=[turn],
-        settle=f"train the {turn} past 100 epochs on 3 seeds, until its loss on a validation set drawn like "
-        f"the training data stops falling (never the test loss), and read Table 4 again; or the authors' "
-        f"code on 3 seeds ({retrain(seeds, seeds=3, per='per 100 epochs')})",
-    )
-    spread = Stat.of((t[:10].max() - t[:10].min()) / t[:10].mean() for t in tables)
-    out.add(
-        "paper 000 Table 4",
-        f"{turn}: all single brackets have strikingly similar effects",
-        f"13.98-14.85 (spread {PAPER_SINGLE_SPREAD:.3f})",
-        f"(max - min) / mean of the single effects {fmt(spread)}",
-        f"that spread <= the paper's, {PAPER_SINGLE_SPREAD:.3f} ({rules.THRESHOLD_RULE})",
-        rules.threshold(spread, PAPER_SINGLE_SPREAD, above=False, name="spread"),
-        quote="The average effect, and even the signatures of all embeddings are strikingly similar.",
-        epoch=WEIGHTS,
-        rests=[turn],
-        settle=f"train the {turn} on 3 more seeds ({retrain(seeds, seeds=3)})",
-    )
-    gap = seeds.stat(_plane_gap)
-    out.add(
-        "paper 000 Table 3",
-        f"{turn}: planes rotated by similar angles share coordinates (high similarity); planes rotated by "
-        "different angles are closer to orthogonal",
-        "matched-angle similarities up to 1.73; others 0.2-1.35",
-        f"mean matched-angle (diagonal) similarity minus mean of the others {fmt(gap, 2)}",
-        f"difference > 0 ({rules.PAIRED_RULE})",
-        rules.paired(gap, name="diagonal minus the others"),
-        quote="We see in table 3 that the planes which undergo rotation by similar angles are far from "
-        "orthogonal to each other— one pair even exhibits a similarity of 1.73.",
-        epoch=WEIGHTS,
-        rests=[turn],
-    )
-
-
-def _fall(run, min_total: int, read) -> float:
-    k, acc = buckets(run, min_total, read)
+def _fall_of(m: Measures, run) -> float:
+    k, acc = m.buckets(run)
     if not (k <= 2).any() or not (k >= 3).any():
         return float("nan")
     return float(acc[k >= 3].min() - acc[k <= 2].mean())
@@ -200,6 +76,116 @@ def _plane_gap(run) -> float:
         return float("nan")
     diag = np.array([t3[i, i] for i in range(n)])
     return float(diag.mean() - t3[~np.eye(*t3.shape, dtype=bool)].mean())
+
+
+def _tables(m: Measures, lab: str) -> list[np.ndarray]:
+    """Table 4's effects (ours) of each seed: the ten single brackets, then the five matching pairs."""
+    if lab not in m.tables:
+        m.tables[lab] = m.view[lab].each(lambda run: table4(run)[0]["effect (ours)"].to_numpy())
+    return m.tables[lab]
+
+
+def _no_fall(m: Measures, lab: str) -> Measured:
+    drop = m.view[lab].stat(lambda run: _fall_of(m, run))
+    return Measured(f"worst accuracy at >= 3 attractors minus mean at 0-2: {fmt(drop)}",
+                    rules.threshold(drop, 0.0, name="worst at >= 3 minus mean at 0-2"), rests=[lab])
+
+
+def _improves(m: Measures, lab: str) -> Measured:
+    slope = m.view[lab].stat(lambda run: _slope(*m.buckets(run)))
+    return Measured(f"least-squares slope of accuracy per attractor {fmt(slope, 4)}",
+                    rules.threshold(slope, 0.0, name="slope"), rests=[lab],
+                    settle=f"train {lab} with the authors' TypedFlow code on 3 seeds and read Fig. 3 at "
+                    f"epoch 100 ({retrain(m.view[lab], seeds=3)})")
+
+
+def _declines(m: Measures) -> Measured:
+    slope = m.view["Arbitrary"].stat(lambda run: _slope(*m.buckets(run)))
+    return Measured(f"least-squares slope per attractor {fmt(slope, 4)}",
+                    rules.threshold(slope, 0.0, above=False, name="slope"), rests=["Arbitrary"])
+
+
+def _above_majority(m: Measures) -> Measured:
+    lowest = m.view["Arbitrary"].stat(lambda run: m.buckets(run)[1].min())
+    return Measured(f"lowest bucket accuracy {fmt(lowest)}",
+                    rules.threshold(lowest, MAJORITY_ACCURACY, name="lowest bucket"), rests=["Arbitrary"])
+
+
+def _full_lower(m: Measures) -> Measured:
+    full, arb = (m.view[lab].stat(lambda run: m.read(run)["test_loss"]) for lab in ("Full URN", "Arbitrary"))
+    return Measured(f"{fmt(full, 4)} vs {fmt(arb, 4)}",
+                    rules.compare(full, arb, higher=False, names=("Full URN", "Arbitrary")),
+                    rests=["Full URN", "Arbitrary"],
+                    settle="train both for longer than 100 epochs on 3 seeds ("
+                    + retrain(m.view["Full URN"], m.view["Arbitrary"], seeds=3, per="per 100 epochs") + ")")
+
+
+def _pairs_identity(m: Measures, lab: str) -> Measured:
+    tables = _tables(m, lab)
+    pair_max, single = Stat.of(t[10:].max() for t in tables), Stat.of(t[:10].mean() for t in tables)
+    return Measured(
+        f"largest pair effect {fmt(pair_max)}; mean single effect {fmt(single, 2)}",
+        rules.threshold(pair_max, PAPER_PAIR_EFFECT, above=False, name="largest pair effect"), rests=[lab],
+        settle=f"train the {lab} past 100 epochs on 3 seeds, until its loss on a validation set drawn like "
+        "the training data stops falling (never the test loss), and read Table 4 again; or the authors' code "
+        f"on 3 seeds ({retrain(m.view[lab], seeds=3, per='per 100 epochs')})")
+
+
+def _singles_alike(m: Measures, lab: str) -> Measured:
+    spread = Stat.of((t[:10].max() - t[:10].min()) / t[:10].mean() for t in _tables(m, lab))
+    return Measured(f"(max - min) / mean of the single effects {fmt(spread)}",
+                    rules.threshold(spread, PAPER_SINGLE_SPREAD, above=False, name="spread"), rests=[lab],
+                    settle=f"train the {lab} on 3 more seeds ({retrain(m.view[lab], seeds=3)})")
+
+
+def _planes(m: Measures, lab: str) -> Measured:
+    gap = m.view[lab].stat(_plane_gap)
+    return Measured(f"mean matched-angle (diagonal) similarity minus mean of the others {fmt(gap, 2)}",
+                    rules.paired(gap, name="diagonal minus the others"), rests=[lab])
+
+
+NO_FALL = Spec(
+    "paper 000 Fig. 3", "{lab}: accuracy does not fall as attractors grow",
+    "By contrast, the URN models remain accurate as the number of attractors grows.", "remains accurate",
+    "vs-number", lambda m: f"that difference > 0 (buckets with >= {m.min_total} predictions)", FINAL,
+    _no_fall)
+IMPROVES = Spec(
+    "paper 000 Fig. 3", "{lab}: accuracy improves with the number of attractors",
+    "Perhaps surprisingly, the URN improves in relation to the number of attractors.",
+    "improves with attractors", "vs-number", "slope > 0", FINAL, _improves)
+
+SPECS_000: list[Spec | Each] = [
+    Each(lambda m: [m.turn, "Full URN"], (NO_FALL, IMPROVES)),
+    Each(lambda m: m.variants, (NO_FALL,), variant=True),
+    Spec("paper 000 Fig. 3", "arbitrary-embedding RNN: accuracy declines steadily with attractors",
+         "However, it shows steadily decreasing accuracy as the number of attractors increases.",
+         "steadily decreasing", "vs-number", "slope < 0", FINAL, _declines),
+    Spec("paper 000 Fig. 3", "arbitrary-embedding RNN stays well above the 20% majority baseline up to 9 "
+         "attractors",
+         "Up to 9 attractors, it achieves performance that is well above a majority class baseline (20%).",
+         "above 20%", "vs-number", "lowest bucket > 0.2", FINAL, _above_majority),
+    Spec("paper 000 sec. 5", "Full URN reaches a lower validation loss than the arbitrary-embedding RNN",
+         "The performance of the full URN is better over the long term and in general, with a validation "
+         "loss of 1.47213 compared to 1.52914 for the arbitrary case.", "1.47213 vs 1.52914", "beats",
+         "Full URN lower", FINAL, _full_lower),
+    Each(lambda m: [m.turn], (
+        Spec("paper 000 Table 4", "{lab}: matching pairs compose to nearly the identity (effect near 0)",
+             "Such compositions are close to identity (table 4).", "pairs 0.06-0.07; single 13.98-14.85",
+             "vs-number", f"largest pair effect <= the paper's largest, {PAPER_PAIR_EFFECT}", WEIGHTS,
+             _pairs_identity),
+        Spec("paper 000 Table 4", "{lab}: all single brackets have strikingly similar effects",
+             "The average effect, and even the signatures of all embeddings are strikingly similar.",
+             f"13.98-14.85 (spread {PAPER_SINGLE_SPREAD:.3f})", "vs-number",
+             f"that spread <= the paper's, {PAPER_SINGLE_SPREAD:.3f}", WEIGHTS, _singles_alike),
+        Spec("paper 000 Table 3",
+             "{lab}: planes rotated by similar angles share coordinates (high similarity); planes rotated by "
+             "different angles are closer to orthogonal",
+             "We see in table 3 that the planes which undergo rotation by similar angles are far from "
+             "orthogonal to each other— one pair even exhibits a similarity of 1.73.",
+             "matched-angle similarities up to 1.73; others 0.2-1.35", "beats-paired", "difference > 0",
+             WEIGHTS, _planes),
+    )),
+]
 
 
 def chapter_claims(views: dict[str, dict[str, Seeds]], **kwargs) -> list[Claim]:
