@@ -8,22 +8,26 @@ from the paper's (:func:`differences`, :func:`implementation_notes`).
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 import torch
 
 from urnlib import analysis, rules
-from urnlib.claims import Claim, claim
+from urnlib.claims import Claim
+from urnlib.declare import Measured, Spec, evaluate
 from urnlib.models import URN
 from urnlib.models.unitary import skew_size
 from urnlib.results import Run
-from urnlib.seeds import Seeds
+from urnlib.rules import Decision
+from urnlib.seeds import Seeds, Stat
 
 __all__ = ["PAPER_TABLE1", "PAPER_TABLE2_WORDS", "PAPER_TABLE2", "PAPER_THRESHOLD", "RELEVANT_TAGS",
            "embeddings", "main_tags", "table1", "frequent_noun_pairs", "table2", "paper_table2",
            "number_groups", "phrase_table", "analysis_claims", "table1_section", "table2_section",
-           "phrase_section", "PAPER_SENTENCES", "differences", "implementation_notes", "TABLE_QUOTES"]
+           "phrase_section", "PAPER_SENTENCES", "differences", "implementation_notes", "TABLE_QUOTES",
+           "TABLE_SPECS", "TableMeasures", "STORED"]
 
 PAPER_SENTENCES = 1_700_000  # paper 000 sec. 4: "1.7 million sentences ... extracted from Wikipedia"
 
@@ -190,51 +194,66 @@ TABLE_QUOTES = {
 #: the weights Tables 1-2 read: the stored ones, of the best epoch (by the validation loss: the protocol)
 STORED = ("the stored weights: the epoch of the lowest validation loss (selected on validation sentences); "
           "the paper's epoch-10 weights are not stored")
+PAIRS = "seeds with two noun pairs"  #: the k-TURN's seeds that Table 2's claim rests on
+
+
+@dataclass(frozen=True)
+class TableMeasures:
+    """Tables 1-2's measures over the k-TURN's seeds (:func:`_relevant_gap`, :func:`_rank_correlation`,
+    :func:`_number_gap`); ``untrained``: why the k-TURN is no evidence ("" when it is)."""
+
+    gap: Stat
+    rho: Stat
+    diff: Stat
+    untrained: str
+
+
+def _table_claim(m: TableMeasures, ours: str, d: Decision, rests: tuple[str, ...] = ("k-TURN",)) -> Measured:
+    """A miss is put down to the data (our texts are not the paper's Wikipedia, and far smaller) unless the
+    seeds do not decide it (noise); an untrained k-TURN's weights are shown for information only."""
+    if m.untrained:
+        word = {True: "holds", False: "fails", None: "undecided"}[d.holds]
+        return Measured(f"no evidence: {m.untrained}. For information: {ours} ({word})", None, rests=rests,
+                        cause="untrained", direction=d.direction,
+                        settle="retrain for the paper's 10 epochs, selecting on validation data")
+    return Measured(ours, d, rests=rests, cause="noise" if d.holds is None else "data",
+                    settle="" if d.holds is not False else
+                    "train on Linzen et al.'s Wikipedia sentences (not shipped here), 10 epochs")
+
+
+#: Tables 1-2's claims (``{source}``: the analysis source; read from :data:`STORED`)
+TABLE_SPECS = [
+    Spec("paper 000 sec. 4.1, Table 1",
+         "task-relevant tokens (verbs, relative pronouns) have larger effects ({source})",
+         TABLE_QUOTES["relevant"], "verbs and relative pronouns at the top, the dot and 'not' near the "
+         "bottom", "beats-paired", "difference > 0 among the 42 most frequent tokens", STORED,
+         lambda m: _table_claim(m, "median effect of verb/MD/WDT/WP tokens minus the median of the rest "
+                                f"{m.gap.text(2)}", rules.paired(m.gap, name="relevant minus other tokens' "
+                                                                 "median effect"))),
+    Spec("paper 000 Table 1 (its order)", "the order of the effects ({source})", TABLE_QUOTES["order"],
+         "the printed order", "vs-number", "rho above 0: the paper's order, not an unrelated one", STORED,
+         lambda m: _table_claim(m, f"Spearman rho with the paper's effects over the shared tokens "
+                                f"{m.rho.text(2)}", rules.threshold(m.rho, 0.0, name="Spearman rho"))),
+    Spec("paper 000 sec. 4.1, Table 2",
+         "nouns of the same number are closer than nouns of different number ({source})",
+         TABLE_QUOTES["number"], "same number <= 7.5, different number >= 7.5", "beats-paired",
+         "difference > 0: further apart", STORED,
+         lambda m: _table_claim(m, "mean different-number distance minus mean same-number distance "
+                                f"{m.diff.text(2)}", rules.paired(m.diff, name="different- minus "
+                                                                  "same-number distance"), (PAIRS,))
+         if m.diff.n else None),
+]
 
 
 def analysis_claims(seeds: Seeds, source: str, chapter: str, *, untrained: str = "") -> list[Claim]:
     """Tables 1-2's claims on the k-TURN's runs of ``source`` (one per seed), read from the stored weights
     (the best epoch's). ``untrained``: why the k-TURN is no evidence (the agreement chapter's training guard;
-    "" when it is): every claim is then inconclusive, cause ``untrained``, with what the weights show. A miss
-    is put down to the data (our texts are not the paper's Wikipedia, and far smaller) unless the seeds do
-    not decide it (noise)."""
-    def made(source_, statement, paper, ours, rule, decision, quote, seeds_=len(seeds)):
-        if untrained:
-            word = {True: "holds", False: "fails", None: "undecided"}[decision.holds]
-            return claim(chapter, source_, statement, paper, f"no evidence: {untrained}. For information: "
-                         f"{ours} ({word})", rule, None, seeds=seeds_, cause="untrained", quote=quote,
-                         epoch=f"- (not trained); the information from {STORED}",
-                         direction=decision.direction,
-                         settle="retrain for the paper's 10 epochs, selecting on validation data")
-        return claim(chapter, source_, statement, paper, ours, rule, decision, seeds=seeds_,
-                     cause="noise" if decision.holds is None else "data", quote=quote, epoch=STORED,
-                     settle="" if decision.holds is not False else
-                     "train on Linzen et al.'s Wikipedia sentences (not shipped here), 10 epochs")
-
-    gap = seeds.stat(_relevant_gap)
-    out = [made("paper 000 sec. 4.1, Table 1",
-                f"task-relevant tokens (verbs, relative pronouns) have larger effects ({source})",
-                "verbs and relative pronouns at the top, the dot and 'not' near the bottom",
-                f"median effect of verb/MD/WDT/WP tokens minus the median of the rest {gap.text(2)}",
-                f"difference > 0 among the 42 most frequent tokens ({rules.PAIRED_RULE})",
-                rules.paired(gap, name="relevant minus other tokens' median effect"),
-                TABLE_QUOTES["relevant"])]
-    rho = seeds.stat(_rank_correlation)
-    out.append(made("paper 000 Table 1 (its order)", f"the order of the effects ({source})",
-                    "the printed order",
-                    f"Spearman rho with the paper's effects over the shared tokens {rho.text(2)}",
-                    f"rho above 0: the paper's order, not an unrelated one ({rules.THRESHOLD_RULE})",
-                    rules.threshold(rho, 0.0, name="Spearman rho"), TABLE_QUOTES["order"]))
-    diff = seeds.stat(_number_gap)
-    if diff.n:
-        out.append(made("paper 000 sec. 4.1, Table 2",
-                        f"nouns of the same number are closer than nouns of different number ({source})",
-                        "same number <= 7.5, different number >= 7.5",
-                        f"mean different-number distance minus mean same-number distance {diff.text(2)}",
-                        f"difference > 0: further apart ({rules.PAIRED_RULE})",
-                        rules.paired(diff, name="different- minus same-number distance"),
-                        TABLE_QUOTES["number"], diff.n))
-    return out
+    "" when it is): every claim is then inconclusive, cause ``untrained``, with what the weights show."""
+    m = TableMeasures(seeds.stat(_relevant_gap), seeds.stat(_rank_correlation), seeds.stat(_number_gap),
+                      untrained)
+    epoch = f"- (not trained); the information from {STORED}" if untrained else STORED
+    specs = [replace(s, statement=s.statement.format(source=source), epoch=epoch) for s in TABLE_SPECS]
+    return evaluate(chapter, specs, m, seeds={"k-TURN": len(seeds), PAIRS: m.diff.n})
 
 
 # --------------------------------------------------------------------------- what the page shows
