@@ -78,15 +78,16 @@ def test_the_paper_presets_variant():
     assert "classes" not in plans["URN 32, m+n uniform, 10 epochs"][0].params
     assert plans["URN 32, 10 classes, 10 epochs"][0].params["classes"] == 10
     assert "sampler" not in plans["URN 32, 10 classes, 10 epochs"][0].params
-    assert [s.params["train"]["seed"] for s in specs] == PAPER.seeds
-    for spec in specs:
+    # 24 seeds of the authors' setting (8 left Fig. 2c undecided), the chapter's 8 among them
+    assert [s.params["train"]["seed"] for s in specs] == list(range(24)) and PAPER.seeds == list(range(8))
+    for spec in specs[:8]:
         usual = main[f"URN 32 seed {spec.params['train']['seed']}"]
         assert spec.params["sampler"] == "lengths" and spec.params["classes"] == 10
         assert spec.params["train"] == {**usual.params["train"], "epochs": 10}
         assert spec.params["stop"] == {**usual.params["stop"], "min_epochs": 10}
         assert spec.params["task"] == usual.params["task"] and spec.params["model"] == usual.params["model"]
         assert spec.coords["variant"] == LABEL and spec.key != usual.key
-    assert f"variants: {LABEL} (seeds {PAPER.seeds})" in PAPER.summary()
+    assert f"variants: {LABEL} (seeds {list(range(24))})" in PAPER.summary()
 
 
 @pytest.mark.parametrize("entry, label", [

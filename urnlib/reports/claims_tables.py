@@ -204,7 +204,8 @@ def _claim_rows(c: Claim) -> str:
     verdict = (f'<td class="urnlib-claims-verdict" style="background-color: {colour}; color: #212529">'
                f"{html.escape(c.verdict)}</td>")
     details = [("measured", c.ours), ("rule", short_rule(c.rule)), ("epoch", c.epoch),
-               ("seeds", "-" if c.seeds is None else c.seeds), ("what would settle it", c.settle)]
+               ("seeds", "-" if c.seeds is None else c.seeds), ("evidence", c.evidence),
+               ("what would settle it", c.settle)]
     more = "".join(f"<p><b>{name}:</b> {_h(value)}</p>" for name, value in details if value not in ("", None))
     quote = (f"\u201c{_quote_html(c.quote)}\u201d" if c.quote else
              "the measured values, the rule and the epoch")

@@ -15,7 +15,7 @@ lowest value over epochs 1-100.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -27,7 +27,7 @@ from urnlib.claims import Claim, both_readings
 from urnlib.declare import Measured, Spec, evaluate
 from urnlib.reports.common import overfit_rise, share_lower_at_matched_x
 from urnlib.results import Run
-from urnlib.rules import compare, every_seed, threshold
+from urnlib.rules import compare, every_seed, rates, threshold
 from urnlib.seeds import Seeds, Stat
 
 __all__ = ["claims", "SPECS", "FINAL", "CURVE", "Measures"]
@@ -51,6 +51,7 @@ class Measures:
     train_k: int
     lstm_embedding: int
     more: str  # three more seeds of each model, with their cost
+    variants: dict[str, Seeds] = field(default_factory=dict)  # models trained again as the authors' code does
 
     def at(self, key: str) -> dict[str, Stat]:
         return {lab: self.seeds[lab].stat(lambda run: self.read(run)[key]) for lab in self.labels}
@@ -64,20 +65,25 @@ class Measures:
                 for lab in self.labels}
 
 
-def claims(seeds: Grouped, *, units: list[int], train_k: int, lstm_embedding: int = 20) -> list[Claim]:
+def claims(seeds: Grouped, *, units: list[int], train_k: int, lstm_embedding: int = 20,
+           variants: dict[str, Seeds] | None = None) -> list[Claim]:
     """Every claim of paper 001 sec. 3 (and sec. 5's on overfitting) with its verdict, read at epoch 100 or
     epochs 1-100; where the reading at the epoch selected on validation data gives another verdict, the
-    claim's ``ours`` says so."""
-    final = _claims(seeds, units=units, train_k=train_k, lstm_embedding=lstm_embedding, read=final_row)
-    selected = _claims(seeds, units=units, train_k=train_k, lstm_embedding=lstm_embedding, read=best_row)
+    claim's ``ours`` says so. ``variants``: models trained again in another setting
+    (:meth:`~urnlib.chapters.cross_serial.experiment.Config.variant_view`), the evidence behind a miss's
+    cause."""
+    kw = dict(units=units, train_k=train_k, lstm_embedding=lstm_embedding, variants=variants or {})
+    final = _claims(seeds, read=final_row, **kw)
+    selected = _claims(seeds, read=best_row, **kw)
     return both_readings(final, selected, reading=SELECTED)
 
 
-def _claims(seeds: Grouped, *, units, train_k, lstm_embedding, read) -> list[Claim]:
+def _claims(seeds: Grouped, *, units, train_k, lstm_embedding, read, variants) -> list[Claim]:
     seeds = grouped(seeds)
     pairs = [n for n in units if f"URN {n}" in seeds and f"LSTM {n}" in seeds]
     labels = labels_of(seeds, pairs)
-    m = Measures(seeds, pairs, labels, read, train_k, lstm_embedding, more_seeds(seeds, list(seeds)))
+    m = Measures(seeds, pairs, labels, read, train_k, lstm_embedding, more_seeds(seeds, list(seeds)),
+                 variants)
     return evaluate(CHAPTER, SPECS, m, seeds={lab: len(seeds[lab]) for lab in labels},
                     idle=untrained(seeds, labels, read) if pairs else {})
 
@@ -171,7 +177,33 @@ def _urn32(m: Measures) -> Measured | None:
               f"{more_seeds(m.seeds, ['URN 32'], 7)} would show whether a single run can reach 0.4 at this "
               "loss")
     decision = threshold(stat, PAPER_URN32_ERROR, above=False, name="URN 32") if stat.n else None
-    return Measured(ours, decision, rests=["URN 32"], direction="" if stat.n else ours, settle=settle)
+    cause, evidence = setting_evidence(m.seeds["URN 32"], m.variants)
+    settle = "" if cause == "setting" else settle  # the variants found the cause: nothing left to settle
+    return Measured(ours, decision, rests=["URN 32"], direction="" if stat.n else ours, settle=settle,
+                    cause=cause, evidence=evidence)
+
+
+def setting_evidence(book: Seeds, variants: dict[str, Seeds]) -> tuple[str | None, str]:
+    """The cause of a Fig. 2c miss from the URN 32 variants trained as the authors' code does: ``setting``
+    when some variant reaches error < 0.4 at training loss >= 1 on significantly more seeds than the book's
+    runs (:func:`urnlib.rules.rates`, Fisher's exact test), with every variant's count as the evidence;
+    ``(None, "")`` without variants (the claim keeps its cause)."""
+    def reached(seeds: Seeds) -> tuple[int, int]:
+        values = [v for v in (_low_at_one(r) for r in seeds) if not math.isnan(v)]
+        return int(sum(v <= PAPER_URN32_ERROR for v in values)), len(values)
+
+    found = {label: reached(s) for label, s in variants.items() if len(s)}
+    if not found:
+        return None, ""
+    k0, n0 = reached(book)
+    decided = {label: rates(k, n, k0, n0, names=(label, "the book's URN 32"))
+               for label, (k, n) in found.items()}
+    text = "; ".join(f"{label}: {k} of {n} seeds below {PAPER_URN32_ERROR} at training loss >= "
+                     f"{PAPER_URN32_LOSS:g} (against the book's {k0} of {n0}: "
+                     + ("more, Fisher's exact test at 5%" if decided[label].holds else
+                        "not decided at these seeds" if decided[label].holds is None else "fewer") + ")"
+                     for label, (k, n) in found.items())
+    return ("setting" if any(d.holds for d in decided.values()) else None), text
 
 
 def _largest_fall(run: Run) -> float:

@@ -1,0 +1,34 @@
+"""The cause of the Fig. 2c miss decided from the URN 32 variants (the authors' sampler and classes): a
+variant that reaches error < 0.4 at training loss >= 1 on significantly more seeds than the book's runs makes
+the cause 'setting', with every variant's count as the evidence (hand-made runs)."""
+
+from types import SimpleNamespace
+
+from urnlib.chapters.cross_serial.claims import setting_evidence
+from urnlib.seeds import Seeds
+
+
+def _run(low_error: float):
+    """Ten epochs at training loss >= 1 whose lowest error rate is ``low_error``."""
+    curves = {"train_loss": [1.5] * 10, "error_rate": [0.9] * 9 + [low_error]}
+    return SimpleNamespace(column=lambda key: curves[key])
+
+
+def _seeds(label: str, errors: list[float]) -> Seeds:
+    return Seeds(label, [_run(e) for e in errors], list(range(len(errors))))
+
+
+def test_a_variant_reaching_it_on_significantly_more_seeds_is_the_cause():
+    book = _seeds("URN 32", [0.6] * 8)
+    authors = _seeds("URN 32, m+n uniform", [0.3] * 8 + [0.5] * 4)
+    cause, evidence = setting_evidence(book, {"URN 32, m+n uniform": authors})
+    assert cause == "setting"
+    assert "URN 32, m+n uniform: 8 of 12 seeds below 0.4" in evidence and "book's 0 of 8: more" in evidence
+
+
+def test_a_variant_no_better_decides_no_cause_and_no_variant_leaves_it():
+    book = _seeds("URN 32", [0.6] * 8)
+    same = _seeds("URN 32, 10 classes", [0.6] * 7 + [0.3])
+    cause, evidence = setting_evidence(book, {"URN 32, 10 classes": same})
+    assert cause is None and "1 of 8 seeds" in evidence and "not decided at these seeds" in evidence
+    assert setting_evidence(book, {}) == (None, "")
