@@ -1,14 +1,18 @@
 """The TPRU chapter's claims that need no training (paper 002 sec. 3.3, sec. 4, appendix A, Tables 1, 2 and
-4): the gradient analysis checked against autograd and the parameter formulas against the built modules. A
-miss is the paper's own formula or count (cause ``paper``); each claim quotes the sentence it decides.
+4), declared (:mod:`urnlib.declare`) as :data:`CHECKS`: the gradient analysis checked against autograd and the
+parameter formulas against the built modules. A miss is the paper's own formula or count (cause ``paper``);
+each claim quotes the sentence it decides.
 """
 
 from __future__ import annotations
 
-from urnlib.claims import Claim, claim
-from urnlib.chapters.tpru.report import CHAPTER, format_params
+from dataclasses import dataclass
 
-__all__ = ["check_claims"]
+from urnlib.chapters.tpru.report import CHAPTER, format_params
+from urnlib.claims import Claim
+from urnlib.declare import Measured, Spec, evaluate
+
+__all__ = ["check_claims", "Checks", "CHECKS"]
 
 NOT_TRAINED = "- (not trained)"
 #: the sentences the checks decide, word for word from paper 002 (the PDF's text)
@@ -26,78 +30,124 @@ QUOTES = {
 }
 
 
-def _check(out: list, *args, quote: str, partly: bool = False) -> None:
-    """A claim measured without training (no seeds); a miss is the paper's own formula or count."""
-    out.append(claim(CHAPTER, *args, partly=partly, cause="paper", quote=quote, epoch=NOT_TRAINED))
+@dataclass
+class Checks:
+    """What the checks read: the sec. 4 checks (``grad``:
+    :func:`urnlib.chapters.tpru.checks.gradient_checks`), Table 1's (``t1``:
+    :func:`urnlib.chapters.tpru.checks.table1_check`) and the tolerance of a float64 comparison."""
+
+    grad: list[dict]
+    t1: list[dict]
+    tol: float = 1e-8
 
 
 def check_claims(grad_rows: list[dict], t1_rows: list[dict], tol: float = 1e-8) -> list[Claim]:
-    """The claims of the sec. 4 checks (``grad_rows``: :func:`urnlib.chapters.tpru.checks.gradient_checks`)
-    and of Table 1 (``t1_rows``: :func:`urnlib.chapters.tpru.checks.table1_check`)."""
-    out: list[Claim] = []
-    if grad_rows:
-        jmin = min(r["J_min_eig"] for r in grad_rows)
-        jratio = max(r["J_max_eig_over_max_f"] for r in grad_rows)
-        pmin = min(r["J_printed_min_eig"] for r in grad_rows)
-        fb = max(r["max_f_b"] for r in grad_rows)
-        corrected = jmin >= -tol and jratio <= 1 + tol
-        _check(out, "paper 002 sec. 4, appendix A",
-               "J_t is positive semi-definite with eigenvalues at most max_n (f)_n <= 1",
-               "proved (Jensen's inequality)",
-               f"J_t from the normalised f_t: min eigenvalue {jmin:.1e}, max eigenvalue / max f "
-               f"{jratio:.4f}; as printed (from f_b,t): min eigenvalue {pmin:.1f}, max f_b {fb:.1f}",
-               f"min eigenvalue >= -{tol:g} and max eigenvalue <= max f (+{tol:g}) on every random step; "
-               "reproduced if it holds for J_t as printed, partly if only for J_t from f_t",
-               pmin >= -tol and fb <= 1 + tol and corrected, quote=QUOTES["psd"], partly=corrected)
-        for eq, what, fix in (
-            ("eq8", "eq. 8 (d b~_t / d b_{t-1} = W_r E J_t N_t S_b,t E^T W_u^T V_b)",
-             "J_t built from f_t, S_b,t with the bias b_b"),
-            ("eq7", "eq. 7 (d b_t / d b_{t-1} = Lambda_1 W_b + Lambda_2 d b~_t/d b_{t-1} + Lambda_3)",
-             "also Lambda_1 = diag((b~_t - b_{t-1}) g_t (1 - g_t))"),
-        ):
-            printed_err = max(r[f"{eq}_printed"] for r in grad_rows)
-            fixed_err = max(r[f"{eq}_corrected"] for r in grad_rows)
-            _check(out, f"paper 002 sec. 4, eq. {eq[2]}", f"{what} as printed is the Jacobian", "derived",
-                   f"max |printed - autograd| = {printed_err:.3g}; corrected ({fix}): {fixed_err:.1e}",
-                   f"max |printed - autograd| < {tol:g} (float64)", printed_err < tol, quote=QUOTES[eq])
-    if t1_rows:
-        _check(out, "paper 002 Table 1, column # Params",
-               "the # Params formulas (4d^2 + 2dd', 4d^2 + 4dd', 3d^2 + 3dd')", "TPRU, LSTM, GRU",
-               "built encoders: " + ", ".join(f"{r['kind']} d={r['d']} d'={r['d_in']}: {r['weights']:,}"
-                                              for r in t1_rows),
-               "weight-matrix entries of the built modules equal the formulas (biases not counted)",
-               all(r["formula"] == r["weights"] for r in t1_rows), quote=QUOTES["table1"])
-        base = [r for r in t1_rows if r["d"] == r["d_in"]]
-        if base:
-            r0 = min(base, key=lambda r: r["d"])
-            tp, ls = (next(r for r in base if r["kind"] == k and r["d"] == r0["d"]) for k in ("tpru", "lstm"))
-            _check(out, "paper 002 sec. 3.3, Table 1", "the TPRU has fewer parameters than the LSTM",
-                   "6d^2 vs 8d^2 weights at d' = d",
-                   f"d = {r0['d']}, two layers: {tp['total']:,} vs {ls['total']:,} (with biases)",
-                   "exact counts of the built modules", tp["total"] < ls["total"], quote=QUOTES["lstm"])
-        narrow = [r for r in t1_rows if r["d_in"] < r["d"]]
-        if narrow:
-            r0 = narrow[0]
-            same = [r for r in narrow if (r["d"], r["d_in"]) == (r0["d"], r0["d_in"])]
-            tp, gr = (next(r for r in same if r["kind"] == k) for k in ("tpru", "gru"))
-            _check(out, "paper 002 sec. 3.3", "with d' < d the TPRU has fewer parameters than the GRU",
-                   "\"when d' < d, the number of learnable parameters is less than that of a GRU\"",
-                   f"d = {r0['d']}, d' = {r0['d_in']}, two layers: weights {tp['weights']:,} vs "
-                   f"{gr['weights']:,} (with biases {tp['total']:,} vs {gr['total']:,}); by Table 1's own "
-                   "formulas 4d^2 + 2dd' < 3d^2 + 3dd' iff d < d'",
-                   "weight-matrix entries of the built modules (what Table 1 counts)",
-                   tp["weights"] < gr["weights"], quote=QUOTES["gru"])
-        printed = [r for r in t1_rows if r["paper"] is not None]
-        if printed:
-            # the printed precision: one decimal of k or m (a count printed "49.1k" lies within 100 of 49,100)
-            ok = [min(abs(r["weights"] - r["paper"]), abs(r["total"] - r["paper"]))
-                  < (1e5 if r["paper"] >= 1e6 else 100) for r in printed]
-            _check(out, "paper 002 Tables 2 and 4, column # params", "the printed parameter counts",
-                   ", ".join(f"{r['kind'].upper()} {format_params(r['paper'])} ({r['paper_source']})"
-                             for r in printed),
-                   ", ".join(f"{r['kind'].upper()} d={r['d']}: {r['weights']:,} weights, {r['total']:,} with "
-                             "biases" for r in printed),
-                   "the built two-layer encoder's count (weights, or with biases) within one unit of the "
-                   "printed count's last digit (0.1k, 0.1m); partly: some", all(ok), quote=QUOTES["printed"],
-                   partly=any(ok))
-    return out
+    """The claims of the sec. 4 checks and of Table 1 (:class:`Checks`)."""
+    return evaluate(CHAPTER, CHECKS, Checks(grad_rows, t1_rows, tol))
+
+
+def _found(ours: str, holds: bool, partly: bool = False) -> Measured:
+    """A check's result: no seeds, and a miss is the paper's own formula or count."""
+    return Measured(ours, holds, partly, rests=(), cause="paper", direction="")
+
+
+def _psd(m: Checks) -> Measured | None:
+    if not m.grad:
+        return None
+    jmin = min(r["J_min_eig"] for r in m.grad)
+    jratio = max(r["J_max_eig_over_max_f"] for r in m.grad)
+    pmin = min(r["J_printed_min_eig"] for r in m.grad)
+    fb = max(r["max_f_b"] for r in m.grad)
+    corrected = jmin >= -m.tol and jratio <= 1 + m.tol
+    return _found(f"J_t from the normalised f_t: min eigenvalue {jmin:.1e}, max eigenvalue / max f "
+                  f"{jratio:.4f}; as printed (from f_b,t): min eigenvalue {pmin:.1f}, max f_b {fb:.1f}",
+                  pmin >= -m.tol and fb <= 1 + m.tol and corrected, corrected)
+
+
+def _jacobian(eq: str, fix: str):
+    """Eq. ``eq``'s Jacobian as printed against autograd (and corrected by ``fix``)."""
+    def measure(m: Checks) -> Measured | None:
+        if not m.grad:
+            return None
+        printed_err = max(r[f"{eq}_printed"] for r in m.grad)
+        fixed_err = max(r[f"{eq}_corrected"] for r in m.grad)
+        return _found(f"max |printed - autograd| = {printed_err:.3g}; corrected ({fix}): {fixed_err:.1e}",
+                      printed_err < m.tol)
+    return measure
+
+
+def _formulas(m: Checks) -> Measured | None:
+    if not m.t1:
+        return None
+    return _found("built encoders: " + ", ".join(f"{r['kind']} d={r['d']} d'={r['d_in']}: {r['weights']:,}"
+                                                 for r in m.t1),
+                  all(r["formula"] == r["weights"] for r in m.t1))
+
+
+def _fewer_than_lstm(m: Checks) -> Measured | None:
+    base = [r for r in m.t1 if r["d"] == r["d_in"]]
+    if not base:
+        return None
+    r0 = min(base, key=lambda r: r["d"])
+    tp, ls = (next(r for r in base if r["kind"] == k and r["d"] == r0["d"]) for k in ("tpru", "lstm"))
+    return _found(f"d = {r0['d']}, two layers: {tp['total']:,} vs {ls['total']:,} (with biases)",
+                  tp["total"] < ls["total"])
+
+
+def _fewer_than_gru(m: Checks) -> Measured | None:
+    narrow = [r for r in m.t1 if r["d_in"] < r["d"]]
+    if not narrow:
+        return None
+    r0 = narrow[0]
+    same = [r for r in narrow if (r["d"], r["d_in"]) == (r0["d"], r0["d_in"])]
+    tp, gr = (next(r for r in same if r["kind"] == k) for k in ("tpru", "gru"))
+    return _found(f"d = {r0['d']}, d' = {r0['d_in']}, two layers: weights {tp['weights']:,} vs "
+                  f"{gr['weights']:,} (with biases {tp['total']:,} vs {gr['total']:,}); by Table 1's own "
+                  "formulas 4d^2 + 2dd' < 3d^2 + 3dd' iff d < d'", tp["weights"] < gr["weights"])
+
+
+def _printed(m: Checks) -> Measured | None:
+    printed = [r for r in m.t1 if r["paper"] is not None]
+    if not printed:
+        return None
+    # the printed precision: one decimal of k or m (a count printed "49.1k" lies within 100 of 49,100)
+    ok = [min(abs(r["weights"] - r["paper"]), abs(r["total"] - r["paper"]))
+          < (1e5 if r["paper"] >= 1e6 else 100) for r in printed]
+    return Measured(", ".join(f"{r['kind'].upper()} d={r['d']}: {r['weights']:,} weights, {r['total']:,} "
+                              "with biases" for r in printed), all(ok), any(ok), rests=(), cause="paper",
+                    direction="",
+                    paper=", ".join(f"{r['kind'].upper()} {format_params(r['paper'])} ({r['paper_source']})"
+                                    for r in printed))
+
+
+CHECKS = [
+    Spec("paper 002 sec. 4, appendix A",
+         "J_t is positive semi-definite with eigenvalues at most max_n (f)_n <= 1", QUOTES["psd"],
+         "proved (Jensen's inequality)", "check",
+         lambda m: f"min eigenvalue >= -{m.tol:g} and max eigenvalue <= max f (+{m.tol:g}) on every random "
+                   "step; reproduced if it holds for J_t as printed, partly if only for J_t from f_t",
+         NOT_TRAINED, _psd),
+    Spec("paper 002 sec. 4, eq. 8",
+         "eq. 8 (d b~_t / d b_{t-1} = W_r E J_t N_t S_b,t E^T W_u^T V_b) as printed is the Jacobian",
+         QUOTES["eq8"], "derived", "check",
+         lambda m: f"max |printed - autograd| < {m.tol:g} (float64)", NOT_TRAINED,
+         _jacobian("eq8", "J_t built from f_t, S_b,t with the bias b_b")),
+    Spec("paper 002 sec. 4, eq. 7", "eq. 7 (d b_t / d b_{t-1} = Lambda_1 W_b + Lambda_2 d b~_t/d b_{t-1} + "
+         "Lambda_3) as printed is the Jacobian", QUOTES["eq7"], "derived", "check",
+         lambda m: f"max |printed - autograd| < {m.tol:g} (float64)", NOT_TRAINED,
+         _jacobian("eq7", "also Lambda_1 = diag((b~_t - b_{t-1}) g_t (1 - g_t))")),
+    Spec("paper 002 Table 1, column # Params",
+         "the # Params formulas (4d^2 + 2dd', 4d^2 + 4dd', 3d^2 + 3dd')", QUOTES["table1"],
+         "TPRU, LSTM, GRU", "check",
+         "weight-matrix entries of the built modules equal the formulas (biases not counted)", NOT_TRAINED,
+         _formulas),
+    Spec("paper 002 sec. 3.3, Table 1", "the TPRU has fewer parameters than the LSTM", QUOTES["lstm"],
+         "6d^2 vs 8d^2 weights at d' = d", "check", "exact counts of the built modules", NOT_TRAINED,
+         _fewer_than_lstm),
+    Spec("paper 002 sec. 3.3", "with d' < d the TPRU has fewer parameters than the GRU", QUOTES["gru"],
+         "\"when d' < d, the number of learnable parameters is less than that of a GRU\"", "check",
+         "weight-matrix entries of the built modules (what Table 1 counts)", NOT_TRAINED, _fewer_than_gru),
+    Spec("paper 002 Tables 2 and 4, column # params", "the printed parameter counts", QUOTES["printed"], "",
+         "check", "the built two-layer encoder's count (weights, or with biases) within one unit of the "
+         "printed count's last digit (0.1k, 0.1m); partly: some", NOT_TRAINED, _printed),
+]

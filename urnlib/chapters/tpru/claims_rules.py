@@ -1,23 +1,35 @@
 """What the TPRU chapter's claims (:mod:`urnlib.chapters.tpru.claims`) share: the sentences of paper 002 they
-decide, the tolerances the paper's own numbers give ("comparable", "similar"), the decision "within a
-tolerance" built on :func:`urnlib.rules.compare`, the guard texts, and the function that adds a claim.
+decide, the tolerances the paper's own numbers give ("comparable", "similar"), the decisions "within a
+tolerance" and "matches" (:func:`urnlib.rules.within`), the guard texts, the training guard of the entailment
+encoders (:func:`untrained`) and what the entailment claims read (:class:`Entailment`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from urnlib import rules
-from urnlib.claims import claim
-from urnlib.chapters.tpru.report import CHAPTER, PAPER_TABLE2, PAPER_TABLE4, TEST_SPLITS
+from urnlib.chapters.tpru.report import (CHAPTER, PAPER_TABLE2, PAPER_TABLE4, PAPER_TRAIN_SIZE, TEST_SPLITS,
+                                         chance_bar, main_tpru, model_spec, role_series, runs_of_kind,
+                                         slice_pairs, valid_accuracy)
+from urnlib.chapters.tpru.report_ablation import settle_collapse
+from urnlib.chapters.tpru.report_released import released_accuracy
+from urnlib.chapters.tpru.report_scaled import settle_at_size
+from urnlib.declare import Spec
+from urnlib.reports.common import cpu_hours
 from urnlib.seeds import Seeds, Stat
 
-__all__ = ["COMPARABLE", "SIMILAR", "TRAINED_RULE", "LM_TRAINED_RULE", "EPOCH", "QUOTES", "add", "within",
-           "matches", "paired", "least"]
+__all__ = ["CHAPTER", "COMPARABLE", "SIMILAR", "TRAINED_RULE", "LM_TRAINED_RULE", "EPOCH", "QUOTES",
+           "within", "matches", "paired", "trend", "resolved", "untrained", "idle_of", "settle_for",
+           "Entailment", "Ablation"]
 
-within, matches = rules.within, rules.matches  # the shared rule of "comparable" / "similar" claims
+#: :func:`urnlib.chapters.tpru.report_ablation.groups`: encoder -> setting -> its runs
+Ablation = dict[str, dict[str, Seeds]]
+
+within = rules.within  # the shared rule of "comparable" claims
 
 #: "comparable" (Table 2): the LSTM's mean over the five test splits minus the TPRU - 512's, as printed
 COMPARABLE = float(np.mean([PAPER_TABLE2["LSTM"][s] - PAPER_TABLE2["TPRU - 512"][s]
@@ -56,9 +68,11 @@ QUOTES = {
 }
 
 
-def least(*groups: Seeds) -> int:
-    """The seeds a claim on ``groups`` rests on: the fewest of any group."""
-    return min(len(g) for g in groups)
+def matches(a: Stat, b: Stat, tolerance: float, **kwargs) -> rules.Decision:
+    """:func:`urnlib.rules.matches` (A and B within ``tolerance``, from the side behind), stamped ``within``
+    whichever side is behind: ``rules.matches`` stamps its decision ``within`` where A is behind and
+    ``matches`` where B is, and the chapter's claims have always been saved with the first."""
+    return replace(rules.matches(a, b, tolerance, **kwargs), kind="within")
 
 
 def paired(a: Seeds, b: Seeds, fn) -> Stat:
@@ -66,17 +80,92 @@ def paired(a: Seeds, b: Seeds, fn) -> Stat:
     return Stat.of(fn(ra, rb) for ra, rb in zip(a, b))
 
 
-def add(out: list, source: str, statement: str, paper: str, ours: str, rule: str, holds, seeds: int,
-        partly: bool = False, *, quote: str, epoch: str = EPOCH, idle: Sequence[str] = (), settle: str = "",
-        direction: str = "", cause: str | None = None, trained: str = TRAINED_RULE,
-        seeds_needed: int | None = None) -> None:
-    """Append a claim on trained runs to ``out``: :func:`urnlib.claims.claim`, whose one training guard and
-    settle policy every chapter shares (``idle``: the models it rests on that did not train), with
-    ``trained``, the guard in words, added to the rule; ``seeds_needed``: a claim of several parts left
-    undecided, the seeds that would decide them (:func:`urnlib.rules.needed`)."""
-    direction = direction or (getattr(holds, "direction", "") if idle else "")
-    out.append(claim(CHAPTER, source, statement, paper, ours, f"{rule}; {trained}", holds, partly,
-                     seeds=seeds, cause=cause, quote=quote, epoch=epoch, direction=direction, settle=settle,
-                     seeds_needed=seeds_needed, idle=idle))
+def trend(stats: list[Stat], higher: bool, names: tuple[str, str]) -> tuple[rules.Decision, bool]:
+    """More is better along ``stats`` (ordered by N): the last beats the first (:func:`rules.compare`), and no
+    earlier one beats a later neighbour; ``(decision, partly)``."""
+    ends = rules.compare(stats[-1], stats[0], higher=higher, names=names)
+    reversed_ = any(rules.beats(a, b, higher=higher) for a, b in zip(stats, stats[1:]))
+    if ends.holds and reversed_:
+        return rules.Decision(False, ends.direction + ", with a reversal between neighbours", ends.size), True
+    return ends, False
 
 
+def resolved(specs: Sequence[Spec], m) -> list[Spec]:
+    """``specs`` with the fields that depend on the runs filled in: a callable ``statement`` or ``epoch`` (as
+    :class:`~urnlib.declare.Spec` allows for ``what``) called on the measurements ``m``."""
+    return [replace(s, **{f: getattr(s, f)(m) for f in ("statement", "epoch") if callable(getattr(s, f))})
+            for s in specs]
+
+
+def idle_of(ent: dict[str, Seeds], labels: Sequence[str]) -> dict[str, str]:
+    """Of ``labels``, the entailment encoders that did not train (best validation accuracy not off chance over
+    the seeds), each with why: ``{label: "(seeds s, t at chance: best validation accuracy a%, b%, below
+    c%)"}``, in the order of ``labels``."""
+    out = {}
+    for k in labels:
+        seeds, bar = ent[k], chance_bar(ent[k], "valid")
+        if rules.off_chance(bar, valid_accuracy(seeds)):
+            continue
+        best = [(s, max(r.column("valid_acc"))) for s, r in zip(seeds.seeds, seeds)]
+        low = [(s, a) for s, a in best if a <= bar]
+        out[k] = (f"({len(low)} of {len(seeds)} seeds at chance: seed{'s' if len(low) > 1 else ''} "
+                  f"{', '.join(str(s) for s, _ in low)}, best validation accuracy "
+                  f"{', '.join(f'{100 * a:.1f}%' for _, a in low)}, the bar {100 * bar:.1f}%)")
+    return out
+
+
+def untrained(ent: dict[str, Seeds], labels: Sequence[str]) -> list[str]:
+    """Of ``labels``, the entailment encoders that did not train (:func:`idle_of`), each as ``"<label> (seeds
+    s, t at chance: best validation accuracy a%, b%, below c%)"``."""
+    return [f"{k} {why}" for k, why in idle_of(ent, labels).items()]
+
+
+def settle_for(ent: dict[str, Seeds], ablation: Ablation, idle: Sequence[str], labels: Sequence[str]) -> str:
+    """What would settle a claim on ``labels``, with its cost: where models did not train (``idle``: their
+    labels), what the ablation found and the next experiment
+    (:func:`urnlib.chapters.tpru.report_ablation.settle_collapse`), else the retrain at Evans et al.'s size
+    (its TPRU with 512 roles)."""
+    if idle:
+        return settle_collapse(ent, ablation, list(idle), labels)
+    top, train = main_tpru(ent), ent[labels[0]][0].params["task"]["train"]
+    d, n = model_spec(ent[top])["d"], model_spec(ent[top])["n_roles"]
+    per_step = (2 * 512 * d + 6 * d * d) / (2 * n * d + 6 * d * d)  # Table 1's time, N = 512 against ours
+    if train >= PAPER_TRAIN_SIZE:  # the scaled group: at Evans et al.'s size already
+        return settle_at_size(ent, labels, top, per_step)
+    hours = sum(cpu_hours(ent[k]) * (per_step if k == top else 1) for k in labels) * PAPER_TRAIN_SIZE / train
+    return (f"retrain {', '.join(labels)}" + (" (the TPRU with Table 2's 512 roles)" if top in labels else "")
+            + f" on {PAPER_TRAIN_SIZE:,} generated training pairs (the size of Evans et al.'s training file, "
+            f"which is not released; {PAPER_TRAIN_SIZE / train:.0f} times ours), every seed: about "
+            f"{hours:.0f} CPU hours (ours took {cpu_hours(*(ent[k] for k in labels)):.1f})")
+
+
+@dataclass
+class Entailment:
+    """What the entailment claims read: the runs by label (``ent``), their scores on Evans et al.'s released
+    files (``released``), the ablation the settle texts read, and the words that say which runs decide Table
+    2 (``basis``, :func:`urnlib.chapters.tpru.report_scaled.table2_basis`); the models each claim sets
+    against each other, and which of them did not train (``idle``: :func:`idle_of`)."""
+
+    ent: dict[str, Seeds]
+    released: object = None
+    ablation: Ablation = field(default_factory=dict)
+    basis: str = ""
+
+    def __post_init__(self):
+        self.gru = next(iter(runs_of_kind(self.ent, "gru")), None)
+        self.lstm = next(iter(runs_of_kind(self.ent, "lstm")), None)
+        self.top = main_tpru(self.ent)
+        self.series = role_series(self.ent)  # Fig. 1: N -> the one-slice TPRU
+        self.pairs = slice_pairs(self.ent)  # Fig. 2: N -> (one slice, several slices)
+        used = [self.top, self.gru, self.lstm, *self.series.values(),
+                *(k for pair in self.pairs.values() for k in pair)]
+        self.idle = idle_of(self.ent, [k for k in dict.fromkeys(used) if k is not None])
+        self.seeds = {k: len(v) for k, v in self.ent.items()}
+
+    def acc(self, label: str, split: str) -> Stat:
+        """``label``'s accuracy on the released file ``split``."""
+        return released_accuracy(self.released, label, split)
+
+    def settle(self, labels: Sequence[str]) -> str:
+        """What would settle a claim on ``labels`` (:func:`settle_for`), the guard's verdict included."""
+        return settle_for(self.ent, self.ablation, [k for k in labels if k in self.idle], labels)
