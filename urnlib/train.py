@@ -291,61 +291,21 @@ def fit(
     optimizer = OPTIMIZERS[config.optimizer](model.parameters(), lr=config.lr)
     monitor = Monitor.from_config(config) if config.monitor else None
     hooks = [*callbacks, *([monitor] if monitor else [])]
-    history, start_epoch, wall, cpu, stopped = History(), 0, 0.0, 0.0, False
+    history = History()
     ckpt = checkpoint if isinstance(checkpoint, CheckpointSink) or checkpoint is None else Path(checkpoint)
-    state = _load_checkpoint(ckpt) if ckpt is not None else None
-    if state is not None:
-        model.load_state_dict(state["model"])
-        optimizer.load_state_dict(state["optimizer"])
-        history.rows = state["history"]
-        torch.set_rng_state(state["rng"])
-        if device.type == "cuda" and state.get("cuda_rng") is not None:
-            torch.cuda.set_rng_state(state["cuda_rng"], device)
-        start_epoch, wall, cpu, stopped = state["epoch"] + 1, state["wall"], state.get("cpu", 0.0), state.get(
-            "stopped", False)
-        for i, hook in enumerate(hooks):
-            hook.load_state_dict(state.get("callbacks", {}).get(str(i), {}))
-    n_batches = math.ceil(len(train) / config.batch_size)
+    start_epoch, wall, cpu, stopped = _resume(ckpt, model, optimizer, history, hooks, device)
     bar = progress(range(start_epoch, config.epochs), desc=desc, initial=start_epoch, total=config.epochs)
     for epoch in bar:
         if stopped:
             break
         t0, c0 = time.perf_counter(), time.process_time()
-        model.train()
-        order = torch.randperm(len(train),
-                               generator=torch.Generator().manual_seed(config.seed * 100_003 + epoch))
-        total, tokens = 0.0, 0
-        batches = progress(range(n_batches), desc=f"{desc} epoch {epoch + 1}", total=n_batches, unit="batch")
-        for b in batches:
-            x, y = train.batch(order[b * config.batch_size : (b + 1) * config.batch_size])
-            x, y = x.to(device), y.to(device)
-            value, count = loss(model, x, y)
-            optimizer.zero_grad(set_to_none=True)
-            value.backward()
-            if config.clip_value is not None:
-                torch.nn.utils.clip_grad_value_(model.parameters(), config.clip_value)
-            if config.clip is not None:
-                torch.nn.utils.clip_grad_norm_(model.parameters(), config.clip)
-            optimizer.step()
-            total, tokens = total + float(value.detach()) * count, tokens + count
-            for hook in hooks:
-                hook.on_batch_end(model, epoch, b, float(value.detach()))
-            if b % 16 == 15 or b == n_batches - 1:
-                seconds = max(time.perf_counter() - t0, 1e-9)
-                batches.set_postfix(loss=f"{total / max(tokens, 1):.4f}", tok_s=f"{tokens / seconds:,.0f}")
+        total, tokens = _train_epoch(model, train, config, loss, optimizer, hooks, epoch, device, desc)
         if not math.isfinite(total):
             raise FloatingPointError(f"training loss became {total} at epoch {epoch + 1}: "
                                      f"lower the learning rate (lr={config.lr}) or clip the gradients (clip)")
         row: dict[str, Any] = {"epoch": epoch + 1, "train_loss": total / max(tokens, 1)}
-        model.eval()
-        if test is not None:
-            row["test_loss"] = evaluate_loss(model, test, eval_batch_size, loss)
-        if valid is not None:
-            row["val_loss"] = evaluate_loss(model, valid, eval_batch_size, loss)
-        if evaluate is not None:
-            with torch.no_grad():
-                row.update(evaluate(model))
-        model.train()
+        _evaluate_epoch(model, row, test=test, valid=valid, evaluate=evaluate, loss=loss,
+                        batch_size=eval_batch_size)
         row["seconds"] = time.perf_counter() - t0
         wall, cpu = wall + row["seconds"], cpu + time.process_time() - c0
         history.rows.append(row)
@@ -366,3 +326,63 @@ def fit(
     history.wall_time, history.cpu_time, history.stopped_early = wall, cpu, stopped
     history.best_epoch = monitor.best_epoch if monitor else None
     return history, wall
+
+
+def _resume(ckpt, model: nn.Module, optimizer, history: History, hooks, device: torch.device
+            ) -> tuple[int, float, float, bool]:
+    """Restore the state a checkpoint keeps (model, optimiser, history, RNG, callbacks); return the epoch to
+    start from, the wall and CPU time spent and whether training had stopped (``(0, 0, 0, False)``: none)."""
+    state = _load_checkpoint(ckpt) if ckpt is not None else None
+    if state is None:
+        return 0, 0.0, 0.0, False
+    model.load_state_dict(state["model"])
+    optimizer.load_state_dict(state["optimizer"])
+    history.rows = state["history"]
+    torch.set_rng_state(state["rng"])
+    if device.type == "cuda" and state.get("cuda_rng") is not None:
+        torch.cuda.set_rng_state(state["cuda_rng"], device)
+    for i, hook in enumerate(hooks):
+        hook.load_state_dict(state.get("callbacks", {}).get(str(i), {}))
+    return state["epoch"] + 1, state["wall"], state.get("cpu", 0.0), state.get("stopped", False)
+
+
+def _train_epoch(model: nn.Module, train: TokenData, config: TrainConfig, loss: Loss, optimizer, hooks,
+                 epoch: int, device: torch.device, desc: str) -> tuple[float, int]:
+    """One epoch over ``train`` in the epoch's seeded order; return the summed loss and the tokens scored."""
+    model.train()
+    n_batches = math.ceil(len(train) / config.batch_size)
+    order = torch.randperm(len(train), generator=torch.Generator().manual_seed(config.seed * 100_003 + epoch))
+    total, tokens, t0 = 0.0, 0, time.perf_counter()
+    batches = progress(range(n_batches), desc=f"{desc} epoch {epoch + 1}", total=n_batches, unit="batch")
+    for b in batches:
+        x, y = train.batch(order[b * config.batch_size : (b + 1) * config.batch_size])
+        x, y = x.to(device), y.to(device)
+        value, count = loss(model, x, y)
+        optimizer.zero_grad(set_to_none=True)
+        value.backward()
+        if config.clip_value is not None:
+            torch.nn.utils.clip_grad_value_(model.parameters(), config.clip_value)
+        if config.clip is not None:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), config.clip)
+        optimizer.step()
+        total, tokens = total + float(value.detach()) * count, tokens + count
+        for hook in hooks:
+            hook.on_batch_end(model, epoch, b, float(value.detach()))
+        if b % 16 == 15 or b == n_batches - 1:
+            seconds = max(time.perf_counter() - t0, 1e-9)
+            batches.set_postfix(loss=f"{total / max(tokens, 1):.4f}", tok_s=f"{tokens / seconds:,.0f}")
+    return total, tokens
+
+
+def _evaluate_epoch(model: nn.Module, row: dict[str, Any], *, test, valid, evaluate, loss,
+                    batch_size) -> None:
+    """Add the epoch's test and validation losses and ``evaluate``'s metrics to ``row``, in eval mode."""
+    model.eval()
+    if test is not None:
+        row["test_loss"] = evaluate_loss(model, test, batch_size, loss)
+    if valid is not None:
+        row["val_loss"] = evaluate_loss(model, valid, batch_size, loss)
+    if evaluate is not None:
+        with torch.no_grad():
+            row.update(evaluate(model))
+    model.train()
