@@ -37,9 +37,6 @@ from urnlib.rules import Decision
 from urnlib.seeds import Seeds, Stat
 from urnlib.statements import no_drop
 
-# the old private names, still imported by report.py and report_linzen.py
-_majority, _stats, _with_attractors = majority, data_stats, with_attractors
-
 CHAPTER = "agreement"
 #: source -> the first attractor count whose bucket is exact (the fitted changes start there; default 0)
 FIRST_EXACT = {"linzen": 1}

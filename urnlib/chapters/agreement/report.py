@@ -27,7 +27,7 @@ from urnlib.chapters.agreement.report_tables import (PAPER_TABLE1, PAPER_TABLE2,
                                              table2_section)
 from urnlib.chapters.agreement.report_tables import PAPER_SENTENCES, differences, implementation_notes  # noqa: F401
 from urnlib.chapters.agreement.claims import (CHAPTER, HEURISTICS, PAPER_EPOCHS, QUOTES,  # noqa: F401
-                                             FIRST_EXACT, _majority, _stats, _with_attractors, at_epoch,
+                                             FIRST_EXACT, majority, data_stats, with_attractors, at_epoch,
                                              SELECTED, attractor_stat, baseline_stat, best_index, best_row,
                                              by_attractors,
                                              chapter_claims, claims, fall, heuristic_by_attractors,
@@ -51,7 +51,7 @@ def figure2(runs_by_source: dict[str, dict[str, Seeds]], min_total: int = 5):
     """Paper 000 Fig. 2: accuracy by number of attractors, TURN vs LSTM and the two heuristics, one panel per
     data source (mean over seeds, bars ± one sd; buckets with fewer than ``min_total`` test sentences on a
     seed are not drawn)."""
-    panels = {source: (series(runs, min_total), _majority(next(iter(runs.values()))).mean)
+    panels = {source: (series(runs, min_total), majority(next(iter(runs.values()))).mean)
               for source, runs in runs_by_source.items()}
     styles = {label: BASELINE for label in HEURISTICS.values()}  # the heuristics: reference lines
     for runs in runs_by_source.values():
@@ -69,7 +69,7 @@ def attractor_tables(runs_by_source: dict[str, dict[str, Seeds]], min_total: int
     for source, runs in runs_by_source.items():
         first = next(iter(runs.values()))
         overall = {label: seeds.stat(lambda run: best_row(run)["accuracy"]) for label, seeds in runs.items()}
-        overall |= {label: Stat.of(s["heuristics"][name]["accuracy"] for s in _stats(first))
+        overall |= {label: Stat.of(s["heuristics"][name]["accuracy"] for s in data_stats(first))
                     for name, label in HEURISTICS.items()}
         columns = {}
         for label, acc in series(runs, min_total).items():
@@ -89,7 +89,7 @@ def data_table(runs_by_source: dict[str, dict[str, Seeds]]) -> pd.DataFrame:
     for source, runs in runs_by_source.items():
         for split in ("train", "test"):
             counts: dict[int, int] = {}
-            for stats in _stats(next(iter(runs.values()))):
+            for stats in data_stats(next(iter(runs.values()))):
                 for k, v in stats[f"{split}_attractors"].items():
                     counts[int(k)] = counts.get(int(k), 0) + v
             rows[(source, f"{split} (all seeds)")] = counts
@@ -108,7 +108,7 @@ def source_table(runs_by_source: dict[str, dict[str, Seeds]]) -> pd.DataFrame:
             rows.append({"source": source, "model": label, "seeds": len(seeds),
                          "train": stats["train_examples"], "test": stats["test_examples"],
                          "vocabulary": stats["vocabulary"],
-                         "parameters": seeds[0].final["n_params"], "majority class": _majority(seeds).text(3),
+                         "parameters": seeds[0].final["n_params"], "majority class": majority(seeds).text(3),
                          "best epoch": seeds.stat(lambda run: 1 + best_index(run)).text(1),
                          "test accuracy": seeds.stat(lambda run: best_row(run)["accuracy"]).text(4)})
     return pd.DataFrame(rows)
@@ -134,7 +134,7 @@ def findings(runs_by_source: dict[str, dict[str, Seeds]]) -> str:
                  if source != "synthetic" and size < PAPER_SENTENCES * 0.9 / 2 else "")
         lines.append(f"* **{source}**: {size:,} training sentences (first seed), vocabulary "
                      f"{stats['vocabulary']:,}; test accuracy at the best epoch {', '.join(models)}; "
-                     f"majority class {_majority(first).text()}. On the sentences with attractors: "
+                     f"majority class {majority(first).text()}. On the sentences with attractors: "
                      f"{', '.join(f'{label} {attractor_stat(s).text()}' for label, s in runs.items())}; "
                      f"{heur}.{scale}")
     return "\n".join(lines)

@@ -12,7 +12,7 @@ import pandas as pd
 
 from urnlib.corpora.numpred import SPLITS
 from urnlib.metrics import wilson_interval
-from urnlib.chapters.agreement.claims import HEURISTICS, SELECTED, _stats, best_row
+from urnlib.chapters.agreement.claims import HEURISTICS, SELECTED, data_stats, best_row
 from urnlib.chapters.agreement.report_tables import PAPER_SENTENCES
 from urnlib.seeds import Seeds
 
@@ -75,7 +75,8 @@ def wilson_table(runs: dict[str, Seeds]) -> pd.DataFrame:
     seeds pooled, with Wilson 95% intervals: the paper's kind of interval (paper 000 Fig. 2, one run)."""
     first = next(iter(runs.values()))
     sources = {label: [best_row(run) for run in seeds] for label, seeds in runs.items()}
-    sources |= {label: [s["heuristics"][name] for s in _stats(first)] for name, label in HEURISTICS.items()}
+    sources |= {label: [s["heuristics"][name] for s in data_stats(first)]
+                for name, label in HEURISTICS.items()}
     columns = {"sentences (all seeds)": {n: f"{int(t):,}" for n, t in enumerate(_pooled(
         sources[next(iter(runs))])[1])}}
     for label, rows in sources.items():
