@@ -89,49 +89,44 @@ def gradient_checks(
             "max_f_b": -float("inf"),
         }
         for _ in range(trials):
-            torch.manual_seed(int(torch.randint(0, 2**31 - 1, (1,), generator=gen)))
-            cell = TPRU(
-                input_size,
-                d,
-                n_roles,
-                variant=variant,
-                slices=slices,
-                seed=int(torch.randint(0, 2**31 - 1, (1,), generator=gen)),
-            ).double()
-            with torch.no_grad():
-                cell.b_b.copy_(torch.randn((), generator=gen, dtype=torch.float64))
-                cell.b_x.copy_(torch.randn((), generator=gen, dtype=torch.float64))
-            x = scale * torch.randn(input_size, generator=gen, dtype=torch.float64)
-            b = scale * torch.randn(d, generator=gen, dtype=torch.float64)
-            with torch.no_grad():
-                auto_tilde, auto_b = autograd_jacobians(cell, x, b)
-                terms = step_terms(cell, x, b)
-                for name, fn, ref in (
-                    ("eq8", candidate_jacobian, auto_tilde),
-                    ("eq7", state_jacobian, auto_b),
-                ):
-                    for printed in (True, False):
-                        err = float((fn(cell, x, b, printed=printed) - ref).abs().max())
-                        key = f"{name}_{'printed' if printed else 'corrected'}"
-                        row[key] = max(row[key], err)
-                f = terms.f.reshape(-1, n_roles)  # (s, N)
-                f_b = terms.f_b.reshape(-1, n_roles)
-                J, J_p = terms.J.reshape(-1, n_roles, n_roles), terms.J_printed.reshape(-1, n_roles, n_roles)
-                for k in range(f.shape[0]):
-                    ev, ev_p = _eig_sym(J[k]), _eig_sym(J_p[k])
-                    row["J_min_eig"] = min(row["J_min_eig"], float(ev.min()))
-                    if float(f[k].max()) > 0:
-                        row["J_max_eig_over_max_f"] = max(
-                            row["J_max_eig_over_max_f"], float(ev.max() / f[k].max())
-                        )
-                    row["J_printed_min_eig"] = min(row["J_printed_min_eig"], float(ev_p.min()))
-                    if float(f_b[k].max()) > 0:
-                        row["J_printed_max_eig_over_max_f"] = max(
-                            row["J_printed_max_eig_over_max_f"], float(ev_p.max() / f_b[k].max())
-                        )
-                    row["max_f_b"] = max(row["max_f_b"], float(f_b[k].max()))
+            _trial(row, gen, variant=variant, slices=slices, input_size=input_size, d=d, n_roles=n_roles,
+                   scale=scale)
         out.append(row)
     return out
+
+
+def _trial(row: dict[str, Any], gen: torch.Generator, *, variant: str, slices: int, input_size: int, d: int,
+           n_roles: int, scale: float) -> None:
+    """One random cell and step of :func:`gradient_checks`, its errors and eigenvalues folded into ``row``."""
+    torch.manual_seed(int(torch.randint(0, 2**31 - 1, (1,), generator=gen)))
+    cell = TPRU(input_size, d, n_roles, variant=variant, slices=slices,
+                seed=int(torch.randint(0, 2**31 - 1, (1,), generator=gen))).double()
+    with torch.no_grad():
+        cell.b_b.copy_(torch.randn((), generator=gen, dtype=torch.float64))
+        cell.b_x.copy_(torch.randn((), generator=gen, dtype=torch.float64))
+    x = scale * torch.randn(input_size, generator=gen, dtype=torch.float64)
+    b = scale * torch.randn(d, generator=gen, dtype=torch.float64)
+    with torch.no_grad():
+        auto_tilde, auto_b = autograd_jacobians(cell, x, b)
+        terms = step_terms(cell, x, b)
+        for name, fn, ref in (("eq8", candidate_jacobian, auto_tilde), ("eq7", state_jacobian, auto_b)):
+            for printed in (True, False):
+                err = float((fn(cell, x, b, printed=printed) - ref).abs().max())
+                key = f"{name}_{'printed' if printed else 'corrected'}"
+                row[key] = max(row[key], err)
+        f = terms.f.reshape(-1, n_roles)  # (s, N)
+        f_b = terms.f_b.reshape(-1, n_roles)
+        J, J_p = terms.J.reshape(-1, n_roles, n_roles), terms.J_printed.reshape(-1, n_roles, n_roles)
+        for k in range(f.shape[0]):
+            ev, ev_p = _eig_sym(J[k]), _eig_sym(J_p[k])
+            row["J_min_eig"] = min(row["J_min_eig"], float(ev.min()))
+            if float(f[k].max()) > 0:
+                row["J_max_eig_over_max_f"] = max(row["J_max_eig_over_max_f"], float(ev.max() / f[k].max()))
+            row["J_printed_min_eig"] = min(row["J_printed_min_eig"], float(ev_p.min()))
+            if float(f_b[k].max()) > 0:
+                row["J_printed_max_eig_over_max_f"] = max(row["J_printed_max_eig_over_max_f"],
+                                                          float(ev_p.max() / f_b[k].max()))
+            row["max_f_b"] = max(row["max_f_b"], float(f_b[k].max()))
 
 
 def table1_check(
