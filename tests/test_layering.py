@@ -226,6 +226,35 @@ def test_modules_are_small(path):
         f"{path.relative_to(REPO)} has {lines} lines: split it into modules of one idea each"
 
 
+MAX_FUNCTION_LINES = 80  #: no function of urnlib is longer (its def line to its last, docstring included)
+
+
+def long_functions(source: str, limit: int = MAX_FUNCTION_LINES) -> list[tuple[str, int, int]]:
+    """``(name, first line, lines)`` of every function (nested ones too) longer than ``limit`` lines."""
+    functions = [node for node in ast.walk(ast.parse(source))
+                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    return [(f.name, f.lineno, f.end_lineno - f.lineno + 1) for f in functions
+            if f.end_lineno - f.lineno + 1 > limit]
+
+
+def test_long_functions_are_found():
+    def body(n, indent=4):
+        return "\n".join(f"{' ' * indent}x{i} = {i}" for i in range(n))
+
+    assert long_functions(f"def ok():\n{body(79)}\n") == []  # 80 lines in all
+    assert long_functions(f"def long():\n{body(80)}\n") == [("long", 1, 81)]
+    nested = f"def outer():\n    def inner():\n{body(80, 8)}\n"
+    assert sorted(long_functions(nested)) == [("inner", 2, 81), ("outer", 1, 82)]
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_functions_are_short(path):
+    found = long_functions(path.read_text())
+    assert not found, f"{path.relative_to(REPO)}: " + "; ".join(
+        f"{name} (line {line}) has {n} lines" for name, line, n in found) + \
+        f": split each into functions of at most {MAX_FUNCTION_LINES} lines"
+
+
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
 
 

@@ -111,6 +111,29 @@ def phrase_embedding(embeddings: Any, phrase: Optional[Iterable[Hashable]] = Non
         ValueError: if the matrices are not square or differ in size, or the size
             of an empty phrase's identity cannot be determined.
     """
+    get, sample, phrase = _lookup(embeddings, phrase)
+    result: Optional[np.ndarray] = None
+    for sym in phrase:
+        M = _square(get(sym), f"embedding of {sym!r}")
+        if result is None:
+            result = M.copy()
+        elif M.shape != result.shape:
+            raise ValueError(
+                f"embedding of {sym!r} has shape {M.shape}, expected {result.shape}"
+            )
+        else:
+            result = result @ M
+    if result is None:  # empty phrase
+        if sample is None:
+            raise ValueError("cannot build the identity for an empty phrase: no embeddings given")
+        return np.eye(_square(sample, "embedding").shape[0])
+    return result
+
+
+def _lookup(embeddings: Any, phrase: Optional[Iterable[Hashable]]):
+    """``(get, sample, phrase)`` for :func:`phrase_embedding`: ``get(symbol)`` gives a symbol's matrix or
+    raises :class:`UnknownSymbolError` naming the known symbols, ``sample`` is one matrix (``None``: none),
+    and ``phrase`` every symbol of a sequence where it was ``None``."""
     if isinstance(embeddings, Mapping):
         lookup = dict(embeddings)
         if phrase is None:
@@ -128,43 +151,23 @@ def phrase_embedding(embeddings: Any, phrase: Optional[Iterable[Hashable]] = Non
                     f"unknown symbol {sym!r}{hint}; known symbols: {_format_known(known)}"
                 ) from None
 
-        sample = next(iter(lookup.values()), None)
-    else:
-        if hasattr(embeddings, "detach"):
-            embeddings = _to_numpy(embeddings)
-        seq = list(embeddings)
-        if phrase is None:
-            phrase = range(len(seq))
+        return get, next(iter(lookup.values()), None), phrase
+    if hasattr(embeddings, "detach"):
+        embeddings = _to_numpy(embeddings)
+    seq = list(embeddings)
 
-        def get(sym: Hashable) -> Any:
-            try:
-                i = operator.index(sym)
-            except TypeError:
-                i = None
-            if i is None or isinstance(sym, bool) or not 0 <= i < len(seq):
-                raise UnknownSymbolError(
-                    f"unknown symbol {sym!r}; known symbols are the integers 0 .. {len(seq) - 1}"
-                )
-            return seq[i]
-
-        sample = seq[0] if seq else None
-
-    result: Optional[np.ndarray] = None
-    for sym in phrase:
-        M = _square(get(sym), f"embedding of {sym!r}")
-        if result is None:
-            result = M.copy()
-        elif M.shape != result.shape:
-            raise ValueError(
-                f"embedding of {sym!r} has shape {M.shape}, expected {result.shape}"
+    def get_index(sym: Hashable) -> Any:
+        try:
+            i = operator.index(sym)
+        except TypeError:
+            i = None
+        if i is None or isinstance(sym, bool) or not 0 <= i < len(seq):
+            raise UnknownSymbolError(
+                f"unknown symbol {sym!r}; known symbols are the integers 0 .. {len(seq) - 1}"
             )
-        else:
-            result = result @ M
-    if result is None:  # empty phrase
-        if sample is None:
-            raise ValueError("cannot build the identity for an empty phrase: no embeddings given")
-        return np.eye(_square(sample, "embedding").shape[0])
-    return result
+        return seq[i]
+
+    return get_index, (seq[0] if seq else None), (range(len(seq)) if phrase is None else phrase)
 
 
 # --------------------------------------------------------------------------- #

@@ -131,12 +131,25 @@ def signature_table_figure(
     x_effect = (label_w + effect_w - 0.15) / unit  # right edge of the effect column
     x_dials = (label_w + effect_w + 0.2) / unit
 
+    _draw_rows(ax, rows, headers, (x_label, x_effect, x_dials), (0.05 / unit, (width - 0.05) / unit))
+
+    # draw_dial asks for an equal aspect; the limits above already have it
+    ax.set_xlim(0.0, width / unit)
+    ax.set_ylim(-(n_rows + 0.9), 0.5)
+    if title:
+        fig.suptitle(title, y=1.0 - 0.08 / height, va="top", fontsize=11)
+    return fig
+
+
+def _draw_rows(ax, rows, headers, columns: Tuple[float, float, float], rule: Tuple[float, float]) -> None:
+    """The headers, a rule under them, and each row's label, effect and dials of
+    :func:`signature_table_figure` (``columns``: x of the label, the effect's right edge and the dials)."""
+    x_label, x_effect, x_dials = columns
     header_kw = dict(va="center", fontsize=10, fontweight="bold", parse_math=False)
     ax.text(x_label, 0.0, headers[0], ha="left", **header_kw)
     ax.text(x_effect, 0.0, headers[1], ha="right", **header_kw)
     ax.text(x_dials, 0.0, headers[2], ha="left", **header_kw)
-    ax.plot([0.05 / unit, (width - 0.05) / unit], [-0.5, -0.5], color="0.3", linewidth=0.8)
-
+    ax.plot(list(rule), [-0.5, -0.5], color="0.3", linewidth=0.8)
     for i, (label, eff, angles) in enumerate(rows):
         y = -(i + 1.0)
         ax.text(x_label, y, label, ha="left", va="center", fontsize=10,
@@ -145,10 +158,3 @@ def signature_table_figure(
                 va="center", fontsize=10, parse_math=False)
         for j, a in enumerate(angles):
             draw_dial(ax, a, size=0.75, center=(x_dials + 0.5 + j, y), linewidth=0.9)
-
-    # draw_dial asks for an equal aspect; the limits above already have it
-    ax.set_xlim(0.0, width / unit)
-    ax.set_ylim(-(n_rows + 0.9), 0.5)
-    if title:
-        fig.suptitle(title, y=1.0 - 0.08 / height, va="top", fontsize=11)
-    return fig
