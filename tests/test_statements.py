@@ -2,8 +2,10 @@
 verdict per artefact (urnlib.artefacts): hand-made seeds with the verdict worked out by hand, and properties
 that hold for any seeds (order of seeds, direction, monotone roll-up)."""
 
+import ast
 import inspect
 import math
+from pathlib import Path
 import random
 
 import pytest
@@ -34,6 +36,29 @@ def test_every_kind_is_decided_by_one_function_that_stamps_it():
     stamped = {obj for module in (rules, statements) for _, obj in inspect.getmembers(module, callable)
                if getattr(obj, "kind", None) and hasattr(obj, "__wrapped__")}
     assert stamped == set(deciders)
+
+
+def _urnlib_sources():
+    root = Path(rules.__file__).parent
+    return {path.relative_to(root.parent).as_posix(): ast.parse(path.read_text())
+            for path in root.rglob("*.py")}
+
+
+def test_no_two_chapters_decide_one_kind_by_different_functions():
+    """Only the registry's functions stamp a kind, and no chapter makes a claim but through its declarations
+    (urnlib.declare.evaluate checks each decision's kind against the declared one)."""
+    stamping, direct = [], []
+    for path, tree in _urnlib_sources().items():
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                stamping += [(path, node.name) for d in node.decorator_list
+                             if isinstance(d, ast.Call) and getattr(d.func, "id", "") == "decides"]
+            if isinstance(node, ast.ImportFrom) and node.module == "urnlib.claims" and \
+                    path.startswith("urnlib/chapters/"):
+                direct += [path for alias in node.names if alias.name == "claim"]
+    assert sorted(name for _, name in stamping) == sorted(k.decide.__name__ for k in KINDS.values())
+    assert {path for path, _ in stamping} == {"urnlib/rules.py", "urnlib/statements.py"}
+    assert not direct, f"chapters that make claims without declaring them: {direct}"
 
 
 def test_a_claim_takes_its_kind_from_the_rule_that_decided_it():
