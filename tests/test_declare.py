@@ -69,3 +69,21 @@ def test_the_rule_words_may_come_from_the_measurements():
     spec = _spec(lambda m: Measured("x", True), kind="check", what=lambda m: f"equal at V = {m}")
     [c] = evaluate("ch", [spec], 10)
     assert c.rule == f"equal at V = 10; {KINDS['check'].rule}" and c.verdict == "reproduced"
+
+
+def test_the_training_guard_names_why_a_model_is_no_evidence():
+    from types import SimpleNamespace
+
+    from urnlib.declare import untrained
+    from urnlib.seeds import Seeds
+
+    def runs(label, values, epochs=10):
+        made = [SimpleNamespace(history=[{}] * epochs, value=v) for v in values]
+        return Seeds(label, made, list(range(len(values))))
+
+    groups = {"short": runs("short", [0.9, 0.9], epochs=5), "chance": runs("chance", [0.21, 0.19, 0.2]),
+              "fine": runs("fine", [0.9, 0.92, 0.91])}
+    found = untrained(groups, list(groups), epochs=10, measure=lambda r: r.value, chance=0.2,
+                      what="accuracy", baseline="the majority class's 0.2")
+    assert found == {"short": "trained fewer than 10 epochs",
+                     "chance": "is at chance: accuracy 0.200 ± 0.010 (3 seeds), the majority class's 0.2"}

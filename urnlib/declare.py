@@ -30,10 +30,10 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from urnlib.claims import Claim, claim, format_value
-from urnlib.rules import Decision, combine, needed
+from urnlib.rules import Decision, combine, needed, off_chance
 from urnlib.statements import KINDS
 
-__all__ = ["Spec", "Measured", "evaluate"]
+__all__ = ["Spec", "Measured", "evaluate", "untrained"]
 
 
 @dataclass(frozen=True)
@@ -138,4 +138,22 @@ def evaluate(chapter: str, specs: Iterable[Spec], m: Any, *, seeds: Mapping[str,
             epoch=spec.epoch, direction=direction or "", seeds_needed=needs, extension=spec.extension,
             settle=found.settle, idle=[f"{lab} {idle[lab]}" for lab in rests if lab in idle],
             artefact=spec.artefact, kind=spec.kind, evidence=found.evidence, headline=spec.headline))
+    return out
+
+
+def untrained(groups: Mapping[str, Sequence], labels: Iterable[str], *, epochs: int,
+              measure: Callable[[Any], float], chance: float, higher: bool = True, what: str,
+              baseline: str) -> dict[str, str]:
+    """The training guard's ``{label: why}`` for :func:`evaluate`: the models among ``labels`` that are no
+    evidence, a seed having trained fewer than the paper's ``epochs``, or ``measure`` of the runs not clearly
+    off ``chance`` (:func:`urnlib.rules.off_chance`: over the seeds' band and on every seed; ``higher``: a
+    higher value is better). ``what`` names the measure and ``baseline`` the chance level, in words."""
+    out = {}
+    for lab in labels:
+        if any(len(r.history) < epochs for r in groups[lab]):
+            out[lab] = f"trained fewer than {epochs} epochs"
+            continue
+        value = groups[lab].stat(measure)
+        if not off_chance(chance, value, higher=higher):
+            out[lab] = f"is at chance: {what} {value.text(3)}, {baseline}"
     return out

@@ -24,7 +24,7 @@ from urnlib.models import build_model, count_parameters
 from urnlib.plots.curves import Mark, curves_panel, figure_legend, panel_grid
 from urnlib.reports.common import looks
 from urnlib.results import Run
-from urnlib.rules import off_chance
+from urnlib.declare import untrained as guard
 from urnlib.seeds import Seeds, Stat, band, by_label
 
 CHAPTER = "cross_serial"
@@ -97,17 +97,10 @@ def final_row(run: Run) -> dict:
 def untrained(seeds: Grouped, labels: list[str], read) -> dict[str, str]:
     """The models among ``labels`` that are no evidence, each with why: a seed trained fewer than the paper's
     100 epochs, or the validation loss at the epoch read is not clearly below a uniform guess's
-    (:data:`CHANCE_LOSS`, :func:`urnlib.rules.off_chance`: over the seeds' band and on every seed)."""
-    out = {}
-    for lab in labels:
-        if any(len(r.history) < PAPER_EPOCHS for r in seeds[lab]):
-            out[lab] = f"trained fewer than {PAPER_EPOCHS} epochs"
-            continue
-        loss = seeds[lab].stat(lambda run: read(run)["val_loss"])
-        if not off_chance(CHANCE_LOSS, loss, higher=False):
-            out[lab] = (f"is at chance: validation loss {loss.text(3)}, a uniform guess's "
-                        f"ln {round(math.exp(CHANCE_LOSS))} = {CHANCE_LOSS:.3f}")
-    return out
+    (:data:`CHANCE_LOSS`, :func:`urnlib.declare.untrained`)."""
+    return guard(seeds, labels, epochs=PAPER_EPOCHS, measure=lambda run: read(run)["val_loss"],
+                 chance=CHANCE_LOSS, higher=False, what="validation loss",
+                 baseline=f"a uniform guess's ln {round(math.exp(CHANCE_LOSS))} = {CHANCE_LOSS:.3f}")
 
 
 def stopped_early(run: Run) -> bool:

@@ -13,10 +13,10 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from urnlib import rules
 from urnlib.chapters.dyck.report import CHAPTER, MAJORITY_ACCURACY, PAPER_EPOCHS, run_accuracy
 from urnlib.claims import Claim
 from urnlib.declare import Spec, evaluate
+from urnlib.declare import untrained as guard
 from urnlib.reports.common import cpu_hours, settle_unless_decided
 from urnlib.seeds import Seeds, Stat
 
@@ -57,17 +57,10 @@ def curve(run, key: str) -> np.ndarray:
 def untrained(view: dict[str, Seeds], labels, read) -> dict[str, str]:
     """The models among ``labels`` that did not train, each with why: fewer than the papers' 100 epochs on a
     seed, or closing-bracket accuracy at the epoch read not clearly above the majority class
-    (``rules.off_chance``)."""
-    out = {}
-    for lab in labels:
-        if any(len(r.history) < PAPER_EPOCHS for r in view[lab]):
-            out[lab] = f"trained fewer than {PAPER_EPOCHS} epochs"
-            continue
-        acc = view[lab].stat(lambda run: read(run)["closing_accuracy"])
-        if not rules.off_chance(MAJORITY_ACCURACY, acc):
-            out[lab] = (f"is at chance: closing-bracket accuracy {acc.text(3)}, the majority class's "
-                        f"{MAJORITY_ACCURACY:g}")
-    return out
+    (:func:`urnlib.declare.untrained`)."""
+    return guard(view, labels, epochs=PAPER_EPOCHS, measure=lambda run: read(run)["closing_accuracy"],
+                 chance=MAJORITY_ACCURACY, what="closing-bracket accuracy",
+                 baseline=f"the majority class's {MAJORITY_ACCURACY:g}")
 
 
 @dataclass
