@@ -4,7 +4,10 @@ SCALE ?= paper
 # with either, `reproduce` and `retrain` first train every chapter's runs at once on it (urnlib.cli train)
 WORKERS ?=
 SCHEDULER ?=
-RUN_OPTIONS := $(if $(WORKERS),--workers $(WORKERS)) $(if $(SCHEDULER),--scheduler $(SCHEDULER))
+# where runs train: DEVICE=cuda (a GPU; `auto`: a GPU where there is one), default the CPU
+DEVICE ?=
+RUN_OPTIONS := $(if $(WORKERS),--workers $(WORKERS)) $(if $(SCHEDULER),--scheduler $(SCHEDULER)) \
+	$(if $(DEVICE),--device $(DEVICE))
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
