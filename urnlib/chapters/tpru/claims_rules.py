@@ -68,11 +68,16 @@ QUOTES = {
 }
 
 
-def matches(a: Stat, b: Stat, tolerance: float, **kwargs) -> rules.Decision:
-    """:func:`urnlib.rules.matches` (A and B within ``tolerance``, from the side behind), stamped ``within``
-    whichever side is behind: ``rules.matches`` stamps its decision ``within`` where A is behind and
-    ``matches`` where B is, and the chapter's claims have always been saved with the first."""
-    return replace(rules.matches(a, b, tolerance, **kwargs), kind="within")
+def matches(a: Stat, b: Stat, tolerance: float, *, relative: bool = False, higher: bool = True,
+            names: tuple[str, str] = ("A", "B")) -> rules.Decision:
+    """A and B within ``tolerance`` of each other ("matches", "similar"): :func:`urnlib.rules.within` for the
+    side that is behind, its direction A's against B's. The decision is the ``within`` rule's whichever side
+    is behind (:func:`urnlib.rules.matches` decides the same, but stamps it ``within`` where A is behind and
+    ``matches`` where B is, without a tie's cause; the chapter's claims are saved as ``within``)."""
+    if (a.mean < b.mean) == higher:
+        return rules.within(a, b, tolerance, relative=relative, higher=higher, names=names)
+    d = rules.within(b, a, tolerance, relative=relative, higher=higher)
+    return replace(d, direction=rules.compare(a, b, names=names).direction, cause=None)
 
 
 def paired(a: Seeds, b: Seeds, fn) -> Stat:
