@@ -253,6 +253,26 @@ def test_the_opening_counts_the_verdicts_and_names_each_miss_with_its_cause():
     assert "paper 00" not in text
 
 
+def test_the_opening_gives_one_verdict_per_figure_and_table_by_the_books_roll_up():
+    claims = [_claim("[lr 0.01] the URN stays accurate", True),
+              _claim("[lr 0.001] the URN stays accurate", True),
+              _claim("[lr 0.01] pairs compose", False, "paper 000 Table 4", "open"),
+              _claim("[lr 0.01] the LSTM overfits", True, "paper 001 Fig. 3a"),
+              _claim("[lr 0.001] the LSTM overfits", None, "paper 001 Fig. 3a"),
+              _claim("our variant holds", False, "paper 000 Table 3 (our variant)", extension=True)]
+    line = common.artefacts_line(claims)
+    first, second = line.split("\n\n")
+    assert first == ("{cite:t}`bernardy2022neural`, by figure and table: "
+                     '<a href="#claims-dyck-paper-000-fig-3">Fig. 3</a> *reproduced*; '
+                     '<a href="#claims-dyck-paper-000-table-4">Table 4</a> *not reproduced*.')
+    # Fig. 3a is a panel of Fig. 3: one claim reproduced and one undecided there, none failing, make it
+    # partly reproduced (the roll-up's rule)
+    assert second == ("{cite:t}`bernardy_assessing`, by figure and table: "
+                      '<a href="#claims-dyck-paper-001-fig-3a">Fig. 3</a> *partly reproduced*.')
+    assert "Table 3" not in line  # an extension's artefact is not the paper's
+    assert common.artefacts_line([claims[-1]]) == ""
+
+
 def test_the_opening_of_a_chapter_of_extensions_counts_them_and_shortens_long_statements():
     long = "the URN's maximum error over attractor counts is lower than the LSTM's at every budget " * 2
     claims = [_claim(f"[dyck] {long}", False, "paper 001 Fig. 3c", "open", extension=True),

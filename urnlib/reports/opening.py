@@ -14,7 +14,7 @@ from urnlib.claims import anchor
 from urnlib.reports.common import _escaped
 
 __all__ = ["PAPERS", "cite_papers", "results_summary", "runs_cost", "regenerate_line", "chapter_opening",
-           "numbered_table", "MISSED_BECAUSE", "displayed"]
+           "numbered_table", "MISSED_BECAUSE", "displayed", "artefacts_line"]
 
 
 # ------------------------------------------------------------------------ the top of a chapter's page
@@ -221,10 +221,31 @@ def displayed(items: Sequence, tables: Sequence[tuple[str, str] | None] = ()) ->
     return out
 
 
+def artefacts_line(claims: Sequence) -> str:
+    """One line per paper of the chapter: each of its figures, tables and sections with one verdict, by the
+    book's roll-up (:func:`urnlib.artefacts.rollup`, the scorecard's rule), each linked to its claims; the
+    papers' artefacts only (extensions are counted apart); empty where the chapter decides no paper's
+    claim."""
+    from urnlib.artefacts import artefacts
+
+    lines = []
+    found = [a for a in artefacts([c for c in claims if not c.extension])]
+    for paper in dict.fromkeys(a.paper for a in found):
+        mine = [a for a in found if a.paper == paper]
+        items = [f'<a href="#{anchor(a.claims[0].chapter, a.claims[0].source)}">{_markdown_text(a.name)}</a> '
+                 f"*{a.verdict}*" for a in mine]
+        whose = f"{{cite:t}}`{PAPERS[paper]}`" if paper in PAPERS else "The papers"
+        lines.append(f"{whose}, by figure and table: " + "; ".join(items) + ".")
+    return "\n\n".join(lines)
+
+
 def chapter_opening(config, runs, claims, setting: str = "training setting") -> str:
-    """The top of a chapter's page, written from its runs and claims: :func:`results_summary`, then
-    :func:`regenerate_line`. Display it with ``display(Markdown(...))`` in a cell tagged ``remove-input``."""
-    return f"{results_summary(claims, setting=setting)}\n\n{regenerate_line(config, runs)}"
+    """The top of a chapter's page, written from its runs and claims: one verdict per figure and table of
+    each paper (:func:`artefacts_line`), :func:`results_summary`, then :func:`regenerate_line`. Display it
+    with ``display(Markdown(...))`` in a cell tagged ``remove-input``."""
+    head = artefacts_line(claims)
+    summary = f"{results_summary(claims, setting=setting)}\n\n{regenerate_line(config, runs)}"
+    return f"{head}\n\n{summary}" if head else summary
 
 
 #: what a cell of a table says after a mean over seeds: " (3 seeds)"
