@@ -11,25 +11,32 @@ from pathlib import Path
 
 from urnlib.artefacts import PAPER_PREFIX
 from urnlib.chapter import NOTEBOOKS
-from urnlib.reports.opening import PAPERS
 
-__all__ = ["Paper", "papers", "paper_of", "named_source", "REFERENCES"]
+__all__ = ["Paper", "PAPERS", "papers", "paper_of", "named_source", "named_text", "REFERENCES"]
+
+#: the papers' file numbers (as the claims' sources name them: "paper 000 Fig. 3", "lecture 004, ...") and
+#: their keys in book/references.bib, so that a page names a paper by its authors and year, not its number
+#: (``urnlib.reports.opening`` cites them by these keys)
+PAPERS = {"000": "bernardy2022neural", "001": "bernardy_assessing", "002": "tpru", "003": "borbely_matrix",
+          "004": "levy2023neural"}
 
 #: the bibliography the book cites from
 REFERENCES = NOTEBOOKS.parent / "book" / "references.bib"
 # A claim's source starts with the paper's file number ("paper 000 Fig. 3", "lecture 004, Elman ...");
-# urnlib.reports.opening.PAPERS gives each number's key in the bibliography.
+# PAPERS gives each number's key in the bibliography.
 _PREFIX = PAPER_PREFIX
 
 
 @dataclass(frozen=True)
 class Paper:
     """A paper as the book names it: ``name`` (authors, and the year where the bibliography gives one),
-    ``title``, and its key in the bibliography."""
+    ``title``, its key in the bibliography, and ``link``: where a reader finds it (its DOI as a URL, else its
+    URL, else its arXiv page; ``""`` when the entry gives none)."""
 
     key: str
     name: str
     title: str
+    link: str = ""
 
 
 def _bib_fields(text: str) -> dict[str, dict[str, str]]:
@@ -52,7 +59,7 @@ def _authors(field: str) -> str:
 
 
 def papers(path: str | Path = REFERENCES) -> dict[str, Paper]:
-    """``{"000": Paper(...), ...}``: each paper of ``urnlib.reports.opening.PAPERS`` (by its file number)
+    """``{"000": Paper(...), ...}``: each paper of ``PAPERS`` (by its file number)
     named from the bibliography at ``path`` (authors and year; "n.d." where the bibliography gives no year, as
     the book's citations write it).
 
@@ -73,13 +80,22 @@ def _papers(path: str) -> tuple[tuple[str, Paper], ...]:
         fields = entries[key]
         year = fields.get("year")
         out.append((number, Paper(key, f"{_authors(fields.get('author', key))} ({year or 'n.d.'})",
-                                  fields.get("title", ""))))
+                                  fields.get("title", ""), _link(fields))))
     return tuple(out)
+
+
+def _link(fields: dict[str, str]) -> str:
+    """The URL of an entry: ``https://doi.org/<doi>``, else its ``url``, else its arXiv page (``eprint``)."""
+    if fields.get("doi"):
+        return f"https://doi.org/{fields['doi']}"
+    if fields.get("url"):
+        return fields["url"]
+    return f"https://arxiv.org/abs/{fields['eprint']}" if fields.get("eprint") else ""
 
 
 def paper_of(source: str) -> tuple[str | None, str]:
     """``(paper, place)`` of a claim's source: ``"paper 000 Fig. 3"`` -> ``("000", "Fig. 3")``;
-    ``(None, source)`` for a source that names none of the papers (``urnlib.reports.opening.PAPERS``)."""
+    ``(None, source)`` for a source that names none of the papers (``PAPERS``)."""
     m = _PREFIX.match(source)
     if m is None or m.group(1) not in PAPERS:
         return None, source
@@ -95,3 +111,33 @@ def named_source(source: str, names: dict[str, Paper] | None = None) -> str:
         return source
     names = papers() if names is None else names
     return f"{names[paper].name}, {place}" if paper in names else source
+
+
+# a paper named by its file number anywhere in a text: "paper 000", "Paper 002's", "lecture 004"
+_NUMBERED = re.compile(r"\b(?:[Pp]aper|[Ll]ecture) (\d{3})\b(['\u2019]s\b)?")
+
+
+def named_text(text: str, names: dict[str, Paper] | None = None) -> str:
+    """``text`` (a claim's statement, evidence or settling experiment, a scorecard reason) with every paper
+    named by its file number named by authors and year instead: ``"(paper 000: 90% of 1.7 million)"`` ->
+    ``"(Lappin and Bernardy (2022): 90% of 1.7 million)"``, ``"not paper 002's"`` -> ``"not Tang et al.'s
+    (2018)"``. A number :data:`PAPERS` does not know is left as it is, and so is the
+    whole text where the book's bibliography is not there (a copy of the library without the book)."""
+    if not _NUMBERED.search(text):
+        return text
+    if names is None:
+        try:
+            names = papers()
+        except FileNotFoundError:
+            return text
+
+    def named(m: re.Match) -> str:
+        paper = names.get(m.group(1))
+        if paper is None:
+            return m.group()
+        if not m.group(2):
+            return paper.name
+        who, _, year = paper.name.partition(" (")  # "Tang et al. (2018)" -> "Tang et al.'s (2018)"
+        return f"{who}{m.group(2)} ({year}" if year else f"{who}{m.group(2)}"
+
+    return _NUMBERED.sub(named, text)

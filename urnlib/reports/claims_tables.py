@@ -15,15 +15,17 @@ import re
 from dataclasses import asdict, dataclass
 
 from urnlib.claims import CAUSES, MISSES, VERDICTS, Claim, anchor, format_value
-from urnlib.reports.bibliography import named_source
+from urnlib.reports.bibliography import named_source, named_text
 
 __all__ = ["claims_frame", "claims_table", "verdict_summary", "misses_by_cause", "seed_summary",
            "verdict_counts", "anchor", "ClaimGroup", "group_claims", "ClaimsTable", "chapter_title",
            "figure_link", "short_rule", "rules_legend", "legend_html", "cause_counts", "verdict_chip",
-           "in_book_order", "shown_source"]
+           "in_book_order", "shown_source", "VERDICT_COLOURS"]
 
 _COLOURS = {"reproduced": "#d9f2d9", "partly reproduced": "#fff2cc", "not reproduced": "#f8d7da",
             "inconclusive": "#e9ecef", "not run here": "#dee2e6"}
+#: each verdict's background colour in the book's tables (the landing page's too)
+VERDICT_COLOURS = _COLOURS
 
 
 def claims_frame(claims: list[Claim]):
@@ -143,8 +145,10 @@ _COLUMNS = {"claim": 30, "paper": 17, "found here": 26, "verdict": 14, "cause": 
 
 
 def _h(value) -> str:
-    """A value as HTML text: escaped, with Markdown's inline code (a word between backticks) as code."""
-    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(format_value(value), quote=True))
+    """A value as HTML text: escaped, with Markdown's inline code (a word between backticks) as code, and a
+    paper named by its file number ("paper 000") named by authors and year (:func:`named_text`)."""
+    text = html.escape(named_text(format_value(value)), quote=True)
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
 
 
 # TeX in a quoted sentence: $$...$$, $...$, or a command outside dollars (the paper's own typing, e.g.

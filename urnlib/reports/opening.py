@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from urnlib.claims import anchor
+from urnlib.reports.bibliography import PAPERS, named_text
 from urnlib.reports.common import _escaped
 
 __all__ = ["PAPERS", "cite_papers", "results_summary", "runs_cost", "regenerate_line", "chapter_opening",
@@ -18,10 +19,6 @@ __all__ = ["PAPERS", "cite_papers", "results_summary", "runs_cost", "regenerate_
 
 
 # ------------------------------------------------------------------------ the top of a chapter's page
-#: the papers' file numbers (as the claims' sources name them: "paper 000 Fig. 3", "lecture 004, ...") and
-#: their keys in book/references.bib, so that a page names a paper by its authors and year, not its number
-PAPERS = {"000": "bernardy2022neural", "001": "bernardy_assessing", "002": "tpru", "003": "borbely_matrix",
-          "004": "levy2023neural"}
 _PAPER = re.compile(r"\b(?:[Pp]aper|[Ll]ecture) (00\d)\b")
 
 
@@ -112,7 +109,7 @@ def _misses_sentence(missed: Sequence, cause: str | None, settings: Sequence[str
         if named:
             where += f"; every {setting}" if len(named) == len(settings) > 1 else f"; {_settings_text(named)}"
         partly = ", partly" if entry["verdicts"] == {"partly reproduced"} else ""
-        link = f'<a href="#{entry["anchor"]}">*{_markdown_text(_shortened(bare))}*</a>'
+        link = f'<a href="#{entry["anchor"]}">*{_markdown_text(_shortened(named_text(bare)))}*</a>'
         items.append(f"{link} ({where}{partly})")
     if len(groups) > most:
         items.append(f"and {len(groups) - most} more (the claims table)")

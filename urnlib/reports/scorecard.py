@@ -20,16 +20,17 @@ from __future__ import annotations
 import csv
 import html
 import json
+import re
 from dataclasses import asdict
 from pathlib import Path
 
 from urnlib.artefacts import ROLLUP_RULE, Artefact, artefact_key, artefacts
 from urnlib.claims import CAUSES, VERDICTS, Claim, anchor
-from urnlib.reports.bibliography import REFERENCES, Paper, paper_of, papers
+from urnlib.reports.bibliography import REFERENCES, Paper, named_text, paper_of, papers
 from urnlib.reports.claims_tables import chapter_title, figure_link, verdict_chip
 
 __all__ = ["Paper", "rows", "papers", "paper_of", "Scorecard", "scorecard", "summary", "legend", "export",
-           "kinds_table",
+           "kinds_table", "row_id",
            "REFERENCES", "FIELDS"]
 
 
@@ -38,6 +39,13 @@ def rows(claims: list[Claim]) -> list[Artefact]:
     """The scorecard's rows: one per artefact of each paper (:func:`urnlib.artefacts.artefacts`), the papers'
     first, paper by paper in the order of their file numbers, then the extensions'."""
     return artefacts(claims)
+
+
+def row_id(art: Artefact) -> str:
+    """The HTML id of an artefact's row on the scorecard, which the landing page links to:
+    ``"scorecard-000-fig-2"`` (``"scorecard-extension-..."`` for an extension's row)."""
+    where = f"{'extension-' if art.extension else ''}{art.paper or 'other'}-{art.name}"
+    return "scorecard-" + (re.sub(r"[^a-z0-9]+", "-", where.lower()).strip("-") or "row")
 
 
 def summary(claims: list[Claim]) -> str:
@@ -59,6 +67,7 @@ table.urnlib-scorecard thead th {border-bottom: 2px solid #adb5bd; border-top: n
 table.urnlib-scorecard tr.urnlib-paper th {background-color: #e3e8ee; color: #212529; font-weight: normal;
   border-top: 2px solid #adb5bd; padding-top: 0.35em;}
 .urnlib-count {font-size: 0.9em; color: #495057;}
+table.urnlib-scorecard tr {scroll-margin-top: 5em;}
 table.urnlib-scorecard tr.urnlib-chapter th {background-color: #f4f6f8; color: #212529; font-weight: normal;
   padding-left: 1em;}
 table.urnlib-scorecard tr.urnlib-chapter a, table.urnlib-scorecard tr.urnlib-paper a {color: #1a4f8b;}
@@ -109,8 +118,8 @@ def _row_html(art: Artefact, names: dict[str, Paper]) -> str:
     n = len(art.claims)
     where = ", ".join(_a(f"{ch}.html", chapter_title(ch)) for ch in art.chapters)
     counts = f'<br><span class="urnlib-count">{n} claim{"s" if n != 1 else ""}: {_tally(art.claims)}</span>'
-    why = html.escape(art.reason(CAUSES))
-    return (f"<tr><td>{cell}</td><td>{verdict_chip(art.verdict)}</td><td>{why}</td>"
+    why = html.escape(named_text(art.reason(CAUSES), names))
+    return (f'<tr id="{row_id(art)}"><td>{cell}</td><td>{verdict_chip(art.verdict)}</td><td>{why}</td>'
             f"<td>{where}{counts if n > 1 else ''}</td></tr>")
 
 

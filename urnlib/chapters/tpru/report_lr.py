@@ -35,7 +35,7 @@ def lr_choice(choices: list[RateChoice]) -> tuple[str, pd.DataFrame]:
     text = (f"Every encoder trained at each learning rate of `lr_choices` "
             f"({', '.join(lr_text(lr) for lr in rates(choices))}) on every seed, and the chapter reads it at "
             "the rate whose runs reach the higher mean best validation accuracy over the seeds (an exact tie "
-            f"keeps `lr` = {own}; the test splits are not read). This is the book's choice, not paper 002's: "
+            f"keeps `lr` = {own}; the test splits are not read). This is the book's choice, not the paper's: "
             "the ablation above found few-role TPRUs that stay at chance at the authors' rate. Here "
             f"{moved}.")
     partial = [c for c in choices if c.notes]
