@@ -244,6 +244,10 @@ def build_book(args: argparse.Namespace) -> int:
 
     # the cost of the committed runs, from their records (the Performance page includes it)
     (book_dir / "performance" / "cost.md").write_text(cost_markdown(REPO / "notebooks" / "results"))
+    # the landing page's verdicts per paper (from the chapters' saved claims) and what this build is
+    from urnlib.reports.landing import write_landing
+
+    write_landing(book_dir, REPO)
     jupyter_book = Path(sys.executable).with_name("jupyter-book")
     exe = str(jupyter_book) if jupyter_book.exists() else shutil.which("jupyter-book")
     if exe is None:
