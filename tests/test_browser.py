@@ -14,7 +14,12 @@ The pages come from a local web server (127.0.0.1, a free port), as a reader's b
   instead of "rarer words -> <unk> (paper ...",
 - a local file path (/work/, /tmp/, /root/, /home/ ...) anywhere in the page's text, code cells included (the
   parameter cell papermill injects too), and any of the words of ``INTERNAL``: the project's own bookkeeping
-  ("issue 16", "reference-facts", a commit marked "(dirty)" ...) that means nothing to a reader.
+  ("issue 16", "reference-facts", a commit marked "(dirty)" ...) that means nothing to a reader,
+- a paper that the reader cannot identify, in the text outside code or in a figure's text (an SVG's <text>, or
+  the comment matplotlib writes with each string it draws as paths): "n.d.", "Anonymous", or a paper's
+  internal file number ("paper 001", "lecture 004") instead of its authors and year (``NAMELESS``),
+- an intro whose first screen (1280 x 800) does not show the verdicts of every paper: one line per paper of
+  the bibliography, named by its authors and year, with at least one verdict.
 It also measures, on every chapter page, how far below the title the first figure is (px, and screens of a
 1280 x 800 window): printed as a table (``pytest -s``) and written to $URNLIB_SHOTS/first-figure.md; no
 position fails (the figures move up in later work).
@@ -119,6 +124,8 @@ class PageView:
     swallowed: list[str] = field(default_factory=list)  # <unk>-like tokens taken for HTML tags
     paths: list[str] = field(default_factory=list)  # local file paths in the text
     internal: list[str] = field(default_factory=list)  # the project's internal words in the text
+    nameless: list[str] = field(default_factory=list)  # papers named "n.d.", "Anonymous" or "paper 00N"
+    landing: list[dict] = field(default_factory=list)  # the intro's verdict lines: text, bottom px, verdicts
     first_figure: float | None = None  # px from the title's top to the first figure shown (None: no figure)
 
 
@@ -238,6 +245,33 @@ INTERNAL = [re.compile(p, flags) for p, flags in [
     (r"\bthe lead\b", re.I), (r"\b(?:HELPERS|DESIGN|NOTES)\.md\b", 0), (r"\b_session\b", 0),
     (r"\b(?:TODO|FIXME|XXX|TBD)\b", 0)]]
 
+# A paper the reader cannot identify: no year, no author, or the project's file number for it.
+NAMELESS = re.compile(r"\bn\.d\.|\bAnonymous\b|\b(?:[Pp]aper|[Ll]ecture) 0\d\d\b")
+
+# The text of the page's figures: inline <svg> text, and for each SVG image its <text> elements and the
+# comments matplotlib writes with every string it draws as paths (svg.fonttype "path"); "file: text" each.
+SVG_TEXT_JS = """async () => {
+  const out = [...document.querySelectorAll('svg text')].map(t => 'inline svg: ' + t.textContent);
+  const sources = [...new Set([...document.images].map(i => i.currentSrc || i.src)
+                              .filter(s => /\\.svg([?#]|$)/i.test(s)))];
+  for (const src of sources) {
+    let doc;
+    try { doc = new DOMParser().parseFromString(await (await fetch(src)).text(), 'image/svg+xml'); }
+    catch (e) { continue; }
+    const name = src.split('/').pop();
+    doc.querySelectorAll('text').forEach(t => out.push(`${name}: ${t.textContent}`));
+    const comments = doc.createTreeWalker(doc, NodeFilter.SHOW_COMMENT);
+    while (comments.nextNode()) out.push(`${name}: ${comments.currentNode.nodeValue.trim()}`);
+  }
+  return out;
+}"""
+
+# The landing page's verdict lines (urnlib.reports.landing): each line's text, its bottom in px from the top
+# of the page, and how many verdicts it shows.
+LANDING_JS = """() => [...document.querySelectorAll('tr.urnlib-landing-paper')].map(r => ({
+  text: r.innerText.replace(/\\s+/g, ' ').trim(), bottom: r.getBoundingClientRect().bottom + window.scrollY,
+  verdicts: r.querySelectorAll('a.urnlib-landing-artefact').length}))"""
+
 REFRESH = re.compile(r"<meta[^>]+http-equiv=.?refresh", re.I)
 
 
@@ -280,6 +314,13 @@ def _look_at(page, url: str, origin: str, redirects: bool) -> PageView:
     view.paths = [f"{m.group()!r} in: ...{_around(text, m)}..." for m in LOCAL_PATH.finditer(text)]
     view.internal = [f"{m.group()!r} in: ...{_around(text, m)}..."
                      for word in INTERNAL for m in word.finditer(text)]
+    view.nameless = [f"{m.group()!r} in: ...{_around(seen['text'], m)}..."
+                     for m in NAMELESS.finditer(seen["text"])]
+    for text in page.evaluate(SVG_TEXT_JS):
+        figure, _, said = text.partition(": ")
+        view.nameless += [f"{m.group()!r} in the figure {figure}: {said[:100]!r}"
+                          for m in NAMELESS.finditer(said)]
+    view.landing = page.evaluate(LANDING_JS)
     view.first_figure = page.evaluate(FIRST_FIGURE_JS)
     view.links = page.eval_on_selector_all("a[href]", "as => as.map(a => a.href)")
     view.anchors = set(page.eval_on_selector_all("[id], a[name]", "es => es.map(e => e.id || e.name)"))
@@ -422,7 +463,40 @@ def test_no_internal_word_reaches_the_reader(reader_view):
     assert not problems, f"the project's internal words in the book's text (say what they mean):\n{problems}"
 
 
+@pytest.mark.slow
+def test_every_paper_is_named_by_its_authors_and_year(reader_view):
+    problems = _report(reader_view, "nameless")
+    assert not problems, ("papers named 'n.d.', 'Anonymous' or by their file number (give the bibliography "
+                          "entry its authors and year; name a paper through urnlib.reports.bibliography):\n"
+                          f"{problems}")
+
+
 SCREEN = 800  # the height of the window the figure positions are counted in: 1280 x 800
+
+
+def landing_problems(lines: list[dict], names: list[str], screen: int = SCREEN) -> list[str]:
+    """What is wrong with the intro's verdict lines (``LANDING_JS``'s): a paper of ``names`` without a line
+    that names it and shows a verdict, or whose line ends below the first ``screen`` px."""
+    problems = []
+    for name in names:
+        line = next((x for x in lines if name in x["text"]), None)
+        if line is None:
+            problems.append(f"no verdict line names {name}")
+        elif not line["verdicts"]:
+            problems.append(f"{name}'s line shows no verdict: {line['text'][:120]!r}")
+        elif line["bottom"] > screen:
+            problems.append(f"{name}'s verdicts end {round(line['bottom'])} px below the top, past the first "
+                            f"screen ({screen} px)")
+    return problems
+
+
+@pytest.mark.slow
+def test_the_intro_shows_every_papers_verdicts_in_its_first_screen(reader_view):
+    from urnlib.reports.bibliography import papers
+
+    names = [p.name for p in papers().values()]
+    problems = landing_problems(reader_view["intro.html"].landing, names)
+    assert not problems, "the intro's first screen (1280 x 800):\n" + "\n".join(problems)
 
 
 def first_figure_table(views: dict[str, PageView]) -> str:
@@ -453,8 +527,9 @@ BROKEN_PAGE = """<!DOCTYPE html><html><head><title>t</title></head><body>
 <p>Left as text: \\frac{1}{2}. Rare words become <unk> and sentences end with </s>; &lt;pad&gt; is fine.</p>
 <p>Trained by commit 84e9588e3c (dirty), see issue 16 and reference-facts; an issue of the paper is fine.</p>
 <pre>code may hold $a$ and \\(b\\) and <code>&lt;unk&gt;</code>, but no path: claims_dir = "/work/x"</pre>
+<p>As Anonymous [n.d.] and paper 001 Fig. 3 say; <code>paper 002</code> is code.</p>
 <img src="ok.svg" width="300" height="100">
-<img src="missing.png"> <img src="ok.svg">
+<img src="missing.png"> <img src="ok.svg"> <img src="named.svg">
 <a href="nowhere.html">gone</a> <a href="#top">here</a> <a href="#nothing">no anchor</a>
 <a href="https://example.org/">outside, not followed</a>
 <div style="width: 400px; overflow-x: auto">
@@ -464,12 +539,16 @@ BROKEN_PAGE = """<!DOCTYPE html><html><head><title>t</title></head><body>
 </body></html>"""
 
 OK_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>'
+# a figure whose text names papers by their file numbers: as <text>, and as matplotlib's comment on a path
+NAMED_SVG = ('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><text>lecture 004, MLP7</text>'
+             '<!-- paper 000 sec. 4: 3-TURN --><path d="M0 0"/><text>Lappin and Bernardy (2022)</text></svg>')
 
 
 def test_the_checks_catch_a_broken_page(browser, tmp_path):
     """Each check fails on a page made to fail it (and only there): a fast test of the test, with no book."""
     (tmp_path / "page.html").write_text(BROKEN_PAGE.replace("{wide}", "wide " * 200))
     (tmp_path / "ok.svg").write_text(OK_SVG)
+    (tmp_path / "named.svg").write_text(NAMED_SVG)
     context = browser.new_context(viewport=VIEWPORT)
     try:
         with _serve(tmp_path) as base:
@@ -491,3 +570,16 @@ def test_the_checks_catch_a_broken_page(browser, tmp_path):
     # the first image (ok.svg at 10 px is an icon; the 100 px tall one is the figure) is below the title
     assert view.first_figure is not None and 0 < view.first_figure < 400, view.first_figure
     assert len(view.wide_tables) == 1 and "400 px" in view.wide_tables[0], view.wide_tables
+    assert [t.split(" in")[0] for t in view.nameless] == ["'Anonymous'", "'n.d.'", "'paper 001'",
+                                                          "'lecture 004'", "'paper 000'"], view.nameless
+    assert "named.svg" in view.nameless[-1] and view.landing == []
+
+
+def test_the_intro_check_wants_every_paper_named_with_a_verdict_in_the_first_screen():
+    lines = [{"text": "Smith (2020) A title Fig. 1 ✓", "bottom": 500, "verdicts": 1},
+             {"text": "Doe (2021) Another no claim of it was decided", "bottom": 600, "verdicts": 0},
+             {"text": "Roe (2022) Fig. 2 ✗", "bottom": 801, "verdicts": 1}]
+    assert landing_problems(lines, ["Smith (2020)"]) == []
+    problems = landing_problems(lines, ["Smith (2020)", "Doe (2021)", "Roe (2022)", "Poe (2023)"])
+    assert [p.split(" ")[0] for p in problems] == ["Doe", "Roe", "no"], problems
+    assert "801 px" in problems[1] and "Poe (2023)" in problems[2]
