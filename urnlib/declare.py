@@ -72,15 +72,16 @@ class Measured:
 class Spec:
     """One claim of a paper, declared: where and what the paper says, the kind of statement, the measure in
     words and as a function of the chapter's measurements (``measure(m)`` gives a :class:`Measured`, or
-    ``None`` where the runs cannot make the claim)."""
+    ``None`` where the runs cannot make the claim). ``what``, ``statement`` and ``epoch`` may be functions of
+    the measurements where their words depend on the runs."""
 
     source: str  # the paper and its artefact: "paper 001 Fig. 2a"
-    statement: str  # the claim, in our words
+    statement: str | Callable[[Any], str]  # the claim, in our words (or from the measurements)
     quote: str  # the paper's sentence, word for word
     paper: Any  # the paper's number or qualitative result
     kind: str  # a key of urnlib.statements.KINDS
     what: str | Callable[[Any], str]  # the measure and its direction, in words (or from the measurements)
-    epoch: str  # which epoch it reads
+    epoch: str | Callable[[Any], str]  # which epoch it reads (or from the measurements)
     measure: Callable[[Any], Measured | None]
     extension: bool = False  # a claim the papers never made
     headline: bool = False  # the artefact's headline claim
@@ -88,7 +89,8 @@ class Spec:
 
     def __post_init__(self):
         if self.kind not in KINDS:
-            raise ValueError(f"{self.statement!r}: kind {self.kind!r} is not one of {list(KINDS)}")
+            raise ValueError(f"{self.source}: {self.quote[:60]!r}: kind {self.kind!r} is not one of "
+                             f"{list(KINDS)}")
 
     def rule(self, m: Any = None) -> str:
         """The rule's words: the measure in words, then the kind's rule (:data:`urnlib.statements.KINDS`)."""
@@ -132,10 +134,11 @@ def evaluate(chapter: str, specs: Iterable[Spec], m: Any, *, seeds: Mapping[str,
             needs = needed([p for p in parts if isinstance(p, Decision)]) if needs is None else needs
         rests = list(seeds) if found.rests is None else list(found.rests)
         count = min((seeds[lab] for lab in rests if lab in seeds), default=None)
+        statement, epoch = (f(m) if callable(f) else f for f in (spec.statement, spec.epoch))
         out.append(claim(
-            chapter, spec.source, spec.statement, spec.paper if found.paper is None else found.paper,
+            chapter, spec.source, statement, spec.paper if found.paper is None else found.paper,
             found.ours, spec.rule(m), holds, partly, seeds=count, cause=found.cause, quote=spec.quote,
-            epoch=spec.epoch, direction=direction or "", seeds_needed=needs, extension=spec.extension,
+            epoch=epoch, direction=direction or "", seeds_needed=needs, extension=spec.extension,
             settle=found.settle, idle=[f"{lab} {idle[lab]}" for lab in rests if lab in idle],
             artefact=spec.artefact, kind=spec.kind, evidence=found.evidence, headline=spec.headline))
     return out

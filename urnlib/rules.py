@@ -216,11 +216,12 @@ def within(a: Stat, b: Stat, tolerance: float, *, relative: bool = False, higher
 @decides("matches")
 def matches(a: Stat, b: Stat, tolerance: float, *, relative: bool = False, higher: bool = True,
             names: tuple[str, str] = ("A", "B")) -> Decision:
-    """A and B within ``tolerance`` of each other: :func:`within` for the side that is behind."""
+    """A and B within ``tolerance`` of each other: :func:`within` for the side that is behind, stamped
+    ``matches`` whichever side is behind (the direction A's against B's)."""
     if (a.mean < b.mean) == higher:
-        return within(a, b, tolerance, relative=relative, higher=higher, names=names)
+        return replace(within(a, b, tolerance, relative=relative, higher=higher, names=names), kind="matches")
     d = within(b, a, tolerance, relative=relative, higher=higher)
-    return Decision(d.holds, compare(a, b, names=names).direction, d.size, d.seeds_needed)
+    return Decision(d.holds, compare(a, b, names=names).direction, d.size, d.seeds_needed, "matches", d.cause)
 
 
 def _sign_test(k: int, n: int) -> float:

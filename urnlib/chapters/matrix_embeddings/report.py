@@ -16,7 +16,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from urnlib.chapters.matrix_embeddings.report_claims import SPECS, Measures, resolved
+from urnlib.chapters.matrix_embeddings.report_claims import SPECS, Measures
 from urnlib.chapters.matrix_embeddings.report_claims import rounding  # noqa: F401 (report.rounding, as before)
 from urnlib.claims import Claim
 from urnlib.declare import evaluate
@@ -226,4 +226,4 @@ def claims(view: View, scores: dict, gap: dict | None = None) -> list[Claim]:
                  math.log(_stats(view)["vocabulary"]) if wfsa else math.nan,
                  f"; word2vec on the same sentences: {w2v.final('analogies_correct').text(1)}"
                  if w2v is not None else "", gap or {})
-    return evaluate(CHAPTER, resolved(SPECS, m), m, seeds={k: len(s) for k, s in models.items()})
+    return evaluate(CHAPTER, SPECS, m, seeds={k: len(s) for k, s in models.items()})

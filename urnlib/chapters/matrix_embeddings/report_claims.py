@@ -15,7 +15,7 @@ hold in exact arithmetic: each is decided within float32 rounding (:func:`roundi
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
@@ -25,7 +25,7 @@ from urnlib.declare import Measured, Spec
 from urnlib.seeds import Seeds, Stat
 from urnlib.statements import in_range
 
-__all__ = ["Measures", "SPECS", "resolved", "epoch_text", "settle_text", "rounding", "STAND_IN", "TABLE",
+__all__ = ["Measures", "SPECS", "epoch_text", "settle_text", "rounding", "STAND_IN", "TABLE",
            "WFSA_QUOTE", "SUMS_QUOTE", "POWER_QUOTE", "STAR_QUOTE", "UNIT_ROUNDOFF"]
 
 View = dict[str, Seeds]
@@ -84,13 +84,6 @@ def rounding(seeds: Seeds, factors: int = 1) -> float:
     model = seeds[0].params["model"]
     n = seeds[0].final["data"]["vocabulary"] * _ROW_ENTRIES[model["algebra"]](model["d"])
     return factors * (n - 1) * UNIT_ROUNDOFF
-
-
-def resolved(specs: Sequence[Spec], m) -> list[Spec]:
-    """``specs`` with the fields that depend on the runs filled in: a callable ``statement`` or ``epoch`` (as
-    :class:`~urnlib.declare.Spec` allows for ``what``) called on the measurements ``m``."""
-    return [replace(s, **{f: getattr(s, f)(m) for f in ("statement", "epoch") if callable(getattr(s, f))})
-            for s in specs]
 
 
 @dataclass

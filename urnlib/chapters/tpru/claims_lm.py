@@ -12,8 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from urnlib import rules
-from urnlib.chapters.tpru.claims_rules import (CHAPTER, LM_TRAINED_RULE, QUOTES as Q, SIMILAR, matches,
-                                               paired, resolved)
+from urnlib.chapters.tpru.claims_rules import CHAPTER, LM_TRAINED_RULE, QUOTES as Q, SIMILAR, paired
 from urnlib.chapters.tpru.report import PAPER_LM, PMI_GAP, dedicated_tags, tpru_lm_runs
 from urnlib.claims import Claim
 from urnlib.declare import Measured, Spec, evaluate
@@ -70,9 +69,9 @@ def lm_claims(lm: dict[str, Seeds]) -> list[Claim]:
     """The language-model claims on the runs ``lm`` (``{label: Seeds}``); the perplexities themselves are
     not comparable with the paper's whether the models trained or not (no guard)."""
     m = LanguageModels(lm)
-    return (evaluate(CHAPTER, resolved(PAIR, m), m, seeds=m.seeds, idle=m.idle)
-            + evaluate(CHAPTER, resolved(PERPLEXITIES, m), m, seeds=m.seeds)
-            + evaluate(CHAPTER, resolved(TAGS, m), m, seeds=m.seeds, idle=m.idle))
+    return (evaluate(CHAPTER, PAIR, m, seeds=m.seeds, idle=m.idle)
+            + evaluate(CHAPTER, PERPLEXITIES, m, seeds=m.seeds)
+            + evaluate(CHAPTER, TAGS, m, seeds=m.seeds, idle=m.idle))
 
 
 def _similar(m: LanguageModels) -> Measured | None:
@@ -82,7 +81,7 @@ def _similar(m: LanguageModels) -> Measured | None:
     pt, pl = t.final("test_ppl"), s.final("test_ppl")
     ratio = paired(t, s, lambda a, b: a.final["test_ppl"] / b.final["test_ppl"] - 1)
     return Measured(f"Brown test {pt.text(1)} vs {pl.text(1)}; TPRU / LSTM - 1 per seed {ratio.text(3)}",
-                    matches(pt, pl, SIMILAR, relative=True, higher=False, names=("TPRU", "LSTM")),
+                    rules.matches(pt, pl, SIMILAR, relative=True, higher=False, names=("TPRU", "LSTM")),
                     rests=[m.tpru, m.lstm],
                     settle=f"whether the gap closes at a larger size: both models at 4 times our dimension "
                            f"on Brown, every seed: about {m.bigger():.0f} CPU hours (ours took "
@@ -145,7 +144,8 @@ def _informative(m: LanguageModels) -> Measured | None:
 
 PAIR = [
     Spec("paper 002 Table 4", "the TPRU's perplexity is similar to the LSTM's", Q["similar"],
-         f"WikiText-103 41.4 vs 42.3, WikiText-2 76.8 vs 76.0 (at most {100 * SIMILAR:.1f}% apart)", "within",
+         f"WikiText-103 41.4 vs 42.3, WikiText-2 76.8 vs 76.0 (at most {100 * SIMILAR:.1f}% apart)",
+         "matches",
          f"within the {100 * SIMILAR:.1f}% Table 4 calls similar, either way; {LM_TRAINED_RULE}",
          lambda m: m.epoch([m.tpru, m.lstm]), _similar),
     Spec("paper 002 Table 4 (right), sec. 6", "the TPRU converges faster on the training set than the LSTM",

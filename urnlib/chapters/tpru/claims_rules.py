@@ -1,13 +1,14 @@
 """What the TPRU chapter's claims (:mod:`urnlib.chapters.tpru.claims`) share: the sentences of paper 002 they
 decide, the tolerances the paper's own numbers give ("comparable", "similar"), the decisions "within a
-tolerance" and "matches" (:func:`urnlib.rules.within`), the guard texts, the training guard of the entailment
-encoders (:func:`untrained`) and what the entailment claims read (:class:`Entailment`).
+tolerance" and "matches" (:func:`urnlib.rules.within`, :func:`urnlib.rules.matches`), the guard texts, the
+training guard of the entailment encoders (:func:`untrained`) and what the entailment claims read
+(:class:`Entailment`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -18,12 +19,11 @@ from urnlib.chapters.tpru.report import (CHAPTER, PAPER_TABLE2, PAPER_TABLE4, PA
 from urnlib.chapters.tpru.report_ablation import settle_collapse
 from urnlib.chapters.tpru.report_released import released_accuracy
 from urnlib.chapters.tpru.report_scaled import settle_at_size
-from urnlib.declare import Spec
 from urnlib.reports.common import cpu_hours
 from urnlib.seeds import Seeds, Stat
 
 __all__ = ["CHAPTER", "COMPARABLE", "SIMILAR", "TRAINED_RULE", "LM_TRAINED_RULE", "EPOCH", "QUOTES",
-           "within", "matches", "paired", "trend", "resolved", "untrained", "idle_of", "settle_for",
+           "within", "paired", "untrained", "idle_of", "settle_for",
            "Entailment", "Ablation"]
 
 #: :func:`urnlib.chapters.tpru.report_ablation.groups`: encoder -> setting -> its runs
@@ -68,38 +68,9 @@ QUOTES = {
 }
 
 
-def matches(a: Stat, b: Stat, tolerance: float, *, relative: bool = False, higher: bool = True,
-            names: tuple[str, str] = ("A", "B")) -> rules.Decision:
-    """A and B within ``tolerance`` of each other ("matches", "similar"): :func:`urnlib.rules.within` for the
-    side that is behind, its direction A's against B's. The decision is the ``within`` rule's whichever side
-    is behind (:func:`urnlib.rules.matches` decides the same, but stamps it ``within`` where A is behind and
-    ``matches`` where B is, without a tie's cause; the chapter's claims are saved as ``within``)."""
-    if (a.mean < b.mean) == higher:
-        return rules.within(a, b, tolerance, relative=relative, higher=higher, names=names)
-    d = rules.within(b, a, tolerance, relative=relative, higher=higher)
-    return replace(d, direction=rules.compare(a, b, names=names).direction, cause=None)
-
-
 def paired(a: Seeds, b: Seeds, fn) -> Stat:
     """``fn(run_a, run_b)`` of the runs of equal seed position (the two models' seeds in order)."""
     return Stat.of(fn(ra, rb) for ra, rb in zip(a, b))
-
-
-def trend(stats: list[Stat], higher: bool, names: tuple[str, str]) -> tuple[rules.Decision, bool]:
-    """More is better along ``stats`` (ordered by N): the last beats the first (:func:`rules.compare`), and no
-    earlier one beats a later neighbour; ``(decision, partly)``."""
-    ends = rules.compare(stats[-1], stats[0], higher=higher, names=names)
-    reversed_ = any(rules.beats(a, b, higher=higher) for a, b in zip(stats, stats[1:]))
-    if ends.holds and reversed_:
-        return rules.Decision(False, ends.direction + ", with a reversal between neighbours", ends.size), True
-    return ends, False
-
-
-def resolved(specs: Sequence[Spec], m) -> list[Spec]:
-    """``specs`` with the fields that depend on the runs filled in: a callable ``statement`` or ``epoch`` (as
-    :class:`~urnlib.declare.Spec` allows for ``what``) called on the measurements ``m``."""
-    return [replace(s, **{f: getattr(s, f)(m) for f in ("statement", "epoch") if callable(getattr(s, f))})
-            for s in specs]
 
 
 def idle_of(ent: dict[str, Seeds], labels: Sequence[str]) -> dict[str, str]:
