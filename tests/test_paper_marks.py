@@ -131,10 +131,10 @@ def test_cross_serial_figure_marks_the_papers_values_in_b_and_c():
     fig = cross_serial.figure_paper001(cross_serial_seeds(), [8], 8)
     a, b, c, d = fig.axes[:4]
     (ten,) = marks_of(b)
-    assert horizontal(ten, 0.10) and ten.get_label().startswith("paper 001, Fig. 2b")
+    assert horizontal(ten, 0.10) and ten.get_label().startswith("Bernardy and Lappin (2022), Fig. 2b")
     assert "10% error" in ten.get_label()
     urn32, drop = marks_of(c)
-    assert point(urn32, 1.0, 0.4) and urn32.get_label().startswith("paper 001, Fig. 2c")
+    assert point(urn32, 1.0, 0.4) and urn32.get_label().startswith("Bernardy and Lappin (2022), Fig. 2c")
     assert "URN 32" in urn32.get_label() and "0.4" in urn32.get_label() and "loss 1" in urn32.get_label()
     assert vertical(drop, 0.7) and "LSTMs'" in drop.get_label() and "0.7" in drop.get_label()
     assert legend_texts(b.get_legend()) == [ten.get_label()]
@@ -178,7 +178,7 @@ def test_dyck_figure_marks_epoch_30_in_a_and_the_majority_class_in_c():
     fig = dyck.figure_paper001(dyck_view(), [8])
     a, b, c, d = fig.axes[:4]
     (turn,) = marks_of(a)
-    assert vertical(turn, 30) and turn.get_label().startswith("paper 001, Fig. 3a")
+    assert vertical(turn, 30) and turn.get_label().startswith("Bernardy and Lappin (2022), Fig. 3a")
     assert "LSTM 8" in turn.get_label() and "epoch 30" in turn.get_label()
     assert legend_texts(a.get_legend()) == [turn.get_label()]
     for ax in (b, c):  # the majority class's 80% error: the dash-dotted, unlabelled line of (b) and (c)

@@ -81,7 +81,7 @@ def test_the_marks_are_the_lectures_valid_column_of_the_unmixed_rows_at_our_size
     assert [(by_name[name]["valid"], name) for _, name in LECTURE_VALID] == LECTURE_VALID
     assert all(not by_name[name]["mix"] for _, name in LECTURE_VALID)
     groups = by_label(lm_runs({**NNLM, **RECURRENT}))
-    assert report.brown_marks(groups) == [(value, f"lecture 004, {name}: {value}")
+    assert report.brown_marks(groups) == [(value, f"Levy (2023), {name}: {value}")
                                           for value, name in LECTURE_VALID]
     # a network at no size of the table, and the recurrent models, get none
     other = {"nnlm 4 50 30 direct": {"kind": "nnlm", "n": 4, "h": 50, "m": 30, "direct": True}}
@@ -94,7 +94,7 @@ def test_brown_curves_marks_the_lectures_validation_perplexities_in_a():
     drawn = marks_of(a)
     assert len(drawn) == 3
     for line, (value, name) in zip(drawn, LECTURE_VALID):
-        assert horizontal(line, value) and line.get_label() == f"lecture 004, {name}: {value}"
+        assert horizontal(line, value) and line.get_label() == f"Levy (2023), {name}: {value}"
         assert line.get_gid() == MARK_GID and line.get_color() == "black" and line.get_linestyle() == ":"
     assert legend_texts(a.get_legend()) == [line.get_label() for line in drawn]
     # (b), the excess over each run's best, has no value of the lecture's
@@ -108,7 +108,7 @@ def test_brown_curves_marks_the_lectures_validation_perplexities_in_a():
 def test_only_the_models_with_a_lecture_row_are_marked():
     fig = report.brown_curves(lm_runs({"nnlm 3 50 30 direct": NNLM["nnlm 3 50 30 direct"], **RECURRENT}))
     (line,) = marks_of(fig.axes[0])
-    assert horizontal(line, 309) and line.get_label() == "lecture 004, MLP7: 309"
+    assert horizontal(line, 309) and line.get_label() == "Levy (2023), MLP7: 309"
     fig = report.brown_curves(lm_runs(RECURRENT))
     assert not any(marks_of(ax) or ax.get_legend() for ax in fig.axes)
 
@@ -147,7 +147,7 @@ def test_the_stored_runs_figure_marks_mlp1_mlp7_mlp9(monkeypatch):
     fig = report.brown_curves(runs.lm)
     a = fig.axes[0]
     assert [(line.get_ydata()[0], line.get_label()) for line in marks_of(a)] == [
-        (value, f"lecture 004, {name}: {value}") for value, name in LECTURE_VALID]
+        (value, f"Levy (2023), {name}: {value}") for value, name in LECTURE_VALID]
     # every value marked lies within a tenth of our lowest validation perplexity: no squashed curves
     lowest = min(min(run.column("valid_ppl")) for run in runs.lm.values())
     assert all(value > 0.9 * lowest for value, _ in LECTURE_VALID)

@@ -26,6 +26,7 @@ from urnlib.reports.common import looks
 from urnlib.results import Run
 from urnlib.declare import untrained as guard
 from urnlib.seeds import Seeds, Stat, band, by_label
+from urnlib.reports.bibliography import named_text
 
 CHAPTER = "cross_serial"
 #: paper 001 Table 1: parameters with V = 10 (LSTM embedding 20), by units
@@ -181,14 +182,15 @@ def paper_marks() -> dict[str, list[Mark]]:
     labelled with its source; the sentences are the paper's (sec. 3.1)."""
     return {
         # "The best models can achieve less then ten percent error rate on average on the test set."
-        "b": [(PAPER_ERROR, f"paper 001, Fig. 2b:\nbest models < {PAPER_ERROR:.0%} error")],
+        "b": [(PAPER_ERROR, named_text(f"paper 001, Fig. 2b:\nbest models < {PAPER_ERROR:.0%} error"))],
         # "For instance, the 32-unit URN is able to obtain an error rate below 0.4 with a training loss as
         # high as 1."
         "c": [(PAPER_URN32_LOSS, PAPER_URN32_ERROR,
-               f"paper 001, Fig. 2c: URN 32\n< {PAPER_URN32_ERROR:g} error at loss {PAPER_URN32_LOSS:g}"),
+               named_text(f"paper 001, Fig. 2c: URN 32\n< {PAPER_URN32_ERROR:g} error at loss "
+                          f"{PAPER_URN32_LOSS:g}")),
               # "In contrast, the LSTM models exhibit a sharp drop in error rate around 0.7 training loss."
               (PAPER_LSTM_DROP_LOSS, None,
-               f"paper 001, Fig. 2c: LSTMs'\nsharp drop near loss {PAPER_LSTM_DROP_LOSS:g}")],
+               named_text(f"paper 001, Fig. 2c: LSTMs'\nsharp drop near loss {PAPER_LSTM_DROP_LOSS:g}"))],
     }
 
 

@@ -28,6 +28,7 @@ from urnlib.plots.series import UNIT
 from urnlib.reports.common import looks
 from urnlib.results import Run
 from urnlib.seeds import Seeds, Stat, band, stack_curves
+from urnlib.reports.bibliography import named_text
 
 CHAPTER = "dyck"
 
@@ -266,7 +267,8 @@ def paper_marks(labels: list[str]) -> dict[str, list[Mark]]:
         return {}
     # "In fact, for 8 units, the LSTM exhibits overfitting. The test loss increases slowly after epoch 30."
     return {"a": [(PAPER_LSTM8_TURN_EPOCH, None,
-                   f"paper 001, Fig. 3a: LSTM 8's test\nloss rises after epoch {PAPER_LSTM8_TURN_EPOCH}")]}
+                   named_text(f"paper 001, Fig. 3a: LSTM 8's test\nloss rises after epoch "
+                              f"{PAPER_LSTM8_TURN_EPOCH}"))]}
 
 
 def figure_paper001(view: dict[str, Seeds], units: list[int], min_total: int = 1, marks: bool = True):

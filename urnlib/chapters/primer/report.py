@@ -22,6 +22,7 @@ from urnlib.plots.series import SeedCurves
 from urnlib.reports.common import looks
 from urnlib.results import Run
 from urnlib.seeds import Seeds, Stat, by_label
+from urnlib.reports.bibliography import named_text
 
 CHAPTER = "primer"
 #: Elman (1990) Fig. 7: the animate and inanimate noun categories.
@@ -165,7 +166,7 @@ def brown_marks(groups: dict[str, Seeds]) -> list[Mark]:
     for seeds in groups.values():
         row = lecture_row(seeds[0].params["model"], False)
         if row is not None:
-            marks.append((row["valid"], f"lecture 004, {row['name']}: {row['valid']}"))
+            marks.append((row["valid"], named_text(f"lecture 004, {row['name']}: {row['valid']}")))
     return sorted(marks, key=lambda mark: -mark[0])
 
 
