@@ -72,7 +72,13 @@ def test_without_variants_the_chapter_plans_its_own_runs_unchanged():
 def test_the_paper_presets_variant():
     plans = PAPER.variant_plan()
     assert list(plans) == list(PAPER.variant_specs()) == [LABEL, "URN 32, m+n uniform, 10 epochs",
-                                                           "URN 32, 10 classes, 10 epochs"]
+                                                           "URN 32, 10 classes, 10 epochs",
+                                                           "LSTM 16, the authors' cell",
+                                                           "LSTM 32, the authors' cell"]
+    authors = plans["LSTM 32, the authors' cell"][0]
+    assert authors.params["model"] == {"kind": "lstm", "n": 32, "embedding_size": 20, "dropout": 0.1,
+                                       "output_mask": True, "init": "typedflow"}
+    assert authors.params["train"]["epochs"] == 100 and "sampler" not in authors.params
     specs, main = plans[LABEL], {s.name: s for s in PAPER.plan()}
     assert plans["URN 32, m+n uniform, 10 epochs"][0].params["sampler"] == "lengths"
     assert "classes" not in plans["URN 32, m+n uniform, 10 epochs"][0].params
@@ -94,6 +100,7 @@ def test_the_paper_presets_variant():
     ({"model": "urn", "units": 32, "sampler": "lengths"}, "URN 32, m+n uniform"),
     ({"model": "lstm", "units": 8, "classes": 10}, "LSTM 8, 10 classes"),
     ({"model": "urn", "units": 16, "epochs": 10, "sampler": "strings", "classes": 7}, "URN 16, 10 epochs"),
+    ({"model": "lstm", "units": 16, "cell": "authors"}, "LSTM 16, the authors' cell"),
 ])
 def test_an_entry_names_only_what_it_changes(entry, label):
     (got, variant), = replace(PAPER, variants=[entry]).variant_specs().items()
@@ -111,6 +118,8 @@ def test_an_entry_names_only_what_it_changes(entry, label):
     ([{**AUTHORS, "epochs": 0}], r"variants\[0\]\.epochs=0 must be >= 1"),
     ([{**AUTHORS, "seeds": [1, 1]}], r"variants\[0\]\.seeds"),
     ([{"model": "urn", "units": 32, "sampler": "strings"}], r"variants\[0\].*changes nothing"),
+    ([{**AUTHORS, "cell": "authors"}], r"variants\[0\]\.cell='authors': only the LSTM has the authors' cell"),
+    ([{"model": "lstm", "units": 16, "cell": "keras"}], r"variants\[0\]\.cell='keras'"),
     ([AUTHORS, {**AUTHORS, "seeds": [9]}], r"variants\[1\] repeats " + re.escape(repr(LABEL))),
 ])
 def test_bad_entries_are_named(entries, message):

@@ -90,6 +90,12 @@ class PaperLSTM(nn.Module):
         dropout: rate (paper 001 sec. 4: 0.05).
         candidate: ``"tanh"`` (default) or ``"sigmoid"``.
         n_out: readout size (``None``: V; 2 for the agreement classifier, the LSTM of Linzen et al. 2016).
+        output_mask: the authors' TypedFlow LSTM (``XDep.hs``, ``LSTMUtils.hs``): the state mask drops
+            ``h_{t-1}`` on its way into the next step only, and the readout reads ``h_t`` through a mask
+            of its own (one per sequence); default ``False``, one mask on ``h_t`` for both.
+        init: ``"keras"`` (default: Glorot uniform over ``[W_h W_x]`` at once, Keras' defaults) or
+            ``"typedflow"``, the authors' TypedFlow cell: each gate's recurrent block orthogonal and its
+            input block Glorot uniform (``TypedFlow/Layers/RNN/Cells.hs``), the biases as Keras'.
     """
 
     def __init__(
@@ -101,6 +107,8 @@ class PaperLSTM(nn.Module):
         dropout: float = 0.05,
         candidate: str = "tanh",
         n_out: int | None = None,
+        output_mask: bool = False,
+        init: str = "keras",
     ):
         super().__init__()
         for name, value in (("vocab_size", vocab_size), ("n", n), ("embedding_size", embedding_size)):
@@ -108,15 +116,22 @@ class PaperLSTM(nn.Module):
         if not 0.0 <= dropout < 1.0:
             raise ParameterError(f"dropout={dropout!r}: need 0 <= dropout < 1")
         check_choice("candidate", candidate, ["tanh", "sigmoid"])
+        check_choice("init", init, ["keras", "typedflow"])
         n_out = vocab_size if n_out is None else n_out
         check_int("n_out", n_out, minimum=1, message="must be a positive number of output classes "
                   "(None: vocab_size)")
         self.vocab_size, self.n, self.embedding_size = vocab_size, n, embedding_size
-        self.dropout, self.candidate = float(dropout), candidate
+        self.dropout, self.candidate, self.output_mask = float(dropout), candidate, bool(output_mask)
         self.embedding = nn.Embedding(vocab_size, embedding_size)
         nn.init.uniform_(self.embedding.weight, -0.05, 0.05)  # Keras Embedding default
         self.gates = nn.Linear(n + embedding_size, 4 * n)  # rows: f, i, o, c; one bias per gate
         nn.init.xavier_uniform_(self.gates.weight)
+        if init == "typedflow":
+            with torch.no_grad():
+                for gate in range(4):
+                    rows = slice(gate * n, (gate + 1) * n)
+                    nn.init.orthogonal_(self.gates.weight[rows, :n])
+                    nn.init.xavier_uniform_(self.gates.weight[rows, n:])
         with torch.no_grad():
             self.gates.bias.zero_()
             self.gates.bias[:n] = 1.0  # Keras unit_forget_bias
@@ -243,6 +258,28 @@ class PaperLSTM(nn.Module):
             return torch.stack(out, dim=1), torch.stack(cs, dim=1)
         return torch.stack(out, dim=1)
 
+    def _separate_masks(self, tokens: torch.Tensor) -> torch.Tensor:
+        """The readout's input in training with ``output_mask`` (the authors' TypedFlow LSTM): the state
+        mask on ``h_{t-1}`` entering each step only, then a mask of the readout's own on ``h_t`` (both one
+        per sequence and scaled by ``1 / keep``); a Python loop over time."""
+        B, T = tokens.shape
+        n = self.n
+        x, kept, scale = self._inputs(tokens)
+        out_mask = torch.empty(B, 1, n, device=x.device).bernoulli_(1 - self.dropout) * scale
+        h_mask = kept * scale
+        h, c = x.new_zeros(B, n), x.new_zeros(B, n)
+        W_h, W_x = self.gates.weight[:, :n], self.gates.weight[:, n:]
+        gx = x @ W_x.T + self.gates.bias
+        act = torch.tanh if self.candidate == "tanh" else torch.sigmoid
+        out = []
+        for t in range(T):
+            g = gx[t] + (h * h_mask) @ W_h.T
+            f, i, o = torch.sigmoid(g[:, : 3 * n]).split(n, dim=1)
+            c = f * c + i * act(g[:, 3 * n :])
+            h = o * torch.tanh(c)
+            out.append(h)
+        return torch.stack(out, dim=1) * out_mask
+
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         """Next-symbol logits ``(B, T, V)``: the readout of :meth:`states` (on the fused path the dropout
         scale ``1 / keep`` is applied to the readout's weight instead of the states, the same product)."""
@@ -251,6 +288,8 @@ class PaperLSTM(nn.Module):
     def readout_parts(self, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """``(states, W, b)`` with the logits ``F.linear(states, W, b)`` (:mod:`urnlib.losses` applies the
         readout at the scored positions only)."""
+        if self.output_mask and self.training and self.dropout > 0:
+            return self._separate_masks(tokens), self.readout.weight, self.readout.bias
         if self.candidate != "tanh":
             return self.states_reference(tokens), self.readout.weight, self.readout.bias
         h, scale, _ = self._fused(tokens)

@@ -177,6 +177,7 @@ class Config(ChapterConfig):
                 train = replace(train, epochs=variant.epochs)
                 stop = {**stop, "min_epochs": min(stop["min_epochs"], variant.epochs)}
             label, extra = cs_variants.label_of(label, variant), variant.params()
+            model = {**model, **variant.model_options()}
             coords = {"variant": label}
         return RunSpec.of(EXPERIMENT, label,
                           {"task": asdict(self.task(seed)), "model": model, "train": train.params(),
