@@ -32,3 +32,25 @@ def test_a_variant_no_better_decides_no_cause_and_no_variant_leaves_it():
     cause, evidence = setting_evidence(book, {"URN 32, 10 classes": same})
     assert cause is None and "1 of 8 seeds" in evidence and "not decided at these seeds" in evidence
     assert setting_evidence(book, {}) == (None, "")
+
+
+def _loss_run(loss: float):
+    return SimpleNamespace(history=[{"test_loss": loss}])
+
+
+def test_the_authors_lstm_below_the_urn_at_every_size_makes_fig_2a_s_cause_setting():
+    from urnlib.chapters.cross_serial.claims_settle import authors_lstm_evidence
+    from urnlib.seeds import Stat
+
+    def seeds(label, values):
+        return Seeds(label, [_loss_run(v) for v in values], list(range(len(values))))
+
+    read = lambda run: run.history[-1]  # noqa: E731
+    urn = {16: Stat.of([0.50, 0.51, 0.52]), 32: Stat.of([0.48, 0.49, 0.50])}
+    better = {"LSTM 16, the authors' cell": seeds("a", [0.40, 0.41, 0.42]),
+              "LSTM 32, the authors' cell": seeds("b", [0.38, 0.39, 0.40])}
+    cause, evidence = authors_lstm_evidence(better, urn, read)
+    assert cause == "setting" and "LSTM 16 with the authors' cell" in evidence and "0.410" in evidence
+    worse = {**better, "LSTM 32, the authors' cell": seeds("b", [0.60, 0.61, 0.62])}
+    assert authors_lstm_evidence(worse, urn, read)[0] is None  # not at every size
+    assert authors_lstm_evidence({}, urn, read) == (None, "")

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from urnlib.chapters.cross_serial.claims_settle import lstm_settle, more_seeds
+from urnlib.chapters.cross_serial.claims_settle import authors_lstm_evidence, lstm_settle, more_seeds
 from urnlib.chapters.cross_serial.report import (CHAPTER, PAPER_EPOCHS, PAPER_ERROR, PAPER_URN32_ERROR,
                                                  PAPER_URN32_LOSS, SHARE, Grouped, best_row, final_row,
                                                  grouped, labels_of, ms, table1, unseen_seen, untrained)
@@ -27,7 +27,7 @@ from urnlib.claims import Claim, both_readings
 from urnlib.declare import Measured, Spec, evaluate
 from urnlib.reports.common import overfit_rise, share_lower_at_matched_x
 from urnlib.results import Run
-from urnlib.rules import compare, every_seed, rates, threshold
+from urnlib.rules import combine, compare, every_seed, rates, threshold
 from urnlib.seeds import Seeds, Stat
 
 __all__ = ["claims", "SPECS", "FINAL", "CURVE", "Measures"]
@@ -105,10 +105,13 @@ def _lstm_lower(m: Measures) -> Measured | None:
     if not m.pairs:
         return None
     loss = m.at("test_loss")
+    parts = [compare(loss[f"LSTM {n}"], loss[f"URN {n}"], higher=False) for n in m.pairs]
+    cause, evidence = authors_lstm_evidence(m.variants, {n: loss[f"URN {n}"] for n in m.pairs}, m.read)
+    cause = cause if combine(parts)[0] is False else None  # a cause explains a miss only
     return Measured(
         "; ".join(f"{n}: LSTM {ms(loss[f'LSTM {n}'])} vs URN {ms(loss[f'URN {n}'])}" for n in m.pairs),
-        [compare(loss[f"LSTM {n}"], loss[f"URN {n}"], higher=False) for n in m.pairs],
-        settle=lstm_settle(loss, m.pairs, m.seeds, m.more))
+        parts, settle="" if cause else lstm_settle(loss, m.pairs, m.seeds, m.more), cause=cause,
+        evidence=evidence)
 
 
 def _below_10(m: Measures) -> Measured | None:

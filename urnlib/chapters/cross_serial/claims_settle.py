@@ -10,7 +10,7 @@ from urnlib.reports.common import settle_unless_decided
 from urnlib.rules import compare
 from urnlib.seeds import Stat
 
-__all__ = ["cost", "more_seeds", "lstm_settle"]
+__all__ = ["cost", "more_seeds", "lstm_settle", "authors_lstm_evidence", "AUTHORS_CELL"]
 
 
 def cost(seeds, labels, n: int) -> str:
@@ -45,3 +45,24 @@ def lstm_settle(loss: dict[str, Stat], pairs, seeds, more: str) -> str:
            "overfit)" if growing else "")
         + f"; the authors' Keras LSTM (its initialisation and dropout) at those sizes on {n} seeds would "
         f"show whether theirs guesses better ({cost(seeds, labels, n)})")
+
+
+AUTHORS_CELL = "the authors' cell"  #: how a variant's label names the authors' LSTM (variants.AUTHORS_LSTM)
+
+
+def authors_lstm_evidence(variants, urn: dict[int, Stat], read) -> tuple[str | None, str]:
+    """The cause of a Fig. 2a miss from the LSTMs trained with the authors' cell (``variants``: ``{label:
+    Seeds}``; ``urn``: the URN's test loss by size at the epoch ``read`` reads): ``setting`` when, at every
+    size trained that way, the authors' LSTM reaches a lower test loss than the URN (Welch's t-test,
+    :func:`urnlib.rules.compare`), with each size's numbers as the evidence; ``(None, "")`` without such
+    runs (the claim keeps its cause)."""
+    found = {n: variants[f"LSTM {n}, {AUTHORS_CELL}"] for n in urn if f"LSTM {n}, {AUTHORS_CELL}" in variants}
+    if not found:
+        return None, ""
+    loss = {n: seeds.stat(lambda run: read(run)["test_loss"]) for n, seeds in found.items()}
+    decided = {n: compare(loss[n], urn[n], higher=False, names=(f"the authors' LSTM {n}", f"URN {n}"))
+               for n in found}
+    text = "; ".join(f"LSTM {n} with the authors' cell (dropout 0.10 with its own output mask, orthogonal "
+                     f"recurrent weights): test loss {loss[n].mean_sd(3)} against the URN's "
+                     f"{urn[n].mean_sd(3)} ({decided[n].direction})" for n in found)
+    return ("setting" if all(d.holds for d in decided.values()) else None), text
