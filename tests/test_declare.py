@@ -87,3 +87,23 @@ def test_the_training_guard_names_why_a_model_is_no_evidence():
                       what="accuracy", baseline="the majority class's 0.2")
     assert found == {"short": "trained fewer than 10 epochs",
                      "chance": "is at chance: accuracy 0.200 ± 0.010 (3 seeds), the majority class's 0.2"}
+
+
+def test_a_declared_claim_is_the_papers_not_partly_and_no_headline_unless_said():
+    [c] = evaluate("ch", [_spec(lambda m: Measured("x", rules.compare(LOW, HIGH)))], None)
+    assert (c.verdict, c.extension, c.headline) == ("not reproduced", False, False)
+    made = _spec(lambda m: Measured("x", rules.compare(LOW, HIGH), partly=True))
+    made = Spec(made.source, made.statement, made.quote, made.paper, made.kind, made.what, made.epoch,
+                made.measure, extension=True, headline=True)
+    [c] = evaluate("ch", [made], None)
+    assert (c.verdict, c.extension, c.headline) == ("partly reproduced", True, True)
+    with pytest.raises(AttributeError):  # a declaration is data: frozen
+        made.kind = "check"
+    with pytest.raises(AttributeError):
+        Measured("x", True).ours = "y"
+
+
+def test_a_combined_claim_checks_every_parts_kind():
+    spec = _spec(lambda m: Measured("x", [rules.compare(HIGH, LOW), rules.threshold(HIGH, 0.5)]))
+    with pytest.raises(ValueError, match="vs-number"):
+        evaluate("ch", [spec], None)
