@@ -68,6 +68,9 @@ def _properties(word: str) -> tuple[str, ...]:
 MODULES: dict[str, tuple[str, ...]] = {
     "urnlib.rules": ("tests/test_rules.py", "tests/test_claims.py", *_properties("rules.")),
     "urnlib.claims": ("tests/test_claims.py", "tests/test_rules.py", *_properties("rules.")),
+    "urnlib.declare": ("tests/test_declare.py", "tests/test_statements.py"),
+    "urnlib.statements": ("tests/test_statements.py", "tests/test_declare.py", "tests/test_rules.py"),
+    "urnlib.artefacts": ("tests/test_statements.py", "tests/test_scorecard.py", "tests/test_landing.py"),
     "urnlib.records": ("tests/test_results.py", "tests/test_stale_runs.py", "-k", _NOT_SUBPROCESS),
     "urnlib.results": ("tests/test_results.py", "tests/test_stale_runs.py", "-k", _NOT_SUBPROCESS),
     "urnlib.languages.dyck": ("tests/test_dyck_language.py", *_properties("dyck.")),
