@@ -9,7 +9,6 @@ from pathlib import Path
 from collections import Counter
 from dataclasses import asdict, replace
 
-import numpy as np
 import pytest
 import torch
 from torch import nn
@@ -23,7 +22,8 @@ from urnlib.chapters.cross_serial import report
 from urnlib.chapters.cross_serial import claims as report_claims
 from urnlib.results import Run
 from urnlib.rules import beats
-from urnlib.seeds import Stat, band, by_label
+from urnlib.plots.series import SeedCurves
+from urnlib.seeds import Stat, by_label
 from urnlib.train import evaluate_loss
 
 torch.set_num_threads(1)
@@ -541,20 +541,26 @@ def test_size_trend_and_overall_on_two_sizes():
     assert overfit.ours.startswith("LSTM 32: error at epoch 100 above its lowest on 3 of 3")
 
 
-def test_curves_of_different_lengths_are_averaged_over_the_seeds_that_reach_them():
+def test_curves_of_different_lengths_are_drawn_seed_by_seed():
+    """Seeds that stopped at different epochs: each seed's line and the mean over the epochs all reached (the
+    book's rule, urnlib.plots.series); the error against the training loss: the mean at each level over the
+    seeds whose range covers it."""
     case = a_clear_case()
     case["URN 8"][0] = {"test_loss": [1.0, 0.9, 0.8], "error": [1.0, 0.8, 0.6]}  # stopped at epoch 3 of 5
     seeds = fake_seeds(case)
-    x, mean, low, high = band(seeds["URN 8"], "error_rate")
-    by_function = band(seeds["URN 8"], lambda run: run.column("error_rate"))  # a curve given as a function
-    assert all(np.array_equal(a, b) for a, b in zip((x, mean, low, high), by_function))
-    assert list(x) == [1, 2, 3, 4, 5]
-    assert mean[4] == pytest.approx(0.5) and low[4] == high[4] == pytest.approx(0.5)  # two seeds, both 0.5
-    assert mean[0] == pytest.approx((1.0 + 0.9 + 0.9) / 3) and low[0] < mean[0] < high[0]
-    grid, mean, low, high = report.error_against_train_loss(seeds["URN 8"])
-    assert np.all(np.isfinite(mean)) and np.all(low <= mean + 1e-12) and np.all(mean <= high + 1e-12)
+    curves = SeedCurves(seeds["URN 8"].each(lambda run: run.column("error_rate")))
+    assert curves.ragged and curves.common == 3 and len(curves.curves) == 3
+    by_loss = report.error_against_train_loss(seeds["URN 8"])
+    frame = by_loss.frame()
+    assert not by_loss.ragged and frame["y"].between(0, 1).all()
+    assert frame.groupby("x")["seed"].nunique().max() == 3 and frame.groupby("x")["seed"].nunique().min() >= 1
     fig = report.figure_paper001(seeds, [8], 8)
     assert len(fig.axes) == 4
+    (a, b) = fig.axes[:2]
+    for ax in (a, b):  # one thin line per seed of URN 8, and its mean over epochs 1-3
+        assert sum(line.get_label() == "_nolegend_" for line in ax.get_lines()) >= 3
+        mean = next(line for line in ax.get_lines() if line.get_label() == "URN 8")
+        assert list(mean.get_xdata()) == [1, 2, 3]
 
 
 def test_no_early_stop_before_min_epochs(tmp_path):

@@ -243,8 +243,8 @@ def test_the_figure_draws_every_seed_the_kept_epochs_and_the_reference_lines():
     fractions = [_setting(f"{f:.0%} of the training sentences", [[10, 12, 11]] * 2, [10, 11], fraction=f)
                  for f in (0.25, 0.5)]
     fig = ma.epochs_figure(_view(dense=PEAKED[:2]), dict(fractions))
-    panels = [ax for ax in fig.axes if ax.get_title()]
-    assert [ax.get_title() for ax in panels] == [DIAG, DENSE]
+    panels = [ax for ax in fig.axes if ax.get_title(loc="left")]  # "(a) <model>": the letter, then the title
+    assert [ax.get_title(loc="left") for ax in panels] == [f"(a) {DIAG}", f"(b) {DENSE}"]
     diag, dense = panels
     seeds = [ln for ln in diag.get_lines() if ln.get_gid() != MARK_GID and ln.get_linestyle() == "-"]
     assert len(seeds) == 3 + 2 + 2  # one line per seed: no mean over seeds that stop at different epochs

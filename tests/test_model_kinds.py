@@ -21,7 +21,8 @@ from urnlib.chapters.zoo import experiment as zoo  # noqa: E402
 from urnlib.models import count_parameters, registry  # noqa: E402
 from urnlib.models.registry import KINDS, ModelKind, Style, build_model, parse_spec  # noqa: E402
 from urnlib.params import ParameterError  # noqa: E402
-from urnlib.plots.budgets import cell_style  # noqa: E402
+from urnlib.models.palette import PALETTE, shades  # noqa: E402
+from urnlib.plots.curves import shaded  # noqa: E402
 from urnlib.chapters.zoo import report as zoo_report  # noqa: E402
 
 V = 11
@@ -48,7 +49,7 @@ def test_every_kind_has_samples_and_describes_itself():
             assert registry.family(text) == kind.family
             assert registry.label(text) and registry.label(text, sized=False)
             look = registry.style(text)
-            assert look.colours and all(mcolors.is_color_like(c) for c in look.colours) and look.marker
+            assert mcolors.is_color_like(look.colour) and look.colour == PALETTE[look.word] and look.marker
 
 
 @pytest.mark.parametrize("text", [t for texts in SAMPLES.values() for t in texts])
@@ -91,21 +92,23 @@ def test_labels_are_those_of_the_stored_runs():
 
 
 def test_styles_keep_the_books_look():
-    assert registry.style("urn 50 k3").matplotlib() == {"color": "#6a3d9a", "marker": "o", "linestyle": "-"}
-    assert registry.style("urn 16").matplotlib(2) == {"color": "#08306b", "marker": "s", "linestyle": "-"}
-    assert registry.style("lstm 100 e30").matplotlib(9) == {"color": "#67000d", "marker": "^",
-                                                             "linestyle": "--"}
+    assert registry.style("urn 50 k3").matplotlib() == {"color": PALETTE["turn"], "marker": "o",
+                                                         "linestyle": "-"}
+    assert registry.style("urn 16").matplotlib() == {"color": PALETTE["urn"], "marker": "s", "linestyle": "-"}
+    assert registry.style("lstm 100 e30").matplotlib(2, of=3)["color"] == shades(PALETTE["lstm"], 3)[2]
     assert registry.style("srn 10").linestyle == (0, (5, 1, 1, 1))
     assert registry.style("tpru 64 N64").marker == "P"
-    # kinds with no style of their own keep the URN's look, as the primer's n-gram models and paper 003's
-    # matrices have
-    assert registry.style("nnlm 5 50 60 direct") is registry.DEFAULT_STYLE
-    assert registry.style("4.2 diagonal 100") is registry.DEFAULT_STYLE
+    # every kind its own look: the primer's n-gram models brown, paper 003's three matrix models one colour
+    # (each its own marker and dashes)
+    assert registry.style("nnlm 5 50 60 direct").word == "nnlm"
+    matrix = [registry.style(s) for s in ("4.1 dense 10", "4.2 diagonal 100", "4.3 dense 10")]
+    assert {m.colour for m in matrix} == {PALETTE["matrix"]} and len({m.marker for m in matrix}) == 3
     assert registry.style("urn 8 k3").word == "turn" and registry.style("urn 8").word == "urn"
     assert not hasattr(registry, "style_of_label")  # no look is guessed from a label
     cells = ("srn 8", "gru 8", "lstm 8 e4", "urn 8", "urn 8 k3", "arbitrary 8", "tpru 8 N4")
-    assert [cell_style(registry.style(spec))["color"] for spec in cells] == \
-        ["#d94801", "#006d2c", "#cb181d", "#2171b5", "#6a3d9a", "#636363", "#dd3497"]
+    looks = shaded(list(cells), {spec: registry.style(spec) for spec in cells})  # the zoo: one of each kind
+    assert [looks[spec]["color"] for spec in cells] == [PALETTE[w] for w in ("srn", "gru", "lstm", "urn",
+                                                                             "turn", "arbitrary", "tpru")]
 
 
 def test_cells_and_components():
@@ -155,7 +158,7 @@ def toy_cell(tmp_path, monkeypatch):
     kind = ModelKind("toy", "urnlib_test_toy_cell:ToyRNN", "model.toy", "a toy recurrent cell (tests)",
                      positional=(("n", int),), family="simple", label="Toy", size="n", cell=True,
                      count=lambda s, V, o: V * s["n"] + s["n"] + (s["n"] + 1) * (o or V),
-                     styles=(Style("toy", (TOY_COLOUR,), "*", "-"),))
+                     styles=(Style("toy", TOY_COLOUR, "*", "-"),))
     try:
         registry.register(kind)
         components.register("model.toy", Component(1, ("v1: the tests' toy cell",)))

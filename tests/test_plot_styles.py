@@ -14,6 +14,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
 from urnlib.models import registry  # noqa: E402
+from urnlib.models.palette import shades  # noqa: E402
 from urnlib.params import ParameterError  # noqa: E402
 from urnlib.plots.curves import BASELINE, curves_panel, panels_figure, shaded  # noqa: E402
 from urnlib.plots.budgets import cells_figure  # noqa: E402
@@ -47,7 +48,7 @@ def test_a_series_takes_its_model_specs_style_not_its_label():
         lines = drawn(fig, label)
         assert len(lines) == 2  # one per panel
         for line in lines:
-            assert mcolors.same_color(line.get_color(), style.colours[0])
+            assert mcolors.same_color(line.get_color(), style.colour)  # alone of its kind: the kind's colour
             assert line.get_marker() == style.marker
     assert drawn(fig, "URN 3-TURN lookalike")[0].get_linestyle() == "--"  # the LSTM's dashes
     plt.close(fig)
@@ -69,13 +70,16 @@ def test_series_of_one_style_take_its_shades_in_turn():
     turn = registry.style("urn 8 k3")
     styles = {"URN 8": URN, "LSTM 8": LSTM, "URN 16": URN, "3-TURN": turn, "LSTM 16": LSTM, "URN 32": URN}
     got = shaded(list(styles), styles)
-    assert [got[k]["color"] for k in ("URN 8", "URN 16", "URN 32")] == list(URN.colours[:3])
-    assert [got[k]["color"] for k in ("LSTM 8", "LSTM 16")] == list(LSTM.colours[:2])
-    assert got["3-TURN"]["color"] == turn.colours[0]  # the k-TURN is a kind of URN with a look of its own
+    assert [got[k]["color"] for k in ("URN 8", "URN 16", "URN 32")] == list(shades(URN.colour, 3))
+    assert [got[k]["color"] for k in ("LSTM 8", "LSTM 16")] == list(shades(LSTM.colour, 2))
+    assert got["3-TURN"]["color"] == turn.colour  # the k-TURN is a kind of URN with a look of its own
     fig, ax = plt.subplots()
     curves_panel(ax, {k: ([1, 2], [1.0, 0.5]) for k in styles}, styles, xlabel="epoch", ylabel="loss")
     assert [line.get_color() for line in ax.get_lines()] == [got[k]["color"] for k in styles]
     plt.close(fig)
+    # another seed's line (a label left out of legends) takes the look of its series, not a shade of its own
+    got = shaded(["URN 8", "_URN 8 seed 1", "URN 16"], {"URN 8": URN, "_URN 8 seed 1": URN, "URN 16": URN})
+    assert got["_URN 8 seed 1"] == got["URN 8"] and got["URN 16"]["color"] == shades(URN.colour, 2)[1]
 
 
 def test_a_series_without_a_style_is_refused_by_name():

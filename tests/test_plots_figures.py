@@ -175,14 +175,31 @@ def test_seeds_that_stop_at_different_epochs_are_drawn_one_by_one():
 
 
 def test_seeds_with_the_same_epochs_are_drawn_as_a_mean_with_a_band():
+    """seaborn's estimate over the seeds: the mean, and a band of ± one sample standard deviation."""
     curves = SeedCurves([[1.0, 0.5], [3.0, 1.5]])
     assert not curves.ragged
-    x, mean, low, high = curves.band()
-    assert x.tolist() == [1, 2] and mean.tolist() == [2.0, 1.0]
-    assert np.allclose(high - mean, [np.sqrt(2), np.sqrt(0.5)])
+    assert curves.frame().to_dict("list") == {"x": [1.0, 2.0, 1.0, 2.0], "y": [1.0, 0.5, 3.0, 1.5],
+                                              "seed": [0, 0, 1, 1]}
     fig, ax = plt.subplots()
     curves_panel(ax, {"URN": curves}, STYLES, xlabel="epoch", ylabel="loss")
     assert len(ax.get_lines()) == 1 and len(_bands(ax)) == 1 and _bands(ax)[0].min() >= 0.0
+    mean = _labelled(ax, "URN")
+    assert mean.get_xdata().tolist() == [1, 2] and mean.get_ydata().tolist() == [2.0, 1.0]
+    band = _bands(ax)[0]
+    assert np.isclose(band.max(), 2 + np.sqrt(2)) and np.isclose(band.min(), 1 - np.sqrt(0.5))
     plt.close(fig)
     with pytest.raises(ValueError, match="one non-empty curve per seed"):
         SeedCurves([[1.0], []])
+    with pytest.raises(ValueError, match="x has \\[1\\] values per seed"):
+        SeedCurves([[1.0, 2.0]], x=[[1.0]])
+
+
+def test_seeds_over_their_own_x_are_averaged_where_they_have_one():
+    """Buckets or lengths only some seeds have: the mean at each x over the seeds there, no seed lines."""
+    curves = SeedCurves([[0.2, 0.4], [0.4]], x=[[1, 2], [1]])
+    assert not curves.ragged
+    fig, ax = plt.subplots()
+    curves_panel(ax, {"URN": curves}, STYLES, xlabel="length", ylabel="error", bounds=UNIT, markers=True)
+    mean = _labelled(ax, "URN")
+    assert np.allclose(mean.get_ydata(), [0.3, 0.4]) and len(ax.get_lines()) == 1
+    plt.close(fig)

@@ -9,8 +9,7 @@ from urnlib.claims import claim
 from urnlib.params import ParameterError
 from urnlib.rules import (Decision, at_least, at_most, beats, combine, compare, every_seed, needed,
                           off_chance, on_every_seed, paired, positive, threshold)
-from urnlib.seeds import (Seeds, Stat, by_label, check_seeds, split_setting,
-                          stack_curves)
+from urnlib.seeds import Seeds, Stat, by_label, check_seeds, split_setting
 
 
 class FakeRun:
@@ -204,13 +203,6 @@ def test_check_seeds():
     for bad in ([], [0, 0], [-1], "0,1", [1.5]):
         with pytest.raises(ParameterError, match="seeds"):
             check_seeds(bad)
-
-
-def test_stack_curves_of_different_lengths():
-    mean, low, high = stack_curves([[1.0, 2.0, 3.0], [3.0, 4.0]])
-    assert np.allclose(mean, [2.0, 3.0, 3.0])
-    assert np.allclose(high - mean, [math.sqrt(2), math.sqrt(2), 0.0])  # one curve left at the last point
-    assert np.allclose(mean - low, high - mean)
 
 
 def test_claim_records_seeds_and_the_cause_of_a_miss():

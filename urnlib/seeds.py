@@ -5,7 +5,8 @@ the group of runs it belongs to, ``seed``, and the chapter's own such as ``model
 name ``"<label> seed <s>"`` is derived from them for display and never parsed back. :func:`by_label`
 groups the runs a plan returned by a coordinate into ``{label: Seeds}``, and :class:`Seeds` gives a
 measure across the seeds as a :class:`Stat` (values, mean, standard deviation), which :mod:`urnlib.rules`
-decides claims on and the plots draw as a mean with a band.
+decides claims on (the plots draw each seed's values through seaborn's estimators:
+:class:`urnlib.plots.series.SeedCurves`).
 
     runs = dyck.run(config)                     # {"3-TURN seed 0": Run, ...}
     seeds = by_label(runs)                      # {"3-TURN": Seeds([...]), ...}
@@ -22,7 +23,7 @@ import numpy as np
 
 from urnlib.params import ParameterError, check_int, check_list
 
-__all__ = ["Stat", "Seeds", "by_label", "coords_of", "split_setting", "check_seeds", "stack_curves", "band"]
+__all__ = ["Stat", "Seeds", "by_label", "coords_of", "split_setting", "check_seeds"]
 
 
 def check_seeds(seeds: Any, name: str = "seeds") -> None:
@@ -166,29 +167,3 @@ def split_setting(grouped: dict[str, Seeds], setting: str) -> tuple[dict[str, Se
         else:
             rest[label] = seeds
     return mine, rest
-
-
-def stack_curves(curves: Sequence[Sequence[float]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Mean, low and high (mean ∓ one standard deviation) of curves of possibly different lengths (runs that
-    stopped early), point by point over the seeds that reach each point."""
-    length = max(len(c) for c in curves)
-    grid = np.full((len(curves), length), np.nan)
-    for i, c in enumerate(curves):
-        grid[i, : len(c)] = np.asarray(c, dtype=float)
-    count = np.sum(~np.isnan(grid), axis=0)
-    mean = np.nanmean(grid, axis=0)
-    centred = np.where(np.isnan(grid), 0.0, grid - mean)
-    sd = np.sqrt(
-        np.sum(centred**2, axis=0) / np.maximum(count - 1, 1)
-    )  # sample sd; 0 where one curve is left
-    return mean, mean - sd, mean + sd
-
-
-def band(runs: Iterable, curve: str | Callable[[Any], Sequence[float]]
-         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``(epochs, mean, low, high)`` of a per-epoch curve over ``runs`` (a label's seeds): ``curve`` is an
-    epoch metric's key or a function giving a run's curve; runs that stopped early leave the later points
-    (:func:`stack_curves`)."""
-    measure = (lambda run: run.column(curve)) if isinstance(curve, str) else curve
-    mean, low, high = stack_curves([measure(run) for run in runs])
-    return np.arange(1, len(mean) + 1), mean, low, high

@@ -28,6 +28,7 @@ from typing import Any
 
 from torch import nn
 
+from urnlib.models import palette
 from urnlib.params import ParameterError, check_int
 
 __all__ = ["ModelKind", "Style", "KINDS", "DEFAULT_STYLE", "register", "parse_spec", "build_model",
@@ -44,21 +45,23 @@ class Style:
 
     Args:
         word: the style's name (``"turn"``, ``"urn"``, ``"lstm"`` ...).
-        colours: one shade per model of the style in a figure, in the order drawn (the last repeats).
-        marker, linestyle: matplotlib's. shade: the one shade the zoo chapter draws it in.
+        colour: its colour, from the book's one colour-blind-safe palette
+            (:data:`urnlib.models.palette.PALETTE`, keyed by this word); several models of the style in one
+            figure take :func:`~urnlib.models.palette.shades` of it.
+        marker, linestyle: matplotlib's.
         when: which of the kind's specs look so (``None``: all); a spec takes its kind's first that fits.
     """
 
     word: str
-    colours: tuple[str, ...]
+    colour: str
     marker: str
     linestyle: Any = "-"
-    shade: int = 0
     when: Callable[[Spec], bool] | None = None
 
-    def matplotlib(self, index: int = 0) -> dict[str, Any]:
-        """``{"color", "marker", "linestyle"}`` of the ``index``-th model of the kind in a figure."""
-        colour = self.colours[min(index, len(self.colours) - 1)]
+    def matplotlib(self, index: int = 0, of: int = 1) -> dict[str, Any]:
+        """``{"color", "marker", "linestyle"}`` of the ``index``-th of ``of`` models of the style in a figure
+        (one alone: the style's colour)."""
+        colour = palette.shades(self.colour, max(of, index + 1))[index]
         return {"color": colour, "marker": self.marker, "linestyle": self.linestyle}
 
 
@@ -250,7 +253,7 @@ def label(spec: Spec | str, sized: bool = True) -> str:
 
 
 #: the look of a kind with none of its own: the URN's (the book's first model)
-DEFAULT_STYLE = Style("urn", ("#6baed6", "#2171b5", "#08306b", "#041a3d"), "s", shade=1)
+DEFAULT_STYLE = Style("urn", palette.PALETTE["urn"], "s")
 
 
 def style(spec: Spec | str) -> Style:

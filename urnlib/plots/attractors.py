@@ -11,7 +11,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from urnlib.plots.curves import Styles, accuracy_by_count_figure, column_figure
+from urnlib.plots.curves import Styles, accuracy_by_count_figure, column_figure, fitting_legend
 
 __all__ = ["attractor_panels_figure"]
 
@@ -41,13 +41,15 @@ def attractor_panels_figure(panels: Mapping[str, tuple[Mapping[str, Mapping[str,
             value, label = reference[source]
             ax.axhline(value, color="black", linewidth=1.0, linestyle=":", label=label)
         if source in (notes or {}):
-            ax.set_xlabel(f"number of attractors\n({notes[source]})", fontsize="small")
+            ax.set_xlabel(f"number of attractors\n({notes[source]})")
         for handle, label in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(label, handle)  # one legend for all panels
         ax.set_ylim(min(0.45, ax.get_ylim()[0]), 1.01)
         low, high = ax.get_xlim()
         ax.set_xlim(min(low, -0.5), max(high, 0.5))  # one bucket alone: still a readable axis
         ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))  # attractors are counted
-    where = dict(loc="center", frameon=False) if spare else dict(loc="outside lower center", ncols=3)
-    (spare if spare else fig).legend(list(handles.values()), list(handles), fontsize="small", **where)
+    if spare:
+        spare.legend(list(handles.values()), list(handles), loc="center", frameon=False)
+    else:
+        fitting_legend(fig, list(handles.values()), list(handles), max_cols=3, frameon=False)
     return fig

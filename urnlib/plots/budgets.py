@@ -1,14 +1,14 @@
 """The zoo chapter's figures: every cell's curve on one task, one panel per parameter budget.
 
 Each cell keeps one colour, marker and line style across the chapter, its kind's as in every other chapter
-(the :class:`~urnlib.models.registry.Style` the report gives it from the cell's spec: URNs blue, the k-TURN
-purple, LSTMs red, GRUs green, SRNs orange, TPRUs magenta, the unconstrained matrix RNN grey), in the one
-shade its style names for the zoo (``shade``), so that seven curves stay apart in one panel. The panels are
+(the :class:`~urnlib.models.registry.Style` the report gives it from the cell's spec, in the book's palette
+keyed by kind: URNs blue, the k-TURN reddish purple, LSTMs vermillion, GRUs green, SRNs orange, TPRUs sky
+blue, the unconstrained matrix RNN grey), so that seven curves stay apart in one panel. The panels are
 stacked, each as wide as the book's column: seven cells side by side in half a column would hide each other.
-Series are ``(x, mean, low, high)`` (the mean over seeds with a band, clipped to the measure's range) or
-:class:`~urnlib.plots.series.SeedCurves` (each seed's curve, thin, where the seeds stopped at different
-epochs); on a panel with markers, each cell's points are shifted a little sideways (:data:`DODGE`), so that
-cells with equal values (several at an accuracy of 1) stay apart.
+Series are :class:`~urnlib.plots.series.SeedCurves` (each seed's values: seaborn's mean over seeds with a ± sd
+band cut to the measure's range; each seed's curve, thin, where the seeds stopped at different epochs) or
+``(x, mean, low, high)``; on a panel with markers, each cell's points are shifted a little sideways
+(:data:`DODGE`), so that cells with equal values (several at an accuracy of 1) stay apart.
 """
 
 from __future__ import annotations
@@ -18,20 +18,13 @@ from collections.abc import Mapping, Sequence
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from urnlib.models.registry import Style
-from urnlib.plots.curves import Styles, column_figure, figure_legend, series_style
+from urnlib.plots.curves import Styles, column_figure, figure_legend, shaded, titled
 from urnlib.plots.series import NON_NEGATIVE, dodge, draw_series
 
-__all__ = ["DODGE", "cell_style", "cells_figure"]
+__all__ = ["DODGE", "cells_figure"]
 
 #: how far (in x units) the points of the first and last cell of a panel with markers are shifted
 DODGE = 0.3
-
-
-def cell_style(look: Style) -> dict:
-    """Matplotlib's ``{"color", "marker", "linestyle"}`` of a cell drawn in ``look``: the one shade the style
-    names for the zoo (``look.shade``), its marker and line style."""
-    return look.matplotlib(look.shade)
 
 
 def cells_figure(panels: Sequence[Mapping], styles: Styles, *, height: float = 2.5,
@@ -44,7 +37,8 @@ def cells_figure(panels: Sequence[Mapping], styles: Styles, *, height: float = 2
             ``bounds`` (the measure's range, which no band leaves; default non-negative), ``hline``
             (``(y, text)``: a dash-dotted reference line), ``vline`` (``(x, text)``: a dotted vertical line)
             and ``markers`` (draw the points, shifted sideways by up to :data:`DODGE`).
-        styles: label -> :class:`~urnlib.models.registry.Style` of every cell (its spec's).
+        styles: label -> :class:`~urnlib.models.registry.Style` of every cell (its spec's; cells of one
+            colour take its shades, :func:`~urnlib.plots.curves.shaded`).
         height: the height of one panel in inches.
         empty: the text of the figure drawn when there is no panel.
     """
@@ -54,11 +48,12 @@ def cells_figure(panels: Sequence[Mapping], styles: Styles, *, height: float = 2
         ax.text(0.5, 0.5, empty, ha="center", va="center", transform=ax.transAxes)
         return fig
     fig, axes, _ = column_figure(len(panels), row_height=height, max_cols=1)
+    looks = shaded(list(dict.fromkeys(label for panel in panels for label in panel["series"])), styles)
     for ax, panel in zip(axes, panels):
         markers = panel.get("markers", False)
         shifts = dodge(len(panel["series"]), DODGE if markers else 0.0)
         for shift, (label, series) in zip(shifts, panel["series"].items()):
-            draw_series(ax, label, series, cell_style(series_style(label, styles)),
+            draw_series(ax, label, series, looks[label],
                         bounds=panel.get("bounds", NON_NEGATIVE), markers=markers, linewidth=1.4,
                         markersize=3.5, shift=shift, band_alpha=0.15)
         if panel.get("hline") is not None:
@@ -70,7 +65,6 @@ def cells_figure(panels: Sequence[Mapping], styles: Styles, *, height: float = 2
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel(panel["xlabel"])
         ax.set_ylabel(panel["ylabel"])
-        ax.set_title(panel["title"])
-        ax.grid(alpha=0.3)
+        titled(ax, panel["title"])
     figure_legend(fig, axes[0], max_cols=4)
     return fig

@@ -1,22 +1,27 @@
 """Line figures of the papers: one function per kind of figure. They take numbers and styles, not models.
 
 Every series is drawn in the :class:`~urnlib.models.registry.Style` its caller gives it (``styles``: label ->
-Style): a report takes a model's from its run's spec (:func:`urnlib.models.registry.style`: URNs blue, the
-k-TURN purple, LSTMs red, the unconstrained matrix RNN grey ...) and gives reference lines (heuristics,
-n-gram counts) :data:`BASELINE`, grey and dotted; a figure never reads a label. Series of one style in a panel
-take its shades in turn (URN 8, URN 16, URN 32), so that a model keeps its look across all panels of a
-chapter. A series is ``(x, y)``, ``(x, mean, low, high)`` or :class:`~urnlib.plots.series.SeedCurves`
-(:mod:`urnlib.plots.series` draws it); bands stay inside the measure's range (``bounds``).
+Style): a report takes a model's from its run's spec (:func:`urnlib.models.registry.style`: the book's one
+colour-blind-safe palette keyed by model kind, :data:`urnlib.models.palette.PALETTE`: URNs blue, the k-TURN
+reddish purple, LSTMs vermillion, the unconstrained matrix RNN grey ...) and gives reference lines
+(heuristics, n-gram counts) :data:`BASELINE`, dark grey and dotted; a figure never reads a label. The series
+of one colour in a figure take its :func:`~urnlib.models.palette.shades` (URN 8, URN 16, URN 32: three blues
+apart in lightness and hue; one URN alone: the URN's blue, as in every chapter), so that a model keeps its
+look across all panels of a chapter. A series is ``(x, y)``, :class:`~urnlib.plots.series.SeedCurves` (each
+seed's values: seaborn draws the mean with its ± sd band, :mod:`urnlib.plots.series`) or
+``(x, mean, low, high)``; bands stay inside the measure's range (``bounds``).
 
 Figures are as wide as the book's text column (:data:`urnlib.plots.style.COLUMN`), two panels to a row at most
 (:func:`column_figure`).
 
 A value a paper prints for a figure is drawn on the panel that shows it (:func:`draw_marks`): black, a dotted
-line or a point, named in a small legend of that panel's own; figure legends name the models only.
+line or a point, named in a legend of that panel's own; figure legends name the models only. Text is in the
+book's theme (:mod:`urnlib.plots.style`): no smaller than its tick labels.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
@@ -26,15 +31,17 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from urnlib.models.registry import Style
-from urnlib.plots.series import NON_NEGATIVE, UNIT, Bounds, Series, clip, dodge, draw_series
+from urnlib.models.palette import PALETTE
+from urnlib.plots.series import (NON_NEGATIVE, UNIT, Bounds, SeedCurves, Series, clip, dodge,
+                                 draw_series)
 from urnlib.plots.style import COLUMN, MAX_COLS, ROW, grid_shape
 
 __all__ = ["BASELINE", "Styles", "Mark", "MARK_GID", "series_style", "shaded", "draw_marks", "is_mark",
-           "accuracy_by_count_figure", "curves_panel", "panel_grid", "column_figure", "figure_legend",
-           "panels_figure"]
+           "accuracy_by_count_figure", "curves_panel", "titled", "panel_grid", "column_figure",
+           "figure_legend", "fitting_legend", "panels_figure"]
 
 #: the look of reference lines: heuristics, n-gram counts, word vectors (not a model kind)
-BASELINE = Style("baseline", ("#969696", "#525252", "#bdbdbd"), ".", ":", shade=1)
+BASELINE = Style("baseline", PALETTE["baseline"], ".", ":")
 #: the look of every series of a figure, by its label
 Styles = Mapping[str, Style]
 #: a value a paper prints, drawn on a panel (:func:`draw_marks`): ``(y, label)`` a horizontal line,
@@ -60,19 +67,26 @@ def series_style(label: str, styles: Styles) -> Style:
 
 
 def shaded(labels: Sequence[str], styles: Styles) -> dict[str, dict]:
-    """Matplotlib's ``{"color", "marker", "linestyle"}`` of each label, in the order drawn: the series of one
-    style take its shades in turn (the first URN the lightest blue, the second the next ...).
+    """Matplotlib's ``{"color", "marker", "linestyle"}`` of each label, in the order drawn: the ``n`` series
+    of one colour take its ``n`` :func:`~urnlib.models.palette.shades` in turn, the first the lightest (URN 8,
+    16, 32: light, middle and dark blue); a series alone of its colour, the colour itself. A series left out
+    of legends (a label starting with ``"_"``: another seed of the series before it) takes the look of the
+    last series drawn before it in its style.
 
     Args:
         labels: the series, in the order drawn.
         styles: label -> :class:`~urnlib.models.registry.Style` (every label of ``labels``).
     """
-    seen: dict[Style, int] = {}
-    out = {}
-    for label in labels:
-        look = series_style(label, styles)
-        out[label] = look.matplotlib(seen.get(look, 0))
-        seen[look] = seen.get(look, 0) + 1
+    looks = {label: series_style(label, styles) for label in labels}
+    of = Counter(look.colour for label, look in looks.items() if not label.startswith("_"))
+    seen: Counter = Counter()
+    out, last = {}, {}
+    for label, look in looks.items():
+        if label.startswith("_") and look in last:
+            out[label] = last[look]
+            continue
+        out[label] = last[look] = look.matplotlib(seen[look.colour], max(of[look.colour], 1))
+        seen[look.colour] += 1
     return out
 
 
@@ -107,7 +121,7 @@ def draw_marks(ax: Axes, marks: Sequence[Mark] | None) -> list:
         artist.set_gid(MARK_GID)
         drawn.append(artist)
     if drawn:
-        ax.legend(handles=drawn, loc="best", fontsize="small", framealpha=0.85, handlelength=1.6)
+        ax.legend(handles=drawn, loc="best", framealpha=0.85, handlelength=1.6)
     return drawn
 
 
@@ -124,15 +138,16 @@ def accuracy_by_count_figure(
     ax: Axes | None = None,
     legend: bool = True,
 ) -> Figure:
-    """Accuracy (or error rate) per bucket with error bars (``low``/``high``: Wilson 95% intervals of one run,
-    or mean ± one standard deviation over seeds, cut at 0 and 1), one line per model, each model's points
-    shifted a little sideways so that equal accuracies stay apart.
+    """Accuracy (or error rate) per bucket with error bars, one line per model, each model's points shifted a
+    little sideways so that equal accuracies stay apart: over seeds (``per_seed``), seaborn's mean with bars
+    of ± one standard deviation, cut at 0 and 1; of one run (no ``per_seed``: a heuristic), its Wilson 95%
+    intervals (``low``/``high``).
 
     Paper 000 Fig. 2-3 (accuracy by attractors), paper 001 Fig. 3b (error rate by attractors).
 
     Args:
-        series: label -> output of :func:`urnlib.metrics.accuracy_by_count` or
-            :func:`urnlib.metrics.accuracy_by_count_seeds`.
+        series: label -> output of :func:`urnlib.metrics.accuracy_by_count_seeds` (with ``per_seed``) or
+            :func:`urnlib.metrics.accuracy_by_count`.
         styles: label -> the series' :class:`~urnlib.models.registry.Style` (see :func:`shaded`).
         baseline: horizontal reference line (e.g. 0.2, the 5-way majority class).
         error: plot ``1 - accuracy`` (error rate) instead of accuracy.
@@ -144,22 +159,26 @@ def accuracy_by_count_figure(
     fig = ax.figure
     looks = shaded(list(series), styles)
     for off, (label, s) in zip(dodge(len(series), 0.12), series.items()):
+        if "per_seed" in s and len(s["count"]):  # seeds: seaborn's estimate at each bucket
+            per = np.asarray(s["per_seed"], dtype=float)
+            curves = SeedCurves(list(1 - per if error else per), x=[s["count"]] * len(per))
+            draw_series(ax, label, curves, looks[label], bounds=UNIT, markers=True, shift=off, bars=True,
+                        linewidth=1.2, markersize=3.5)
+            continue
         x = np.asarray(s["count"]) + off
         y, lo, hi = (np.asarray(s[k], dtype=float) for k in ("accuracy", "low", "high"))
         if error:
             y, lo, hi = 1 - y, 1 - hi, 1 - lo
-        lo, hi = clip(lo, UNIT), clip(hi, UNIT)  # mean ± sd of accuracies near 1 would pass 1
-        yerr = np.clip([y - lo, hi - y], 0, None)  # rounding: Wilson bounds can sit 1e-16 inside p at 0 or 1
+        yerr = np.clip([y - clip(lo, UNIT), clip(hi, UNIT) - y], 0, None)  # rounding: 1e-16 inside p at 0, 1
         ax.errorbar(x, y, yerr=yerr, label=label, capsize=2, markersize=3.5, linewidth=1.2, **looks[label])
     if baseline is not None:
         ax.axhline(baseline, color="black", linewidth=0.8, linestyle="-.", label=baseline_label)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.grid(alpha=0.3)
     if legend:
         ax.legend()
     if title:
-        ax.set_title(title)
+        titled(ax, title)
     return fig
 
 
@@ -177,12 +196,13 @@ def curves_panel(
     integer_x: bool = False,
     bounds: Bounds | None = NON_NEGATIVE,
     marks: Sequence[Mark] | None = None,
+    looks: Mapping[str, dict] | None = None,
 ) -> Axes:
     """One panel of curves, e.g. test loss per epoch (paper 001 Fig. 2a/3a), maximum error rate
     per epoch (Fig. 3c) or error rate against training loss (Fig. 2c/3d). A series is ``(x, y)``,
-    ``(x, mean, low, high)`` (the mean over seeds with a band, e.g. ± one standard deviation) or
-    :class:`~urnlib.plots.series.SeedCurves` (each seed's curve: thin lines where the seeds stopped at
-    different epochs); each is drawn in its ``styles[label]`` (see :func:`shaded`).
+    :class:`~urnlib.plots.series.SeedCurves` (each seed's values: seaborn's mean over seeds with a ± sd
+    band; thin lines where the seeds stopped at different epochs) or ``(x, mean, low, high)`` (an interval
+    computed by the caller); each is drawn in its ``styles[label]`` (see :func:`shaded`).
 
     Args:
         bounds: the measure's range, which no band leaves (default: non-negative, like every loss,
@@ -190,8 +210,10 @@ def curves_panel(
             fraction; ``None``: not clipped).
         marks: values the paper prints for this panel (:data:`Mark`, :func:`draw_marks`), each named in
             the panel's own legend; none by default.
+        looks: each label's matplotlib look, where a figure of several panels chose them for all
+            (:func:`shaded` of every panel's labels); default: :func:`shaded` of this panel's.
     """
-    looks = shaded(list(series), styles)
+    looks = shaded(list(series), styles) if looks is None else looks
     for label, curve in series.items():
         draw_series(ax, label, curve, looks[label], bounds=bounds, markers=markers)
     ax.set_xlabel(xlabel)
@@ -202,15 +224,26 @@ def curves_panel(
         ax.invert_xaxis()
     if integer_x:  # whole-number ticks (epochs)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.grid(alpha=0.3)
     if title:
-        ax.set_title(title)
+        titled(ax, title)
     draw_marks(ax, marks)
     return ax
 
 
 def _letter(ax: Axes, letter: str) -> None:
-    ax.text(-0.12, 1.04, f"({letter})", transform=ax.transAxes, fontweight="bold")
+    """Label a panel "(a)": its title's left slot, which the panel's title then follows (:func:`titled`), so
+    that the letter never meets a long axis label or tick label."""
+    ax.set_title(f"({letter})", loc="left")
+
+
+def titled(ax: Axes, title: str) -> None:
+    """Give ``ax`` its title: after its letter where it has one (``"(a) test loss per epoch"``), left-aligned,
+    else centred."""
+    letter = ax.get_title(loc="left")
+    if letter:
+        ax.set_title(f"{letter} {title}", loc="left")
+    else:
+        ax.set_title(title)
 
 
 def panel_grid(rows: int = 2, cols: int = 2, width: float = COLUMN,
@@ -246,10 +279,23 @@ def column_figure(panels: int, *, row_height: float = ROW, max_cols: int = MAX_C
     return fig, cells[:panels], (cells[panels] if panels < len(cells) else None)
 
 
+def fitting_legend(fig: Figure, handles: list, names: list[str], max_cols: int = 4, **options):
+    """``fig.legend`` below the panels (``"outside lower center"``) in as many columns as fit the figure's
+    width, ``max_cols`` at most: a legend wider than the figure would widen the saved SVG past the book's
+    column, and the page would shrink the figure and its text with it."""
+    width = fig.get_figwidth() * fig.dpi
+    renderer = fig.canvas.get_renderer()
+    for ncol in range(min(len(names), max_cols), 0, -1):
+        legend = fig.legend(handles, names, loc="outside lower center", ncol=ncol, **options)
+        if ncol == 1 or legend.get_window_extent(renderer).width <= 0.98 * width:
+            return legend
+        legend.remove()
+
+
 def figure_legend(fig: Figure, ax: Axes, spare: Axes | None = None, max_cols: int = 4) -> None:
     """One legend for every panel of ``fig``, of ``ax``'s labelled lines (a paper's marks left out: the
     panel's own legend names them): in the ``spare`` cell of the grid when there is one, else below the
-    panels."""
+    panels, in as many columns as fit (:func:`fitting_legend`)."""
     pairs = [(h, n) for h, n in zip(*ax.get_legend_handles_labels()) if not is_mark(h)]
     handles, names = [h for h, _ in pairs], [n for _, n in pairs]
     if not handles:
@@ -257,7 +303,7 @@ def figure_legend(fig: Figure, ax: Axes, spare: Axes | None = None, max_cols: in
     if spare is not None:
         spare.legend(handles, names, loc="center", frameon=False)
     else:
-        fig.legend(handles, names, loc="outside lower center", ncol=min(len(names), max_cols))
+        fitting_legend(fig, handles, names, max_cols, frameon=False)
 
 
 def panels_figure(panels: Sequence[Mapping], styles: Styles, rows: int | None = None, cols: int | None = None,
@@ -281,10 +327,11 @@ def panels_figure(panels: Sequence[Mapping], styles: Styles, rows: int | None = 
         rows, cols = grid_shape(len(panels))
     fig, axes = panel_grid(rows, cols)
     cells = list(np.ravel(axes))
+    looks = shaded(list(dict.fromkeys(label for panel in panels for label in panel["series"])), styles)
     for ax, panel in zip(cells, panels):
         options = dict(panel)
         hline = options.pop("hline", None)
-        curves_panel(ax, styles=styles, **options)
+        curves_panel(ax, styles=styles, looks=looks, **options)
         if hline is not None:
             ax.axhline(hline, color="black", linewidth=0.8, linestyle="-.")
     for ax in cells[len(panels):]:  # a spare cell: no letter, no axes; the legend goes there

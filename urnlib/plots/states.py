@@ -11,11 +11,17 @@ from collections.abc import Mapping, Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 from scipy.cluster.hierarchy import dendrogram
 
+from urnlib.models.palette import COLORBLIND
 from urnlib.plots.style import COLUMN, MAX_COLS
 
-__all__ = ["word_tree_figure", "acceptance_figure", "state_panels_figure"]
+__all__ = ["ACCEPTED", "REJECTED", "word_tree_figure", "acceptance_figure", "state_panels_figure"]
+
+#: the colours of a string accepted and rejected: blue and orange, apart for every colour vision
+ACCEPTED, REJECTED = COLORBLIND[0], COLORBLIND[1]
 
 
 def word_tree_figure(Z: np.ndarray, labels: Sequence[str], colours: Sequence[str], *, xlabel: str,
@@ -35,30 +41,37 @@ def word_tree_figure(Z: np.ndarray, labels: Sequence[str], colours: Sequence[str
                above_threshold_color="0.3")
     for tick in ax.get_yticklabels():
         tick.set_color(colour_of[tick.get_text()])
+    ax.grid(axis="y", visible=False)  # the theme's grid: distances only
     ax.set(xlabel=xlabel, title=title)
     return fig
 
 
 def acceptance_figure(accepted: Mapping[str, Sequence[bool]], max_train_n: int) -> Figure:
-    """Accepted (green) or rejected (red) a^n b^n by n (log scale), one bar per run whose stretch of each n
-    (from n - 1/2 to n + 1/2) has its colour, and a dashed line at the end of the training range.
+    """Accepted or rejected a^n b^n by n (log scale), one bar per run whose stretch of each n (from n - 1/2 to
+    n + 1/2) has its colour, and a dashed line at the end of the training range: blue against orange (the
+    book's colour-blind palette) and named in a legend, never told apart by red against green alone.
 
     Args:
         accepted: label -> whether the run accepts a^n b^n, for n = 1, 2, ...
         max_train_n: the largest n trained on.
     """
-    fig, ax = plt.subplots(figsize=(COLUMN, 0.3 * len(accepted) + 1.2), layout="constrained")
+    fig, ax = plt.subplots(figsize=(COLUMN, 0.28 * len(accepted) + 1.4), layout="constrained")
     labels = list(accepted)
     for i, label in enumerate(labels):
         acc = np.array(accepted[label], dtype=bool)
         edges = np.flatnonzero(np.diff(acc.astype(int))) + 1  # where a stretch of equal answers ends
         for start, stop in zip(np.r_[0, edges], np.r_[edges, len(acc)]):  # n = start + 1 ... stop
             ax.broken_barh([(start + 0.5, stop - start)], (i - 0.3, 0.6),
-                           color="tab:green" if acc[start] else "tab:red", linewidth=0)
+                           color=ACCEPTED if acc[start] else REJECTED, linewidth=0)
     ax.axvline(max_train_n + 0.5, color="k", lw=1, ls="--")
-    ax.set_yticks(range(len(labels)), labels, fontsize=8)
+    ax.set_yticks(range(len(labels)), labels)
+    ax.grid(axis="y", visible=False)
     ax.set(xlabel="n", xscale="log", xlim=(0.5, len(max(accepted.values(), key=len, default=[])) + 0.5),
-           title=f"a^n b^n accepted (green) or rejected (red); trained on n <= {max_train_n}")
+           title=f"a^n b^n accepted or rejected; trained on n <= {max_train_n}")
+    ax.invert_yaxis()  # the first run on top, as listed
+    trained = Line2D([], [], color="k", lw=1, ls="--", label=f"end of training (n = {max_train_n})")
+    fig.legend(handles=[Patch(color=ACCEPTED, label="accepted"), Patch(color=REJECTED, label="rejected"),
+                        trained], loc="outside lower center", ncols=3, frameon=False)
     return fig
 
 
@@ -82,5 +95,4 @@ def state_panels_figure(panels: Sequence[tuple[str, np.ndarray]], max_cols: int 
         ax.plot(np.arange(len(values)), values, lw=1)
         ax.axvline(n + 0.5, color="k", lw=0.8, ls="--")
         ax.set(title=title, xlabel=f"position in <s> a^{n} b^{n}")
-        ax.grid(alpha=0.3)
     return fig

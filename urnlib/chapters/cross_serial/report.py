@@ -22,10 +22,11 @@ import pandas as pd
 from urnlib.languages import cross_serial as cs
 from urnlib.models import build_model, count_parameters
 from urnlib.plots.curves import Mark, curves_panel, figure_legend, panel_grid
+from urnlib.plots.series import UNIT, SeedCurves
 from urnlib.reports.common import looks
 from urnlib.results import Run
 from urnlib.declare import untrained as guard
-from urnlib.seeds import Seeds, Stat, band, by_label
+from urnlib.seeds import Seeds, Stat, by_label
 from urnlib.reports.bibliography import named_text
 
 CHAPTER = "cross_serial"
@@ -150,31 +151,26 @@ def unseen_seen(run: Run, train_k: int, read=final_row) -> tuple[float, float]:
 
 
 # --------------------------------------------------------------------------- curves over seeds
-def error_against_train_loss(seeds: Seeds, points: int = 40
-                             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``(training loss, mean, low, high)`` of the error rate as a function of the training loss over seeds:
-    each seed's curve, sorted by training loss, interpolated on ``points`` levels spanning all seeds; a level
-    counts the seeds whose range covers it."""
+def error_against_train_loss(seeds: Seeds, points: int = 40) -> SeedCurves:
+    """The error rate as a function of the training loss, each seed's: its curve, sorted by training loss,
+    interpolated on ``points`` levels spanning all seeds, at the levels its range covers (drawn as the mean
+    at each level over the seeds that cover it, with ± one sd)."""
     curves = []
     for run in seeds:
         x, y = np.asarray(run.column("train_loss"), float), np.asarray(run.column("error_rate"), float)
         order = np.argsort(x)
         curves.append((x[order], y[order]))
     grid = np.linspace(min(x.min() for x, _ in curves), max(x.max() for x, _ in curves), points)
-    values = np.full((len(curves), points), np.nan)
-    for i, (x, y) in enumerate(curves):
-        inside = (grid >= x.min()) & (grid <= x.max())
-        values[i, inside] = np.interp(grid[inside], x, y)
-    stats = [Stat.of(values[:, j]) for j in range(points)]
-    mean = np.array([s.mean for s in stats])
-    sd = np.array([s.sd for s in stats])
-    return grid, mean, mean - sd, mean + sd
+    inside = [(grid >= x.min()) & (grid <= x.max()) for x, _ in curves]
+    return SeedCurves([np.interp(grid[keep], x, y) for keep, (x, y) in zip(inside, curves)],
+                      x=[grid[keep] for keep in inside])
 
 
-def _rate(curve):
-    """An error-rate curve ``(x, mean, low, high)`` with its band cut at 0 and 1 (a rate's range)."""
-    x, mean, low, high = curve
-    return x, mean, np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
+def _by_length(seeds: Seeds) -> SeedCurves:
+    """Each seed's error rate by m + n at epoch 100 (:func:`error_by_length`), over the lengths its test set
+    has."""
+    rates = [error_by_length(run) for run in seeds]
+    return SeedCurves([r.to_numpy() for r in rates], x=[r.index.to_numpy() for r in rates])
 
 
 def paper_marks() -> dict[str, list[Mark]]:
@@ -195,32 +191,32 @@ def paper_marks() -> dict[str, list[Mark]]:
 
 
 def figure_paper001(seeds: Grouped, units: list[int], train_k: int, marks: bool = True):
-    """Paper 001 Fig. 2a-d, the mean over seeds with a band of ± one standard deviation (cut at 0 and 1 for
-    error rates); with ``marks``, the values the paper prints for them (:func:`paper_marks`: the 10% error of
-    the best models in (b); the URN 32's error below 0.4 at training loss 1 and the LSTMs' drop near 0.7 in
-    (c)), black, each named in its panel's legend."""
+    """Paper 001 Fig. 2a-d, each seed's values (:class:`~urnlib.plots.series.SeedCurves`) drawn as seaborn's
+    mean over seeds with a band of ± one standard deviation (cut at 0 and 1 for error rates); with ``marks``,
+    the values the paper prints for them (:func:`paper_marks`: the 10% error of the best models in (b); the
+    URN 32's error below 0.4 at training loss 1 and the LSTMs' drop near 0.7 in (c)), black, each named in its
+    panel's legend."""
     drawn = paper_marks() if marks else {}
     seeds = grouped(seeds)
     labels = labels_of(seeds, units)
     styles = looks({lab: seeds[lab] for lab in labels})  # each model's from its spec
     fig, axes = panel_grid(2, 2)
     a, b, c, d = axes.ravel()
-    curves_panel(a, {lab: band(seeds[lab], "test_loss") for lab in labels}, styles, integer_x=True,
-                 xlabel="epoch", ylabel="test cross-entropy (nats/symbol)", title="test loss per epoch")
-    curves_panel(b, {lab: _rate(band(seeds[lab], "error_rate")) for lab in labels}, styles, integer_x=True,
-                 xlabel="epoch", ylabel="full-string error rate", title="error rate per epoch",
-                 marks=drawn.get("b"))
-    curves_panel(c, {lab: _rate(error_against_train_loss(seeds[lab])) for lab in labels}, styles,
+    curve = {key: {lab: SeedCurves(seeds[lab].each(lambda run, k=key: run.column(k))) for lab in labels}
+             for key in ("test_loss", "error_rate")}
+    curves_panel(a, curve["test_loss"], styles, integer_x=True, xlabel="epoch",
+                 ylabel="test cross-entropy (nats/symbol)", title="test loss per epoch")
+    curves_panel(b, curve["error_rate"], styles, integer_x=True, bounds=UNIT, xlabel="epoch",
+                 ylabel="full-string error rate", title="error rate per epoch", marks=drawn.get("b"))
+    curves_panel(c, {lab: error_against_train_loss(seeds[lab]) for lab in labels}, styles, bounds=UNIT,
                  xlabel="training loss (nats/symbol)", ylabel="full-string error rate",
                  title="error rate against training loss", invert_x=True, marks=drawn.get("c"))
-    by_length = {lab: error_by_length_stats(seeds[lab]) for lab in labels}
-    curves_panel(d, {lab: _rate((s.index, s["mean"], s["low"], s["high"])) for lab, s in by_length.items()},
-                 styles, xlabel="pattern length m + n", ylabel="full-string error rate",
+    curves_panel(d, {lab: _by_length(seeds[lab]) for lab in labels}, styles, bounds=UNIT,
+                 xlabel="pattern length m + n", ylabel="full-string error rate",
                  title="error rate by length (epoch 100)", markers=True)
     d.set_ylim(top=max(d.get_ylim()[1], 1.15))  # room above an error rate of 1 for the label
     d.axvspan(train_k - 0.5, d.get_xlim()[1], color="0.9", zorder=0)
-    d.text(train_k - 0.4, 0.97, "unseen in training", transform=d.get_xaxis_transform(), va="top",
-           fontsize="small")
+    d.text(train_k - 0.4, 0.97, "unseen in training", transform=d.get_xaxis_transform(), va="top")
     figure_legend(fig, a, max_cols=6)  # the models (the marks are named in their panels)
     return fig
 

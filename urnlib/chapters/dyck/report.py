@@ -24,10 +24,10 @@ from urnlib.models import build_model, count_parameters
 from urnlib.models.registry import label as model_label
 from urnlib.plots.curves import Mark, accuracy_by_count_figure, column_figure, figure_legend, panels_figure
 from urnlib.plots.dials import signature_table_figure
-from urnlib.plots.series import UNIT
+from urnlib.plots.series import UNIT, SeedCurves
 from urnlib.reports.common import looks
 from urnlib.results import Run
-from urnlib.seeds import Seeds, Stat, band, stack_curves
+from urnlib.seeds import Seeds, Stat
 from urnlib.reports.bibliography import named_text
 
 CHAPTER = "dyck"
@@ -272,29 +272,30 @@ def paper_marks(labels: list[str]) -> dict[str, list[Mark]]:
 
 
 def figure_paper001(view: dict[str, Seeds], units: list[int], min_total: int = 1, marks: bool = True):
-    """Paper 001 Fig. 3a-d for the compared models (paper: URN and LSTM) at each size, in one setting: means
-    over seeds, bands ± one standard deviation. The majority class's error rate (80%) is a dash-dotted line in
-    (b) and, with ``marks``, in (c) too (sec. 4.1 gives it for both), where the paper's other printed values
-    are drawn as well (:func:`paper_marks`), black and named in their panel's legend."""
+    """Paper 001 Fig. 3a-d for the compared models (paper: URN and LSTM) at each size, in one setting: each
+    seed's values (:class:`~urnlib.plots.series.SeedCurves`), drawn as seaborn's mean over seeds with a band
+    of ± one standard deviation. The majority class's error rate (80%) is a dash-dotted line in (b) and, with
+    ``marks``, in (c) too (sec. 4.1 gives it for both), where the paper's other printed values are drawn as
+    well (:func:`paper_marks`), black and named in their panel's legend."""
     labels = comparison_labels(view, units)
     drawn = paper_marks(labels) if marks else {}
     max_err = {lab: (lambda run: max_error_per_epoch(run, min_total)) for lab in labels}
     by_count = {lab: attractor_accuracy(view[lab], min_total) for lab in labels}
     by_loss = {}
     for lab in labels:  # (d): the mean over seeds of max error against the mean training loss, epoch by epoch
-        epochs, err, _, _ = band(view[lab], max_err[lab])
-        loss, _, _ = stack_curves([run.column("train_loss") for run in view[lab]])
-        by_loss[lab] = (loss, err)
+        err, loss = (SeedCurves(view[lab].each(f)).frame().groupby("x")["y"].mean()  # over the seeds there
+                     for f in (max_err[lab], lambda run: run.column("train_loss")))
+        by_loss[lab] = (loss.to_numpy(), err.to_numpy())
     return panels_figure([
-        {"series": {lab: band(view[lab], "test_loss") for lab in labels},
+        {"series": {lab: SeedCurves(view[lab].each(lambda run: run.column("test_loss"))) for lab in labels},
          "xlabel": "epoch", "ylabel": "test cross-entropy (nats/symbol)", "title": "test loss per epoch",
          "marks": drawn.get("a")},
-        {"series": {lab: (s["count"], 1 - s["accuracy"], 1 - s["high"], 1 - s["low"]) for lab, s in
-                    by_count.items()},
+        {"series": {lab: SeedCurves(list(1 - s["per_seed"]), x=[s["count"]] * len(s["per_seed"]))
+                    if len(s["count"]) else ([], []) for lab, s in by_count.items()},
          "xlabel": "number of attractors", "ylabel": "error rate",
          "title": "error rate by attractors (epoch 100)", "markers": True, "hline": 1 - MAJORITY_ACCURACY,
          "bounds": UNIT},
-        {"series": {lab: band(view[lab], max_err[lab]) for lab in labels},
+        {"series": {lab: SeedCurves(view[lab].each(max_err[lab])) for lab in labels},
          "xlabel": "epoch", "ylabel": "maximum error rate over attractor counts",
          # sec. 4.1 on Fig. 3c: "every model is capable of generalising to deeper nesting levels to some
          # extent, with an accuracy well above a majority class baseline (with an error rate of 80%)"

@@ -23,6 +23,7 @@ import pandas as pd
 from scipy import stats as _stats
 
 from urnlib import rules
+from urnlib.models.palette import COLORBLIND
 from urnlib.models.registry import Style, spec_string
 from urnlib.plots.curves import BASELINE, column_figure, curves_panel, figure_legend
 from urnlib.chapters.matrix_embeddings.report import MATRIX_KINDS, PAPER_CORRECT, PAPER_WORDS
@@ -34,11 +35,11 @@ __all__ = ["CHAPTER_RUNS", "settings", "RunSetting", "run_setting", "optimiser_s
 View = dict[str, Seeds]
 #: the name of the chapter's own runs of a model among its settings
 CHAPTER_RUNS = "the chapter's runs"
-_OURS = Style("ours", ("#2171b5",), ".", "-")
+_OURS = Style("ours", COLORBLIND[0], ".", "-")
 #: one colour per ablation setting, in the order they first appear (the same setting, the same colour in
-#: every panel)
-_PALETTE = ("#d95f02", "#1b9e77", "#7570b3", "#e7298a", "#66a61e", "#a6761d", "#e6ab02", "#666666")
-_KEPT = {"exp": Style("kept", ("#000000",), "D", "none"), "log": Style("kept log", ("#000000",), "x", "none")}
+#: every panel): the book's colour-blind palette, but the chapter's runs' blue, word2vec's grey and the yellow
+_PALETTE = tuple(c for i, c in enumerate(COLORBLIND) if i not in (0, 7, 8))
+_KEPT = {"exp": Style("kept", "#000000", "D", "none"), "log": Style("kept log", "#000000", "x", "none")}
 #: the shares of the training sentences an ablation of the corpus size would train on
 _FRACTIONS = (0.25, 0.5)
 
@@ -167,7 +168,7 @@ def epochs_figure(view: View, ablations: View | None = None):
     for model, row in grouped.items():
         series, styles, kept = {}, {}, {"exp": [], "log": []}
         for name, seeds in row.items():
-            look = _OURS if name == CHAPTER_RUNS else Style(name, (colours[name],), ".", "-")
+            look = _OURS if name == CHAPTER_RUNS else Style(name, colours[name], ".", "-")
             for i, run in enumerate(seeds):
                 counts = run.column("analogies_correct")
                 key = name if i == 0 else f"_{name} seed {seeds.seeds[i]}"  # one legend entry a setting

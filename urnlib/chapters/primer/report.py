@@ -16,6 +16,7 @@ import pandas as pd
 from scipy.cluster.hierarchy import fcluster, linkage
 
 from urnlib.languages.elman import generate, word_classes
+from urnlib.models.palette import COLORBLIND
 from urnlib.plots.curves import Mark, panels_figure
 from urnlib.plots.states import acceptance_figure, state_panels_figure, word_tree_figure
 from urnlib.plots.series import SeedCurves
@@ -233,10 +234,10 @@ def elman_dendrogram(run: Run):
     words, Z = elman_linkage(run)
     classes = word_classes()
     labels = [f"{w} ({'/'.join(c.split('-')[1] for c in classes[w])})" for w in words]
-    colours = ["tab:blue" if _noun(w) else "tab:red" for w in words]
+    colours = [COLORBLIND[0] if _noun(w) else COLORBLIND[1] for w in words]  # the palette's blue and orange
     return word_tree_figure(Z, labels, colours,
                             xlabel="distance between mean hidden states (average linkage)",
-                            title="SRN hidden states by word: nouns (blue), verbs (red)")
+                            title="SRN hidden states by word: nouns (blue), verbs (orange)")
 
 
 def elman_partitions(run: Run) -> dict[str, object]:

@@ -24,6 +24,7 @@ from typing import Any
 import pandas as pd
 
 from urnlib import rules
+from urnlib.models.palette import COLORBLIND
 from urnlib.models.registry import Style
 from urnlib.plots.curves import column_figure, panels_figure
 from urnlib.chapters.tpru import report
@@ -36,15 +37,16 @@ __all__ = ["ORIGINAL", "TRAINING_KEYS", "setting_name", "training_change", "trai
            "rescue", "settle_collapse"]
 
 ORIGINAL = "b = 1 (original)"  #: the authors' initialisation: the name of the setting it is compared with
-#: one look per kind of setting (the curves of a figure differ by setting, not by model)
-_LOOKS = {"original": Style("original", ("#636363",), "o", ":"),
-          "bias": Style("bias", ("#2166ac", "#67a9cf"), "s", "-"),
-          "scale": Style("scale", ("#d95f02",), "^", "-."),
-          "variant": Style("variant", ("#1b7837", "#7fbf7b"), "D", "--"),
-          "longer": Style("longer", ("#762a83",), "v", "-"),
-          "optimisation": Style("optimisation", ("#b2182b", "#ef8a62"), "P", "-"),
-          "rate": Style("rate", ("#8c510a", "#d8b365", "#01665e"), "X", "--"),
-          "depth": Style("depth", ("#e7298a",), "*", "-")}
+#: one look per kind of setting (the curves of a figure differ by setting, not by model), in the book's
+#: colour-blind palette; the settings of one kind in a figure take its shades (plots.curves.shaded)
+_LOOKS = {"original": Style("original", COLORBLIND[7], "o", ":"),
+          "bias": Style("bias", COLORBLIND[0], "s", "-"),
+          "scale": Style("scale", COLORBLIND[1], "^", "-."),
+          "variant": Style("variant", COLORBLIND[2], "D", "--"),
+          "longer": Style("longer", COLORBLIND[4], "v", "-"),
+          "optimisation": Style("optimisation", COLORBLIND[3], "P", "-"),
+          "rate": Style("rate", COLORBLIND[5], "X", "--"),
+          "depth": Style("depth", COLORBLIND[9], "*", "-")}
 #: how sec. 4's modifications read in a setting's name
 VARIANT_NAMES = {"mod1": "Modification I", "mod2": "Modification II", "mod3": "softmax (Modification III)"}
 
@@ -196,7 +198,7 @@ def ablation_figure(grouped: dict[str, dict[str, Seeds]]):
         ax.axis("off")
         ax.text(0.5, 0.5, "no ablation at this preset (ablations: [])", ha="center", va="center")
         return fig
-    panels, styles, kinds = [], {}, {}
+    panels, styles = [], {}
     for encoder, settings in grouped.items():
         series = {}
         for name, seeds in settings.items():
@@ -204,17 +206,10 @@ def ablation_figure(grouped: dict[str, dict[str, Seeds]]):
             base = settings.get(ORIGINAL)
             kind = _kind(report.model_spec(seeds), name, training_change(seeds, base),
                          layers_change(seeds, base))
-            kinds[name] = kind
-            earlier = sum(k == kind for n, k in kinds.items() if n != name)
-            styles.setdefault(name, _shade(_LOOKS[kind], earlier))
+            styles.setdefault(name, _LOOKS[kind])
         panels.append({**report._accuracy_panel(series, "validation accuracy"), "title": encoder,
                        "integer_x": True})
     return panels_figure(panels, styles, rows=(len(panels) + 1) // 2, cols=2 if len(panels) > 1 else 1)
-
-
-def _shade(style: Style, index: int) -> Style:
-    colours = style.colours[min(index, len(style.colours) - 1):]
-    return Style(style.word, colours, style.marker, style.linestyle, style.shade)
 
 
 def decisions(grouped: dict[str, dict[str, Seeds]]) -> dict[str, dict[str, rules.Decision]]:

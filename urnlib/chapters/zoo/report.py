@@ -184,14 +184,14 @@ def lr_choice(choices: list, titles: dict[str, str]) -> tuple[str, pd.DataFrame]
 
 
 # ---------------------------------------------------------------------------------------------- figures
-def _bucket_series(cells: dict[str, Seeds], task: str, min_total: int, error: bool) -> dict[str, tuple]:
+def _bucket_series(cells: dict[str, Seeds], task: str, min_total: int, error: bool) -> dict:
+    """Each seed's accuracy (or error rate) per bucket every seed fills with ``min_total`` (drawn as the mean
+    over seeds with ± one sd; an empty line where no bucket is filled)."""
     out = {}
     for label, seeds in cells.items():
         s = accuracy_by_count_seeds([buckets(run, task) for run in seeds], min_total)
-        if error:
-            out[label] = (s["count"], 1 - s["accuracy"], 1 - s["high"], 1 - s["low"])
-        else:
-            out[label] = (s["count"], s["accuracy"], s["low"], s["high"])
+        per = 1 - s["per_seed"] if error else s["per_seed"]
+        out[label] = SeedCurves(list(per), x=[s["count"]] * len(per)) if len(s["count"]) else ([], [])
     return out
 
 
