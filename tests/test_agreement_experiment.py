@@ -113,7 +113,7 @@ def test_the_paper_config_plans_the_runs_of_every_seed():
     assert config.variant == "3-TURN, vocabulary 1000" and config.seeds == list(range(7))
     turn = build_model(specs["3-TURN"], 1000)
     assert turn.embedding.shape == (1000, 144) and turn.readout.out_features == 2
-    plan = config.plan()
+    plan = [s for s in config.plan() if "size" not in s.coords]  # the size trend's: test_agreement_sizes.py
     assert (config.setting, config.code_setting) == ("lr 0.01", "lr 0.001")  # the paper's text, its code
     synthetic = [("agreement/synthetic", f"{label} seed {s}") for s in range(7)
                  for label in ("3-TURN", "LSTM", "3-TURN, lr 0.001", "LSTM, lr 0.001")]
@@ -143,7 +143,8 @@ def test_the_paper_config_plans_the_runs_of_every_seed():
         assert spec.params["stop"] == {"key": "val_loss", "patience": 3, "min_epochs": 10}  # paper: 10 epochs
     task = named[("agreement/synthetic", "3-TURN seed 0")].params["task"]  # training covers each tested count
     assert task["train_max_attractors"] == task["max_attractors"] == 12
-    assert "98 runs" in config.summary() and "seeds [0, 1, 2, 3, 4, 5, 6]" in config.summary()
+    assert f"{len(config.plan())} runs" in config.summary()
+    assert "seeds [0, 1, 2, 3, 4, 5, 6]" in config.summary()
     assert "every model also at lr 0.001" in config.summary()
 
 
@@ -170,7 +171,9 @@ def test_run_paper_loads_the_committed_runs_without_training(tmp_path, monkeypat
                for seeds in by_label.values())
     assert all(list(by_label) == ["3-TURN", "LSTM"] for by_label in runs.code_lr.values())
     assert list(runs.views(config)) == ["lr 0.01", "lr 0.001"]
-    assert len(runs.listed()) == 98 and runs.listed()[-1][0] == "offline, lr 0.001"
+    sized = sorted({s.coords["source"] for s in config.plan() if "size" in s.coords})
+    assert sorted(runs.sizes) == sized  # the size trend's runs, apart (tests/test_agreement_sizes.py)
+    assert len(runs.listed()) == len(config.plan()) and runs.listed()[97][0] == "offline, lr 0.001"
     for source, run in runs.listed():  # read with the tensors the tables need
         assert run.weights is not None and ("head_embedding" in run.weights) == ("TURN" in run.name)
 

@@ -249,15 +249,24 @@ def _hold_out(train: list[AgreementExample], task: CorpusTask
 
 
 @lru_cache(maxsize=4)
-def make_data(task: SyntheticTask | CorpusTask, validation: bool = False) -> AgreementData:
+def make_data(task: SyntheticTask | CorpusTask, validation: bool = False,
+              train_fraction: float = 1.0) -> AgreementData:
     """Examples of the source, split, vocabulary, encoded prefixes and the data statistics. With
     ``validation``, also validation sentences drawn like the training ones: new grammar sentences
     (:func:`validation_data`), or for real text a part of the training side held out (:func:`_hold_out`;
-    the vocabulary is then built from the rest)."""
+    the vocabulary is then built from the rest). ``train_fraction`` < 1 (real text only; the agreement
+    chapter's size trend) trains on that share of the training sentences, drawn by sentence from the stream
+    ``[seed, 3]`` after the validation sentences are held out (a smaller share lies inside a larger one; the
+    test and validation sentences stay those of the whole), and builds the vocabulary from them."""
     train, test, split_info = _split(task)
     valid_examples = None
     if validation and isinstance(task, CorpusTask):
         train, valid_examples = _hold_out(train, task)
+    if train_fraction < 1:
+        if not isinstance(task, CorpusTask):
+            raise ParameterError(f"train_fraction={train_fraction}: a part of the training sentences is for "
+                                 "real text; draw fewer grammar sentences (train_size)")
+        _, train = split_sentences(train, train_fraction, [task.seed, 3])
     size = task.vocab_size if isinstance(task, CorpusTask) else 10**9  # the grammar's lexicon is small
     vocab = build_vocab(train, size)
     word_tags: dict[str, Counter] = {}

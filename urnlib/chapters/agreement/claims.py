@@ -19,7 +19,7 @@ our selection of held-out sentences, :mod:`urnlib.tasks.agreement_linzen`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import numpy as np
@@ -30,6 +30,7 @@ from urnlib.chapters.agreement.claims_read import (HEURISTICS, PAPER_EPOCHS, SEL
                                                    by_attractors, data_stats, fall, heuristic_by_attractors,
                                                    heuristic_stat, majority, untrained, untrained_settle,
                                                    with_attractors)
+from urnlib.chapters.agreement.claims_sizes import Points, parts, size_cause, trends_of
 from urnlib.chapters.agreement.report_tables import PAPER_SENTENCES, analysis_claims
 from urnlib.claims import Claim, across_settings
 from urnlib.declare import Measured, Spec, evaluate
@@ -59,7 +60,9 @@ IDLE = f"- (not trained); the information at the {SELECTED}"
 @dataclass
 class Measures:
     """One source's runs by model, and what their claims read beside them: the best of the majority class
-    and the heuristics, the first exact bucket, and the cause and settle text of a miss, by model."""
+    and the heuristics, the first exact bucket, the cause and settle text of a miss, by model, and the size
+    trend of each model that has one (:mod:`.claims_sizes`: it decides a miss's cause), with what its
+    evidence opens with."""
 
     source: str
     runs: dict[str, Seeds]
@@ -72,6 +75,8 @@ class Measures:
     start: int
     miss: dict[str, str]  # model -> the cause of a miss
     settle: dict[str, str]  # model -> the experiment that would settle a miss
+    trends: dict[str, Points] = field(default_factory=dict)  # model -> its size trend (none: the cause stays)
+    trend_note: str = ""
 
     def subject(self, label: str) -> str:
         """The words of :func:`untrained`'s sentence that name the model ("the LSTM", "the LSTM's"): the
@@ -116,9 +121,11 @@ def _miss(source: str, runs: dict[str, Seeds], epochs: int) -> tuple[str, str]:
                     f"source's {size:,} sentences), " + cost)
 
 
-def measures(source: str, runs: dict[str, Seeds], *, turn: str, min_total: int, epochs: int) -> Measures:
+def measures(source: str, runs: dict[str, Seeds], *, turn: str, min_total: int, epochs: int,
+             trends: dict[str, Points] | None = None, trend_note: str = "") -> Measures:
     """What the claims on one source's runs read; the LSTM's decline is put down to the data (the paper's
-    curve is Linzen et al.'s, on their Wikipedia sentences: not ours)."""
+    curve is Linzen et al.'s, on their Wikipedia sentences: not ours); a model's size trend (``trends``)
+    decides the cause of its misses instead."""
     first = next(iter(runs.values()))
     base = baseline_stat(first)
     base_text = (f"best of majority class and heuristics {base.text()} ("
@@ -131,7 +138,7 @@ def measures(source: str, runs: dict[str, Seeds], *, turn: str, min_total: int, 
     why = {label: untrained(runs[label], label, epochs, at_zero=label == "LSTM")
            for label in (turn, "LSTM") if label in runs}
     return Measures(source, runs, turn, min_total, epochs, why, base, base_text, FIRST_EXACT.get(source, 0),
-                    {turn: miss, "LSTM": "data"}, {turn: settle, "LSTM": lstm})
+                    {turn: miss, "LSTM": "data"}, {turn: settle, "LSTM": lstm}, trends or {}, trend_note)
 
 
 # --------------------------------------------------------------------------- one reading of the runs
@@ -210,10 +217,20 @@ def _read_twice(m: Measures, label: str, decide: Callable[[Measures, object], Re
     main = decide(m, at_epoch(m.epochs))
     same = "the same verdict" if best.holds == main.holds else (
         f"there it {best.word(clause=True)}: the two readings disagree")
+    cause, evidence = ("noise" if main.holds is None else m.miss[label]), ""
+    if main.holds is False:  # a miss: its size trend, where the model has one, decides the cause
+        found = size_cause(m.trends.get(label), parts(TREND[decide.__name__], read=at_epoch(m.epochs),
+                                                      min_total=m.min_total, start=m.start,
+                                                      base=m.base.mean), m.trend_note)
+        cause, evidence = found or (cause, evidence)
     return Measured(f"at epoch {m.epochs}: {main.text}; at the {SELECTED}: {best.text} ({same})",
                     main.decided, rests=rests, direction=main.direction, seeds_needed=main.seeds_needed,
-                    cause="noise" if main.holds is None else m.miss[label],
-                    settle=m.settle[label] if main.holds is False else "")
+                    cause=cause, evidence=evidence, settle=m.settle[label] if main.holds is False else "")
+
+
+#: each claim's measure, by the function that decides it: its parts in a size trend
+#: (:func:`.claims_sizes.parts`)
+TREND = {"_flat": "flat", "_error": "error", "_beats": "beats", "_declines": "declines"}
 
 
 def _buckets(m: Measures) -> str:
@@ -257,15 +274,19 @@ def _specs(m: Measures) -> list[Spec]:
 
 
 def claims(runs_by_source: dict[str, dict[str, Seeds]], *, turn: str, analysis_source: str | None,
-           min_total: int = 20, setting: str | None = None, epochs: int = PAPER_EPOCHS) -> list[Claim]:
+           min_total: int = 20, setting: str | None = None, epochs: int = PAPER_EPOCHS,
+           trends: dict[str, dict[str, Points]] | None = None, trend_note: str = "") -> list[Claim]:
     """The claims of one setting's runs (with ``setting``, each statement starts with ``"[setting] "``), each
     read at the paper's final epoch ``epochs`` beside the lowest-validation-loss reading, behind the training
     guard (:func:`untrained`). A flat curve means something only above the heuristics (the first-noun
     heuristic is flat too): "does not drop" also needs the model to beat, on the sentences with attractors,
-    the best of the majority class and the two heuristics (:func:`baseline_stat`)."""
+    the best of the majority class and the two heuristics (:func:`baseline_stat`). ``trends``: each source's
+    size trends by model (:func:`.claims_sizes.trends_of`), which decide a miss's cause
+    (:func:`.claims_sizes.size_cause`; ``trend_note``: what the evidence says of them beyond the epoch)."""
     out = []
     for source, runs in runs_by_source.items():
-        m = measures(source, runs, turn=turn, min_total=min_total, epochs=epochs)
+        m = measures(source, runs, turn=turn, min_total=min_total, epochs=epochs,
+                     trends=(trends or {}).get(source), trend_note=f", read at epoch {epochs}{trend_note}")
         out += evaluate(CHAPTER, _specs(m), m, seeds=m.seeds, idle=m.idle)
     if analysis_source is not None and turn in runs_by_source.get(analysis_source, {}):
         seeds = runs_by_source[analysis_source][turn]
@@ -285,10 +306,14 @@ def chapter_claims(runs, config) -> list[Claim]:
     """The claims under each setting the runs were trained in (statements prefixed with the setting when
     there are two), Tables 1-2's on the main setting's k-TURN only; a claim missed for an open cause under
     one setting and reproduced under the other gets the cause ``setting``
-    (:func:`urnlib.claims.across_settings`)."""
+    (:func:`urnlib.claims.across_settings`). The size trend, trained at the chapter's ``lr``, decides the
+    cause of a miss under either setting (under the other, its evidence says so)."""
     views = runs.views(config)
+    trends = trends_of(getattr(runs, "sizes", {}), runs.by_source)
+    other = f", at {config.setting}: the sizes train at the chapter's learning rate only"
     by_setting = {name: claims(view, turn=config.turn, min_total=config.min_total,
                                analysis_source=(config.analysis_source or None) if name == config.setting
-                               else None, setting=name if len(views) > 1 else None)
+                               else None, setting=name if len(views) > 1 else None, trends=trends,
+                               trend_note="" if name == config.setting else other)
                   for name, view in views.items()}
     return across_settings(by_setting)

@@ -21,10 +21,20 @@ from pathlib import Path
 import torch
 
 from urnlib.corpora.linzen import OBTAIN_HINT, iter_tsv
+from urnlib.languages.agreement_grammar import MAX_LENGTH
+from urnlib.models.unitary import skew_size
 from urnlib.params import DataError, ParameterError
 from urnlib.tasks.agreement import AgreementData
 
-__all__ = ["FileSummary", "check_file", "check_offline", "check_linzen", "run_extras"]
+__all__ = ["FileSummary", "check_file", "check_offline", "check_linzen", "check_memory", "run_extras"]
+
+#: the memory of this machine: a configuration estimated to need more is refused before any work
+MEMORY_BYTES = 24 * 2**30
+BYTES_PER_TOKEN = 200  # an example in memory: its words and tags as tuples of str (measured: ~165 per token)
+URN_COPIES = 8  # (V', n, n) float32 tensors a URN batch holds: expm, its backward, the scan
+SYNTHETIC_LENGTH = MAX_LENGTH  # tokens of the longest grammar sentence
+TAGS = 60  # POS tags that enter a real-text vocabulary, at most (the PTB tag set has 45, spaCy's some more)
+GRAMMAR_SYMBOLS = 120  # the agreement grammar's vocabulary: its words, tags and padding (117 in all)
 
 
 @dataclass(frozen=True)
@@ -92,6 +102,36 @@ def check_linzen() -> None:
         brown_files()
     except DataError as err:
         raise DataError(f"data source 'linzen' tags its nouns by the Brown corpus: {err}") from None
+
+
+def check_memory(config, files: dict[str, FileSummary], synthetic_train: int) -> None:
+    """Refuse a configuration (the chapter's :class:`~urnlib.chapters.agreement.experiment.Config`) whose data
+    and largest training batch cannot fit in :data:`MEMORY_BYTES`; ``files``: the file sources read,
+    ``synthetic_train``: the most synthetic training sentences a run draws (the size trend's may be more than
+    the chapter's)."""
+    parts = {}  # what needs memory -> (bytes, the parameter to lower)
+    if "synthetic" in config.sources:
+        n = synthetic_train + config.synthetic_test_per_count * (config.synthetic_max_attractors + 1)
+        parts["the synthetic sentences"] = (n * SYNTHETIC_LENGTH * (BYTES_PER_TOKEN + 32),
+                                            "synthetic_train (or a factor of sizes)")
+    for name, s in files.items():  # the examples, and their prefixes as int64 inputs and targets
+        parts[f"the examples of {name}"] = (
+            s.tokens * BYTES_PER_TOKEN + s.examples * s.longest_prefix * 32, "max_examples")
+    vocab = max(config.vocab_size + TAGS if config.sources != ["synthetic"] else 0, GRAMMAR_SYMBOLS)
+    longest = max([SYNTHETIC_LENGTH] + [s.longest_prefix for s in files.values()])
+    if "urn" in config.models:
+        symbols = min(vocab, config.batch_size * longest)  # a batch computes the matrices of its words
+        parts["a k-TURN batch's matrices"] = (symbols * config.units**2 * 4 * URN_COPIES,
+                                              "batch_size or units")
+        parts["the k-TURN's parameters and Adam state"] = (
+            vocab * skew_size(config.units, config.truncation_k) * 16, "vocab_size")
+    need = sum(b for b, _ in parts.values())
+    if need > MEMORY_BYTES:
+        what, (most, param) = max(parts.items(), key=lambda kv: kv[1][0])
+        raise ParameterError(
+            f"this configuration needs about {need / 2**30:.0f} GiB of memory, more than this machine's "
+            f"{MEMORY_BYTES / 2**30:.0f} GiB; the largest part is {what} (about {most / 2**30:.0f} GiB): "
+            f"lower {param}")
 
 
 def run_extras(model: torch.nn.Module, data: AgreementData, analysis_words: int):

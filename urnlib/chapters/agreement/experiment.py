@@ -34,11 +34,9 @@ from pathlib import Path
 from typing import Any
 
 
-from urnlib.chapters.agreement.data import FileSummary, check_file, check_linzen, check_offline
+from urnlib.chapters.agreement.data import FileSummary, check_file, check_linzen, check_memory, check_offline
 from urnlib.experiments.config import ChapterConfig, run_config
-from urnlib.languages.agreement_grammar import MAX_LENGTH
 from urnlib.models.registry import component_of, parse_spec
-from urnlib.models.unitary import skew_size
 from urnlib.params import ParameterError, check_choice, check_float, check_int
 from urnlib.results import Run, RunSpec
 from urnlib.seeds import Seeds, by_label, check_seeds, split_setting
@@ -48,6 +46,7 @@ from urnlib.tasks.agreement import (PAD, AgreementData, AgreementVocab, CorpusTa
 from urnlib.train import TrainConfig
 # training one run and rebuilding it live beside this module; named here, as the plans name them
 from urnlib.chapters.agreement.training import ANALYSIS_WORDS, rebuild_model, train_run
+from urnlib.chapters.agreement.sizes import Size, sized_task, sizes_of, split_sizes
 
 __all__ = ["Config", "AgreementRuns", "run_spec", "train_run", "run", "rebuild_model", "EXPERIMENT",
            "MODEL_LABELS", "MONITORS", "ANALYSIS_WORDS", "SyntheticTask", "CorpusTask", "task_for",
@@ -65,13 +64,6 @@ COMPONENTS = ("train.loop", "experiment.agreement")
 DATA_COMPONENTS = {"synthetic": ("data.agreement_grammar",),
                    "offline": ("data.agreement_offline", "data.linzen"), "file": ("data.linzen",),
                    "linzen": ("data.numpred",)}
-#: the memory of this machine: a configuration estimated to need more is refused before any work
-MEMORY_BYTES = 24 * 2**30
-BYTES_PER_TOKEN = 200  # an example in memory: its words and tags as tuples of str (measured: ~165 per token)
-URN_COPIES = 8  # (V', n, n) float32 tensors a URN batch holds: expm, its backward, the scan
-SYNTHETIC_LENGTH = MAX_LENGTH  # tokens of the longest grammar sentence
-TAGS = 60  # POS tags that enter a real-text vocabulary, at most (the PTB tag set has 45, spaCy's some more)
-GRAMMAR_SYMBOLS = 120  # the agreement grammar's vocabulary: its words, tags and padding (117 in all)
 #: what may pick a run's best epoch and stop it: ``val_loss`` on validation sentences drawn like the training
 #: ones (the protocol); ``test_loss`` on the test sentences (runs stored before it)
 MONITORS = {"val_loss": "validation loss", "test_loss": "test loss"}
@@ -110,6 +102,7 @@ class Config(ChapterConfig):
     small_vocab: int
     min_total: int
     phrases: list
+    sizes: list = field(default_factory=list)  # the size trend's runs (.sizes; []: none)
 
     # ------------------------------------------------------------------ checks
     def validate(self) -> None:
@@ -144,7 +137,8 @@ class Config(ChapterConfig):
         if self.analysis_source and self.analysis_source not in tasks:
             raise ParameterError(f"analysis_source={self.analysis_source!r} is not one of the sources "
                                  f"{list(tasks)} ('' for none)")
-        self._check_memory(files)
+        check_memory(self, files, round(self.synthetic_train * max(
+            [1.0] + [s.share for s in self.size_specs() if s.source == "synthetic"])))
 
     def _check_data(self, tasks: dict[str, SyntheticTask | CorpusTask]) -> dict[str, FileSummary]:
         """Read every file source to its end; verify the corpora of ``offline``. Returns the files' sizes."""
@@ -163,32 +157,6 @@ class Config(ChapterConfig):
                                          f"sentences{limit} leave none for training at "
                                          f"test_fraction={self.test_fraction}")
         return files
-
-    def _check_memory(self, files: dict[str, FileSummary]) -> None:
-        """Refuse a configuration whose data and largest training batch cannot fit in :data:`MEMORY_BYTES`."""
-        parts = {}  # what needs memory -> (bytes, the parameter to lower)
-        if "synthetic" in self.sources:
-            n = self.synthetic_train + self.synthetic_test_per_count * (self.synthetic_max_attractors + 1)
-            parts["the synthetic sentences"] = (n * SYNTHETIC_LENGTH * (BYTES_PER_TOKEN + 32),
-                                                "synthetic_train")
-        for name, s in files.items():  # the examples, and their prefixes as int64 inputs and targets
-            parts[f"the examples of {name}"] = (
-                s.tokens * BYTES_PER_TOKEN + s.examples * s.longest_prefix * 32, "max_examples")
-        vocab = max(self.vocab_size + TAGS if self.sources != ["synthetic"] else 0, GRAMMAR_SYMBOLS)
-        longest = max([SYNTHETIC_LENGTH] + [s.longest_prefix for s in files.values()])
-        if "urn" in self.models:
-            symbols = min(vocab, self.batch_size * longest)  # a batch computes the matrices of its words
-            parts["a k-TURN batch's matrices"] = (symbols * self.units**2 * 4 * URN_COPIES,
-                                                  "batch_size or units")
-            parts["the k-TURN's parameters and Adam state"] = (
-                vocab * skew_size(self.units, self.truncation_k) * 16, "vocab_size")
-        need = sum(b for b, _ in parts.values())
-        if need > MEMORY_BYTES:
-            what, (most, param) = max(parts.items(), key=lambda kv: kv[1][0])
-            raise ParameterError(
-                f"this configuration needs about {need / 2**30:.0f} GiB of memory, more than this machine's "
-                f"{MEMORY_BYTES / 2**30:.0f} GiB; the largest part is {what} (about {most / 2**30:.0f} GiB): "
-                f"lower {param}")
 
     # ------------------------------------------------------------------ what it runs
     def tasks(self, seed: int | None = None) -> dict[str, SyntheticTask | CorpusTask]:
@@ -290,6 +258,24 @@ class Config(ChapterConfig):
         or ``None`` when it is not trained."""
         return f"{self.turn}, vocabulary {self.small_vocab}" if self.small_vocab and self.turn else None
 
+    def size_specs(self) -> list[Size]:
+        """The entries of ``sizes`` (:func:`.sizes.sizes_of`)."""
+        return sizes_of(self.sizes, tasks=self.tasks(), models=list(self.models), seeds=list(self.seeds))
+
+    def size_runs(self, source: str) -> list[RunSpec]:
+        """The size trend's runs on ``source`` (:mod:`.sizes`): the chapter's run at ``lr`` on another number
+        of training sentences, labelled ``"3-TURN, 2x sentences"``, with coordinates ``setting`` (the size in
+        words) and ``size`` (the share of the chapter's training sentences)."""
+        specs, out = self.model_specs(), []
+        for size in (s for s in self.size_specs() if s.source == source):
+            for seed in size.seeds:
+                task, extra = sized_task(self.tasks(seed)[source], size.share)
+                for label in (MODEL_LABELS[kind].format(k=self.truncation_k) for kind in size.models):
+                    out.append(run_spec(size.label(label), seed, task, specs[label], self.train_config(seed),
+                                        label=label, stop=self.stop(), setting=size.words, size=size.share,
+                                        extra=extra))
+        return out
+
     def groups(self) -> list[tuple[str, list[RunSpec]]]:
         """``(source, specs)``: the runs of each source, seed by seed (each seed's data is built once), every
         model and, on real text, the k-TURN with ``small_vocab`` words (a sensitivity check, its own label
@@ -312,7 +298,7 @@ class Config(ChapterConfig):
                     runs += [run_spec(f"{label}, {self.code_setting}", seed, task, spec, code, label=label,
                                       stop=self.stop(),
                                       setting=self.code_setting) for label, spec in specs.items()]
-            out.append((name, runs))
+            out.append((name, runs + self.size_runs(name)))
         return out
 
     def plan(self) -> list[RunSpec]:
@@ -324,6 +310,8 @@ class Config(ChapterConfig):
         variant = (f"; the {self.turn} also with a vocabulary of {self.small_vocab:,} words on "
                    f"{', '.join(real)}" if self.variant and real else "")
         code = f"; every model also at lr {self.code_lr:g}" if self.code_setting else ""
+        code += "".join(f"; {', '.join(s.models)} on {s.source} at {s.words} (seeds {list(s.seeds)})"
+                        for s in self.size_specs())
         plural = "s" if self.patience > 1 else ""
         watched = MONITORS[self.monitor]
         after = f" after epoch {self.min_epochs}" if self.stop() else ""
@@ -337,17 +325,19 @@ class Config(ChapterConfig):
 
 def run_spec(name: str, seed: int | None, task: SyntheticTask | CorpusTask, model: dict[str, Any],
              train: TrainConfig, *, label: str, setting: str | None = None,
-             stop: dict[str, Any] | None = None) -> RunSpec:
+             stop: dict[str, Any] | None = None, size: float | None = None,
+             extra: dict[str, Any] | None = None) -> RunSpec:
     """One run: ``model`` (a spec dict of :func:`urnlib.models.build_model`) trained on ``task`` under
     ``seed``, its group ``name`` (coordinates: the model's ``label``, the ``setting`` it differs in, the
     data ``source``), stored under ``agreement/<source name>/<key>``; ``stop``: its stopping rule, when it
-    has one of its own (:meth:`Config.stop`)."""
+    has one of its own (:meth:`Config.stop`); ``size`` and ``extra``: a run of the size trend's, its share of
+    the chapter's training sentences (a coordinate) and its parameters beyond the task's (:mod:`.sizes`)."""
     params = {"task": asdict(task), "model": model, "train": train.params(),
-              **({"stop": stop} if stop else {})}
+              **({"stop": stop} if stop else {}), **(extra or {})}
     return RunSpec.of(f"{EXPERIMENT}/{source_name(task)}", name, params,
                       (*COMPONENTS, *DATA_COMPONENTS[source_kind(task)], component_of(model)),
                       train_run, seed=seed, source=source_name(task), model=label,
-                      setting=setting)
+                      setting=setting, **({"size": size} if size else {}))
 
 
 @dataclass
@@ -360,6 +350,7 @@ class AgreementRuns:
     by_source: dict[str, dict[str, Seeds]]
     variants: dict[str, Seeds]
     code_lr: dict[str, dict[str, Seeds]] = field(default_factory=dict)
+    sizes: dict[str, dict[str, Seeds]] = field(default_factory=dict)  # source -> the size trend's groups
 
     def listed(self) -> list[tuple[str, Run]]:
         """``(source, run)`` of every run, variants and the second setting last (their source says their
@@ -368,8 +359,10 @@ class AgreementRuns:
                for run in seeds]
         out += [(f"{source}, vocabulary {run.params['task']['vocab_size']:,}", run)
                 for source, seeds in self.variants.items() for run in seeds]
-        return out + [(f"{source}, lr {run.params['train']['lr']:g}", run)
-                      for source, runs in self.code_lr.items() for seeds in runs.values() for run in seeds]
+        out += [(f"{source}, lr {run.params['train']['lr']:g}", run)
+                for source, runs in self.code_lr.items() for seeds in runs.values() for run in seeds]
+        return out + [(f"{source}, {run.coords.get('setting')}", run)
+                      for source, runs in self.sizes.items() for seeds in runs.values() for run in seeds]
 
     def views(self, config: Config) -> dict[str, dict[str, dict[str, Seeds]]]:
         """``{setting: {source: {label: Seeds}}}``: the main setting, then the second where it was trained."""
@@ -388,12 +381,14 @@ def run(config: Config, *, store: str | Path | None = None, mode: str | None = N
         store: the run store (default: ``config.store``, relative to ``notebooks/``).
         mode: ``load``, ``train`` or ``retrain`` (default: ``config.mode``); see :mod:`urnlib.runner`.
     """
-    by_source, variants, code_lr = {}, {}, {}
+    by_source, variants, code_lr, sizes = {}, {}, {}, {}
     for source, specs in config.groups():  # one plan per source: names repeat across sources
-        grouped = by_label(run_config(config, specs, store=store, mode=mode))
+        sized, grouped = split_sizes(by_label(run_config(config, specs, store=store, mode=mode)))
+        if sized:
+            sizes[source] = sized
         if config.variant in grouped:
             variants[source] = grouped.pop(config.variant)
         if config.code_setting:
             code_lr[source], grouped = split_setting(grouped, config.code_setting)
         by_source[source] = grouped
-    return AgreementRuns(by_source, variants, code_lr)
+    return AgreementRuns(by_source, variants, code_lr, sizes)
