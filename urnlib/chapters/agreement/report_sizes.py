@@ -21,6 +21,7 @@ from urnlib.chapters.agreement.claims_sizes import (PAPER_TRAIN, Part, Points, f
                                                     trends_of)
 from urnlib.chapters.agreement.report_linzen import PAPER_ERROR
 from urnlib.plots.curves import panels_figure
+from urnlib.plots.series import SeedCurves
 from urnlib.reports.common import looks
 from urnlib.reports.opening import displayed
 from urnlib.seeds import Stat
@@ -39,18 +40,20 @@ FAR = 30
 FLOOR = 1e-3
 
 
-def _series(points: Points) -> tuple:
-    x = [sentences(seeds) for _, seeds in points]
-    stats = [ERROR.measure(seeds) for _, seeds in points]
-    mean = np.array([s.mean for s in stats])
-    sd = np.array([s.sd for s in stats])
-    return np.array(x), mean, np.maximum(mean - sd, FLOOR), mean + sd
+def _series(points: Points) -> SeedCurves:
+    """Each seed's error at every size, at the size's mean training sentences (seaborn's mean ± sd over the
+    seeds; a seed missing at a size is left out there)."""
+    sizes = [sentences(seeds) for _, seeds in points]
+    values = [dict(zip(seeds.seeds, ERROR.measure(seeds).values)) for _, seeds in points]
+    every = sorted({s for v in values for s in v})
+    return SeedCurves([[v[s] for v in values if s in v] for s in every],
+                      x=[[x for x, v in zip(sizes, values) if s in v] for s in every])
 
 
 def figure(trends: dict[str, dict[str, Points]]):
     """Error on test sentences with attractors against training sentences (log-log), one panel per source,
-    each model's mean ± sd over seeds; dotted, each model's least-squares line on log2 of the sentences run on
-    to the paper's training size (an extrapolation); the paper's 3-TURN point marked."""
+    each model's mean over seeds with a ± sd band; dotted, each model's least-squares line on log2 of the
+    sentences run on to the paper's training size (an extrapolation); the paper's 3-TURN point marked."""
     panels, styles = [], {}
     for source, models in trends.items():
         styles |= looks({label: points[-1][1] for label, points in models.items()})
@@ -68,7 +71,8 @@ def figure(trends: dict[str, dict[str, Points]]):
             top = math.log2(sentences(points[-1][1]))
             xs = np.linspace(top, math.log2(PAPER_TRAIN), 20)
             start = fit.intercept + fit.slope * top  # the line itself, from the largest size on
-            ax.plot(2 ** xs, np.clip(start + fit.slope * (xs - top), FLOOR, 1.0), linestyle=":",
+            ys = start + fit.slope * (xs - top)  # drawn down to the axis' floor, not along it
+            ax.plot(2 ** xs, np.where(ys >= FLOOR, np.minimum(ys, 1.0), np.nan), linestyle=":",
                     linewidth=1.0, color=styles[label].matplotlib(0)["color"])
         ax.set_xlim(min(sentences(p[0][1]) for p in models.values()) / 1.5, PAPER_TRAIN * 1.5)
     return fig
