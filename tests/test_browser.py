@@ -19,7 +19,10 @@ The pages come from a local web server (127.0.0.1, a free port), as a reader's b
   the comment matplotlib writes with each string it draws as paths): "n.d.", "Anonymous", or a paper's
   internal file number ("paper 001", "lecture 004") instead of its authors and year (``NAMELESS``),
 - an intro whose first screen (1280 x 800) does not show the verdicts of every paper: one line per paper of
-  the bibliography, named by its authors and year, with at least one verdict.
+  the bibliography, named by its authors and year, with at least one verdict,
+- figure text rendered below 10 px (``MIN_FIGURE_PX``) at the page's width: each SVG figure's strings (an
+  SVG's <text>, or the glyphs matplotlib draws for a string as paths: a group scaled to the font's size) at
+  the size the page shows the figure (shrunk where it is wider than the page's column).
 It also measures, on every chapter page, how far below the title the first figure is (px, and screens of a
 1280 x 800 window): printed as a table (``pytest -s``) and written to $URNLIB_SHOTS/first-figure.md; no
 position fails (the figures move up in later work).
@@ -126,6 +129,7 @@ class PageView:
     internal: list[str] = field(default_factory=list)  # the project's internal words in the text
     nameless: list[str] = field(default_factory=list)  # papers named "n.d.", "Anonymous" or "paper 00N"
     landing: list[dict] = field(default_factory=list)  # the intro's verdict lines: text, bottom px, verdicts
+    small_text: list[str] = field(default_factory=list)  # figure text shown below MIN_FIGURE_PX
     first_figure: float | None = None  # px from the title's top to the first figure shown (None: no figure)
 
 
@@ -266,6 +270,46 @@ SVG_TEXT_JS = """async () => {
   return out;
 }"""
 
+# Every string of the page's SVG figures with the px it shows at: the SVG's user unit in CSS px as shown (the
+# image's width over its viewBox's), times its <text>'s font size, or for matplotlib's text drawn as paths
+# (svg.fonttype "path": a comment naming the string, then a group scaled to its size, 100 units an em) its
+# group's scale times 100; a figure folded away (not displayed) is not measured.
+FIGURE_TEXT_JS = """async () => {
+  const out = [];
+  for (const img of document.images) {
+    const src = img.currentSrc || img.src;
+    if (!/\\.svg([?#]|$)/i.test(src) || !img.getClientRects().length) continue;
+    const shown = img.getBoundingClientRect().width;
+    let doc;
+    try { doc = new DOMParser().parseFromString(await (await fetch(src)).text(), 'image/svg+xml'); }
+    catch (e) { continue; }
+    const svg = doc.documentElement;
+    const box = (svg.getAttribute('viewBox') || '').trim().split(/[\\s,]+/).map(Number);
+    const units = box.length === 4 ? box[2] : parseFloat(svg.getAttribute('width'));
+    if (!(units > 0) || !shown) continue;
+    const name = src.split('/').pop();
+    const add = (text, em) => out.push({figure: name, text: text.trim(), px: em * shown / units});
+    for (const g of doc.querySelectorAll('g[transform*="scale("]')) {
+      const m = /scale\\(\\s*([-+\\d.eE]+)/.exec(g.getAttribute('transform'));
+      let said = '';
+      for (let n = g.previousSibling; n; n = n.previousSibling) {
+        if (n.nodeType === 8) { said = n.nodeValue; break; }
+        if (n.nodeType === 1) break;
+      }
+      if (m && said) add(said, Math.abs(parseFloat(m[1])) * 100);
+    }
+    for (const t of doc.querySelectorAll('text')) {
+      const style = (t.getAttribute('style') || '') + ';font-size:' + (t.getAttribute('font-size') || '');
+      const m = /font(?:-size)?\\s*:\\s*(?:[^;]*?\\s)?([\\d.]+)(px|pt)?/.exec(style);
+      if (m) add(t.textContent, parseFloat(m[1]) * (m[2] === 'pt' ? 4 / 3 : 1));
+    }
+  }
+  return out;
+}"""
+#: px: the smallest figure text a reader is shown (the book's theme aims at 11 px and more:
+#: urnlib.plots.style.MIN_PX)
+MIN_FIGURE_PX = 10.0
+
 # The landing page's verdict lines (urnlib.reports.landing): each line's text, its bottom in px from the top
 # of the page, and how many verdicts it shows.
 LANDING_JS = """() => [...document.querySelectorAll('tr.urnlib-landing-paper')].map(r => ({
@@ -321,6 +365,8 @@ def _look_at(page, url: str, origin: str, redirects: bool) -> PageView:
         view.nameless += [f"{m.group()!r} in the figure {figure}: {said[:100]!r}"
                           for m in NAMELESS.finditer(said)]
     view.landing = page.evaluate(LANDING_JS)
+    view.small_text = [f"the figure {t['figure']}: {t['text'][:60]!r} at {t['px']:.1f} px"
+                       for t in page.evaluate(FIGURE_TEXT_JS) if t["px"] < MIN_FIGURE_PX]
     view.first_figure = page.evaluate(FIRST_FIGURE_JS)
     view.links = page.eval_on_selector_all("a[href]", "as => as.map(a => a.href)")
     view.anchors = set(page.eval_on_selector_all("[id], a[name]", "es => es.map(e => e.id || e.name)"))
@@ -471,6 +517,14 @@ def test_every_paper_is_named_by_its_authors_and_year(reader_view):
                           f"{problems}")
 
 
+@pytest.mark.slow
+def test_figure_text_is_10_px_or_more(reader_view):
+    problems = _report(reader_view, "small_text")
+    assert not problems, (f"figure text below {MIN_FIGURE_PX:g} px at {VIEWPORT['width']} px (the book's "
+                          "theme, urnlib.plots.style, draws it at 12 px; no 'small' sizes, and no figure "
+                          f"wider than the page's column):\n{problems}")
+
+
 SCREEN = 800  # the height of the window the figure positions are counted in: 1280 x 800
 
 
@@ -529,7 +583,7 @@ BROKEN_PAGE = """<!DOCTYPE html><html><head><title>t</title></head><body>
 <pre>code may hold $a$ and \\(b\\) and <code>&lt;unk&gt;</code>, but no path: claims_dir = "/work/x"</pre>
 <p>As Anonymous [n.d.] and paper 001 Fig. 3 say; <code>paper 002</code> is code.</p>
 <img src="ok.svg" width="300" height="100">
-<img src="missing.png"> <img src="ok.svg"> <img src="named.svg">
+<img src="missing.png"> <img src="ok.svg"> <img src="named.svg"> <img src="small.svg" width="100">
 <a href="nowhere.html">gone</a> <a href="#top">here</a> <a href="#nothing">no anchor</a>
 <a href="https://example.org/">outside, not followed</a>
 <div style="width: 400px; overflow-x: auto">
@@ -544,11 +598,21 @@ NAMED_SVG = ('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><te
              '<!-- paper 000 sec. 4: 3-TURN --><path d="M0 0"/><text>Lappin and Bernardy (2022)</text></svg>')
 
 
+# a figure of 200 x 100 user units shown 100 px wide: its strings at half their size. matplotlib's "9 pt" path
+# text (scale 0.09: 9 units) shows at 4.5 px, a 24 unit <text> at 12 px, a 16 pt one at 10.7 px
+SMALL_SVG = ('<svg xmlns="http://www.w3.org/2000/svg" width="200pt" height="100pt" viewBox="0 0 200 100">'
+             '<g id="text_1"><!-- 0.5 --><g style="fill: #262626" '
+             'transform="translate(4 5) scale(0.09 -0.09)"><use href="#g"/></g></g>'
+             '<text style="font-size: 24px">big</text>'
+             '<text font-size="16pt">fine</text></svg>')
+
+
 def test_the_checks_catch_a_broken_page(browser, tmp_path):
     """Each check fails on a page made to fail it (and only there): a fast test of the test, with no book."""
     (tmp_path / "page.html").write_text(BROKEN_PAGE.replace("{wide}", "wide " * 200))
     (tmp_path / "ok.svg").write_text(OK_SVG)
     (tmp_path / "named.svg").write_text(NAMED_SVG)
+    (tmp_path / "small.svg").write_text(SMALL_SVG)
     context = browser.new_context(viewport=VIEWPORT)
     try:
         with _serve(tmp_path) as base:
@@ -573,6 +637,7 @@ def test_the_checks_catch_a_broken_page(browser, tmp_path):
     assert [t.split(" in")[0] for t in view.nameless] == ["'Anonymous'", "'n.d.'", "'paper 001'",
                                                           "'lecture 004'", "'paper 000'"], view.nameless
     assert "named.svg" in view.nameless[-1] and view.landing == []
+    assert view.small_text == ["the figure small.svg: '0.5' at 4.5 px"], view.small_text
 
 
 def test_the_intro_check_wants_every_paper_named_with_a_verdict_in_the_first_screen():

@@ -36,8 +36,13 @@ def marks_of(ax) -> list[Line2D]:
     return [line for line in ax.lines if is_mark(line)]
 
 
+def flat(text: str) -> str:
+    """``text`` on one line (a legend breaks a long mark's name to fit its panel)."""
+    return " ".join(text.split())
+
+
 def legend_texts(legend) -> list[str]:
-    return [] if legend is None else [t.get_text() for t in legend.get_texts()]
+    return [] if legend is None else [flat(t.get_text()) for t in legend.get_texts()]
 
 
 def horizontal(line: Line2D, y: float) -> bool:
@@ -137,8 +142,8 @@ def test_cross_serial_figure_marks_the_papers_values_in_b_and_c():
     assert point(urn32, 1.0, 0.4) and urn32.get_label().startswith("Bernardy and Lappin (2022), Fig. 2c")
     assert "URN 32" in urn32.get_label() and "0.4" in urn32.get_label() and "loss 1" in urn32.get_label()
     assert vertical(drop, 0.7) and "LSTMs'" in drop.get_label() and "0.7" in drop.get_label()
-    assert legend_texts(b.get_legend()) == [ten.get_label()]
-    assert legend_texts(c.get_legend()) == [urn32.get_label(), drop.get_label()]
+    assert legend_texts(b.get_legend()) == [flat(ten.get_label())]
+    assert legend_texts(c.get_legend()) == [flat(urn32.get_label()), flat(drop.get_label())]
     assert not marks_of(a) and not marks_of(d) and a.get_legend() is None
     assert legend_texts(fig.legends[0]) == ["URN 8", "LSTM 8"]  # the models only
     # the paper's numbers are the module's constants
@@ -180,7 +185,7 @@ def test_dyck_figure_marks_epoch_30_in_a_and_the_majority_class_in_c():
     (turn,) = marks_of(a)
     assert vertical(turn, 30) and turn.get_label().startswith("Bernardy and Lappin (2022), Fig. 3a")
     assert "LSTM 8" in turn.get_label() and "epoch 30" in turn.get_label()
-    assert legend_texts(a.get_legend()) == [turn.get_label()]
+    assert legend_texts(a.get_legend()) == [flat(turn.get_label())]
     for ax in (b, c):  # the majority class's 80% error: the dash-dotted, unlabelled line of (b) and (c)
         (majority,) = [line for line in ax.lines if line.get_linestyle() == "-."]
         assert horizontal(majority, 0.8) and majority.get_label().startswith("_")

@@ -11,7 +11,8 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from urnlib.plots.curves import Styles, accuracy_by_count_figure, column_figure, fitting_legend
+from urnlib.plots.curves import Styles, accuracy_by_count_figure, column_figure
+from urnlib.plots.layout import fitting_legend, labelled
 
 __all__ = ["attractor_panels_figure"]
 
@@ -41,7 +42,7 @@ def attractor_panels_figure(panels: Mapping[str, tuple[Mapping[str, Mapping[str,
             value, label = reference[source]
             ax.axhline(value, color="black", linewidth=1.0, linestyle=":", label=label)
         if source in (notes or {}):
-            ax.set_xlabel(f"number of attractors\n({notes[source]})")
+            labelled(ax, f"number of attractors\n({notes[source]})")
         for handle, label in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(label, handle)  # one legend for all panels
         ax.set_ylim(min(0.45, ax.get_ylim()[0]), 1.01)

@@ -18,7 +18,8 @@ from collections.abc import Mapping, Sequence
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from urnlib.plots.curves import Styles, column_figure, figure_legend, shaded, titled
+from urnlib.plots.curves import Styles, column_figure, figure_legend, shaded
+from urnlib.plots.layout import labelled, titled
 from urnlib.plots.series import NON_NEGATIVE, dodge, draw_series
 
 __all__ = ["DODGE", "cells_figure"]
@@ -63,8 +64,7 @@ def cells_figure(panels: Sequence[Mapping], styles: Styles, *, height: float = 2
             x, text = panel["vline"]
             ax.axvline(x, color="black", linewidth=0.8, linestyle=":", label=text)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.set_xlabel(panel["xlabel"])
-        ax.set_ylabel(panel["ylabel"])
+        labelled(ax, panel["xlabel"], panel["ylabel"])
         titled(ax, panel["title"])
     figure_legend(fig, axes[0], max_cols=4)
     return fig

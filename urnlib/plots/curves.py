@@ -34,11 +34,12 @@ from urnlib.models.registry import Style
 from urnlib.models.palette import PALETTE
 from urnlib.plots.series import (NON_NEGATIVE, UNIT, Bounds, SeedCurves, Series, clip, dodge,
                                  draw_series)
+from urnlib.plots.layout import fitting_legend, labelled, titled, wrapped
 from urnlib.plots.style import COLUMN, MAX_COLS, ROW, grid_shape
 
 __all__ = ["BASELINE", "Styles", "Mark", "MARK_GID", "series_style", "shaded", "draw_marks", "is_mark",
-           "accuracy_by_count_figure", "curves_panel", "titled", "panel_grid", "column_figure",
-           "figure_legend", "fitting_legend", "panels_figure"]
+           "accuracy_by_count_figure", "curves_panel", "panel_grid", "column_figure", "figure_legend",
+           "panels_figure"]
 
 #: the look of reference lines: heuristics, n-gram counts, word vectors (not a model kind)
 BASELINE = Style("baseline", PALETTE["baseline"], ".", ":")
@@ -121,7 +122,9 @@ def draw_marks(ax: Axes, marks: Sequence[Mark] | None) -> list:
         artist.set_gid(MARK_GID)
         drawn.append(artist)
     if drawn:
-        ax.legend(handles=drawn, loc="best", framealpha=0.85, handlelength=1.6)
+        size = plt.rcParams["legend.fontsize"]
+        names = [wrapped(ax, a.get_label().replace("\n", " "), size, room=0.85) for a in drawn]  # and key
+        ax.legend(drawn, names, loc="best", framealpha=0.85, handlelength=1.6)
     return drawn
 
 
@@ -173,8 +176,7 @@ def accuracy_by_count_figure(
         ax.errorbar(x, y, yerr=yerr, label=label, capsize=2, markersize=3.5, linewidth=1.2, **looks[label])
     if baseline is not None:
         ax.axhline(baseline, color="black", linewidth=0.8, linestyle="-.", label=baseline_label)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
+    labelled(ax, xlabel, ylabel)
     if legend:
         ax.legend()
     if title:
@@ -216,8 +218,7 @@ def curves_panel(
     looks = shaded(list(series), styles) if looks is None else looks
     for label, curve in series.items():
         draw_series(ax, label, curve, looks[label], bounds=bounds, markers=markers)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
+    labelled(ax, xlabel, ylabel)
     if logy:
         ax.set_yscale("log")
     if invert_x:
@@ -234,16 +235,6 @@ def _letter(ax: Axes, letter: str) -> None:
     """Label a panel "(a)": its title's left slot, which the panel's title then follows (:func:`titled`), so
     that the letter never meets a long axis label or tick label."""
     ax.set_title(f"({letter})", loc="left")
-
-
-def titled(ax: Axes, title: str) -> None:
-    """Give ``ax`` its title: after its letter where it has one (``"(a) test loss per epoch"``), left-aligned,
-    else centred."""
-    letter = ax.get_title(loc="left")
-    if letter:
-        ax.set_title(f"{letter} {title}", loc="left")
-    else:
-        ax.set_title(title)
 
 
 def panel_grid(rows: int = 2, cols: int = 2, width: float = COLUMN,
@@ -277,19 +268,6 @@ def column_figure(panels: int, *, row_height: float = ROW, max_cols: int = MAX_C
         for letter, ax in zip("abcdefghijkl", cells[:panels]):
             _letter(ax, letter)
     return fig, cells[:panels], (cells[panels] if panels < len(cells) else None)
-
-
-def fitting_legend(fig: Figure, handles: list, names: list[str], max_cols: int = 4, **options):
-    """``fig.legend`` below the panels (``"outside lower center"``) in as many columns as fit the figure's
-    width, ``max_cols`` at most: a legend wider than the figure would widen the saved SVG past the book's
-    column, and the page would shrink the figure and its text with it."""
-    width = fig.get_figwidth() * fig.dpi
-    renderer = fig.canvas.get_renderer()
-    for ncol in range(min(len(names), max_cols), 0, -1):
-        legend = fig.legend(handles, names, loc="outside lower center", ncol=ncol, **options)
-        if ncol == 1 or legend.get_window_extent(renderer).width <= 0.98 * width:
-            return legend
-        legend.remove()
 
 
 def figure_legend(fig: Figure, ax: Axes, spare: Axes | None = None, max_cols: int = 4) -> None:
