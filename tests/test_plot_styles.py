@@ -77,9 +77,6 @@ def test_series_of_one_style_take_its_shades_in_turn():
     curves_panel(ax, {k: ([1, 2], [1.0, 0.5]) for k in styles}, styles, xlabel="epoch", ylabel="loss")
     assert [line.get_color() for line in ax.get_lines()] == [got[k]["color"] for k in styles]
     plt.close(fig)
-    # another seed's line (a label left out of legends) takes the look of its series, not a shade of its own
-    got = shaded(["URN 8", "_URN 8 seed 1", "URN 16"], {"URN 8": URN, "_URN 8 seed 1": URN, "URN 16": URN})
-    assert got["_URN 8 seed 1"] == got["URN 8"] and got["URN 16"]["color"] == shades(URN.colour, 2)[1]
 
 
 def test_a_series_without_a_style_is_refused_by_name():

@@ -194,6 +194,16 @@ def test_seeds_with_the_same_epochs_are_drawn_as_a_mean_with_a_band():
         SeedCurves([[1.0, 2.0]], x=[[1.0]])
 
 
+def test_each_seeds_line_without_a_mean():
+    """``each=True``: one line per seed (seaborn's units=), the first named in legends, no band."""
+    fig, ax = plt.subplots()
+    curves_panel(ax, {"URN": SeedCurves([[1.0, 2.0, 3.0], [2.0, 1.0]], each=True)}, STYLES, xlabel="epoch",
+                 ylabel="count")
+    assert [line.get_label() for line in ax.get_lines()] == ["URN", "_nolegend_"] and not _bands(ax)
+    assert [list(line.get_ydata()) for line in ax.get_lines()] == [[1.0, 2.0, 3.0], [2.0, 1.0]]
+    plt.close(fig)
+
+
 def test_seeds_over_their_own_x_are_averaged_where_they_have_one():
     """Buckets or lengths only some seeds have: the mean at each x over the seeds there, no seed lines."""
     curves = SeedCurves([[0.2, 0.4], [0.4]], x=[[1, 2], [1]])

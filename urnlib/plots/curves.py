@@ -70,23 +70,18 @@ def series_style(label: str, styles: Styles) -> Style:
 def shaded(labels: Sequence[str], styles: Styles) -> dict[str, dict]:
     """Matplotlib's ``{"color", "marker", "linestyle"}`` of each label, in the order drawn: the ``n`` series
     of one colour take its ``n`` :func:`~urnlib.models.palette.shades` in turn, the first the lightest (URN 8,
-    16, 32: light, middle and dark blue); a series alone of its colour, the colour itself. A series left out
-    of legends (a label starting with ``"_"``: another seed of the series before it) takes the look of the
-    last series drawn before it in its style.
+    16, 32: light, middle and dark blue); a series alone of its colour, the colour itself.
 
     Args:
         labels: the series, in the order drawn.
         styles: label -> :class:`~urnlib.models.registry.Style` (every label of ``labels``).
     """
     looks = {label: series_style(label, styles) for label in labels}
-    of = Counter(look.colour for label, look in looks.items() if not label.startswith("_"))
+    of = Counter(look.colour for look in looks.values())
     seen: Counter = Counter()
-    out, last = {}, {}
+    out = {}
     for label, look in looks.items():
-        if label.startswith("_") and look in last:
-            out[label] = last[look]
-            continue
-        out[label] = last[look] = look.matplotlib(seen[look.colour], max(of[look.colour], 1))
+        out[label] = look.matplotlib(seen[look.colour], of[look.colour])
         seen[look.colour] += 1
     return out
 

@@ -9,7 +9,7 @@ A series is given as numbers, in one of three forms:
   deviation (``errorbar="sd"``, cut to the measure's range: :func:`sd_within`), or bars at each x
   (``bars=True``). Where seeds stopped at different epochs (early stopping), one thin line per seed
   (``units="seed", estimator=None``) and the mean only over the epochs every seed reached, so that the mean
-  never jumps where it stops averaging a seed;
+  never jumps where it stops averaging a seed; with ``each=True``, each seed's line and no estimate;
 * ``(x, mean, low, high)``: an interval its caller computed (drawn as a band), for a measure that is not a
   seed's value at each x.
 
@@ -50,9 +50,12 @@ class SeedCurves:
         curves: one sequence of values per seed (e.g. ``[run.column("train_loss") for run in seeds]``).
         x: one sequence of x values per seed, as long as its curve (``None``: epochs 1, 2, ...); the seeds'
             x may differ (a bucket only some seeds fill): each x is averaged over the seeds that have it.
+        each: draw each seed's line (the series' width and look) and no mean.
     """
 
-    def __init__(self, curves: Sequence[Sequence[float]], x: Sequence[Sequence[float]] | None = None):
+    def __init__(self, curves: Sequence[Sequence[float]], x: Sequence[Sequence[float]] | None = None,
+                 each: bool = False):
+        self.each = each
         self.curves = tuple(np.asarray(c, dtype=float) for c in curves)
         if not self.curves or any(c.ndim != 1 or c.size == 0 for c in self.curves):
             raise ValueError("SeedCurves needs one non-empty curve per seed, got "
@@ -122,6 +125,13 @@ def _seeds(ax: Axes, label: str, series: SeedCurves, style: dict, bounds, shift:
     """Draw :class:`SeedCurves` with seaborn (see the module's docstring); returns the mean's line."""
     data = series.frame(bounds).assign(x=lambda f: f["x"] + shift)
     look = {"color": style["color"], "linestyle": style.get("linestyle", "-")}
+    if series.each:  # every seed's own line, the first named in legends
+        before = len(ax.get_lines())
+        sns.lineplot(data=data, x="x", y="y", units="seed", estimator=None, ax=ax, legend=False,
+                     label="_nolegend_", marker=style.get("marker"), **look, **line)
+        first = ax.get_lines()[before]
+        first.set_label(label)
+        return first
     if series.ragged:  # each seed thin, to its own last epoch; the mean where every seed is averaged
         sns.lineplot(data=data, x="x", y="y", units="seed", estimator=None, ax=ax, legend=False,
                      label="_nolegend_", **look, **SEED_LINE)

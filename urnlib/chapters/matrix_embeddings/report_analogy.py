@@ -26,6 +26,7 @@ from urnlib import rules
 from urnlib.models.palette import COLORBLIND
 from urnlib.models.registry import Style, spec_string
 from urnlib.plots.curves import BASELINE, column_figure, curves_panel, figure_legend
+from urnlib.plots.series import SeedCurves
 from urnlib.chapters.matrix_embeddings.report import MATRIX_KINDS, PAPER_CORRECT, PAPER_WORDS
 from urnlib.seeds import Seeds, Stat, coords_of
 
@@ -169,12 +170,9 @@ def epochs_figure(view: View, ablations: View | None = None):
         series, styles, kept = {}, {}, {"exp": [], "log": []}
         for name, seeds in row.items():
             look = _OURS if name == CHAPTER_RUNS else Style(name, colours[name], ".", "-")
-            for i, run in enumerate(seeds):
-                counts = run.column("analogies_correct")
-                key = name if i == 0 else f"_{name} seed {seeds.seeds[i]}"  # one legend entry a setting
-                series[key], styles[key] = (np.arange(1, len(counts) + 1), counts), look
-                if i == 0:
-                    legend.setdefault(key, look)
+            series[name] = SeedCurves(seeds.each(lambda run: run.column("analogies_correct")), each=True)
+            styles[name] = legend.setdefault(name, look)
+            for run in seeds:
                 for rep in kept:
                     kept[rep].append((_kept_epoch(run), kept_count(run, rep)))
         last = max(len(r.history) for s in row.values() for r in s)
@@ -191,7 +189,8 @@ def epochs_figure(view: View, ablations: View | None = None):
         paper = paper_count(model)
         marks = [(paper, f"the paper: {PAPER_CORRECT[model]} (log entries)")] if paper is not None else []
         panels.append((model, series, styles, marks))
-    values = [v for _, series, _, marks in panels for s in series.values() for v in np.ravel(s[1])]
+    values = [v for _, series, _, marks in panels for s in series.values()
+              for v in (np.concatenate(s.curves) if isinstance(s, SeedCurves) else np.ravel(s[1]))]
     logy = all(v > 0 for v in values + [m[0] for *_, marks in panels for m in marks])
     for ax, (model, series, styles, marks) in zip(axes, panels):
         if ax is axes[0]:  # the figure's one legend names every setting: the first panel holds them all
