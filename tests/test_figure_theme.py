@@ -28,7 +28,7 @@ from urnlib.models.palette import COLORBLIND, LIGHTNESS, MIN_DELTA_E, PALETTE, d
 from urnlib.plots import style  # noqa: E402
 from urnlib.plots.attractors import attractor_panels_figure  # noqa: E402
 from urnlib.plots.budgets import cells_figure  # noqa: E402
-from urnlib.plots.curves import BASELINE, is_mark, shaded  # noqa: E402
+from urnlib.plots.curves import BASELINE, is_mark, panels_figure, shaded  # noqa: E402
 from urnlib.plots.dials import signature_table_figure  # noqa: E402
 from urnlib.plots.series import SeedCurves  # noqa: E402
 from urnlib.plots.states import acceptance_figure, state_panels_figure, word_tree_figure  # noqa: E402
@@ -99,6 +99,11 @@ def test_the_book_draws_in_seaborns_theme_and_context():
     assert rc["svg.fonttype"] == "path" and rc["font.sans-serif"] == ["DejaVu Sans"]
 
 
+#: settings of the TPRU chapter's ablation, as long as they come
+SETTINGS = ["b = 1 (original)", "b = 0", "b = 1, softmax (Modification III)",
+            "b = 1, Adam with AMSGrad, gradient values clipped at 10, no norm clip", "b = 1, lr 0.003"]
+
+
 def _figures():
     view = grouped()
     cells = {"URN 8": registry.style("urn 8"), "LSTM 8": registry.style("lstm 8"),
@@ -118,6 +123,11 @@ def _figures():
         "zoo cells": lambda: cells_figure(
             [{"series": {k: SeedCurves([[0.5, 0.7], [0.6, 0.8]]) for k in cells}, "xlabel": "epoch",
               "ylabel": "accuracy", "title": "1,000 parameters", "hline": (0.5, "chance")}] * 2, cells),
+        "three panels, the legend of long names in the spare cell": lambda: panels_figure(
+            [{"series": {name: SeedCurves([[50, 55, 60], [52, 54, 61]]) for name in SETTINGS},
+              "xlabel": "epoch", "ylabel": "validation accuracy (%)", "title": f"TPRU 64 N={n}",
+              "integer_x": True}
+             for n in (4, 8, 64)], {name: registry.style("tpru 64 N4") for name in SETTINGS}),
         "acceptance": lambda: acceptance_figure(
             {f"URN seed {s}": [True] * 30 + [False] * 70 for s in range(6)}, 20),
         "Elman tree": lambda: word_tree_figure(np.array([[0.0, 1.0, 0.5, 2.0]]), ["dog", "eat"],
@@ -140,6 +150,13 @@ def test_figure_text_is_11_px_or_more_at_the_pages_width(name):
     assert sizes, f"{name}: no text found in its SVG"
     small = [(said, round(px, 1)) for said, px in sizes if px < style.MIN_PX]
     assert not small, f"{name}: text below {style.MIN_PX} px at the page's width: {small[:8]}"
+
+
+def test_a_legend_in_the_spare_cell_leaves_the_panels_their_width():
+    fig = FIGURES["three panels, the legend of long names in the spare cell"]()
+    fig.canvas.draw()
+    widths = [ax.get_position().width for ax in fig.axes[:3]]
+    assert min(widths) > 0.33, widths  # of the figure's width: two panels to a row, each near half of it
 
 
 # ----------------------------------------------------------------------------------------------- palette
@@ -167,6 +184,7 @@ def test_several_models_of_a_kind_take_shades_apart(word):
         for a, b in itertools.combinations(drawn, 2):
             assert delta_e(a, b) >= MIN_DELTA_E, (word, n, a, b, delta_e(a, b))
     assert shades(PALETTE[word], 1)[0] == PALETTE[word] or lab(PALETTE[word])[0] > LIGHTNESS[1]
+    assert shades("#000000", 2) == ("#000000", "#000000")  # the paper's values and kept epochs stay black
 
 
 def test_the_tpru_chapters_four_tprus_no_longer_share_a_pink():

@@ -87,7 +87,8 @@ def shades(colour: str, n: int = 1) -> tuple[str, ...]:
     """``n`` shades of ``colour`` for ``n`` models of one kind in one figure, the first the lightest: centred
     on the colour, one step of lightness (:data:`_STEP_L`) and hue apart, the hue turning as far as it takes
     to be :data:`MIN_DELTA_E` apart or more, all inside :data:`LIGHTNESS`. ``n = 1``: the colour itself (its
-    lightness brought inside :data:`LIGHTNESS`).
+    lightness brought inside :data:`LIGHTNESS`). Black and white are no model's colour and take no shades
+    (the paper's values and kept epochs are drawn black).
 
     Args:
         colour: ``"#rrggbb"``, e.g. a :data:`PALETTE` entry.
@@ -97,6 +98,8 @@ def shades(colour: str, n: int = 1) -> tuple[str, ...]:
         raise ValueError(f"shades of a colour for n={n} models: give n >= 1")
     L, a, b = lab(colour)
     chroma, hue = math.hypot(a, b), math.atan2(b, a)
+    if chroma < 1 and not 1 <= L <= 99:  # black (or white): a reference drawn so stays so
+        return (colour,) * n
     low, high = LIGHTNESS
     step = min(_STEP_L if chroma > 12 else _STEP_L_GREY, (high - low) / max(n - 1, 1))
     needed = math.sqrt(max(_TARGET ** 2 - step ** 2, 0.0))  # what the hue's turn must add

@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from urnlib.plots.curves import Styles, accuracy_by_count_figure, column_figure
-from urnlib.plots.layout import fitting_legend, labelled
+from urnlib.plots.layout import cell_legend, fitting_legend, labelled
 
 __all__ = ["attractor_panels_figure"]
 
@@ -50,7 +50,7 @@ def attractor_panels_figure(panels: Mapping[str, tuple[Mapping[str, Mapping[str,
         ax.set_xlim(min(low, -0.5), max(high, 0.5))  # one bucket alone: still a readable axis
         ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))  # attractors are counted
     if spare:
-        spare.legend(list(handles.values()), list(handles), loc="center", frameon=False)
+        cell_legend(spare, list(handles.values()), list(handles))
     else:
         fitting_legend(fig, list(handles.values()), list(handles), max_cols=3, frameon=False)
     return fig

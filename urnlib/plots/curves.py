@@ -34,7 +34,7 @@ from urnlib.models.registry import Style
 from urnlib.models.palette import PALETTE
 from urnlib.plots.series import (NON_NEGATIVE, UNIT, Bounds, SeedCurves, Series, clip, dodge,
                                  draw_series)
-from urnlib.plots.layout import fitting_legend, labelled, titled, wrapped
+from urnlib.plots.layout import cell_legend, fitting_legend, labelled, titled, wrapped
 from urnlib.plots.style import COLUMN, MAX_COLS, ROW, grid_shape
 
 __all__ = ["BASELINE", "Styles", "Mark", "MARK_GID", "series_style", "shaded", "draw_marks", "is_mark",
@@ -265,7 +265,7 @@ def column_figure(panels: int, *, row_height: float = ROW, max_cols: int = MAX_C
     return fig, cells[:panels], (cells[panels] if panels < len(cells) else None)
 
 
-def figure_legend(fig: Figure, ax: Axes, spare: Axes | None = None, max_cols: int = 4) -> None:
+def figure_legend(fig: Figure, ax: Axes, spare: Axes | None = None, max_cols: int = 6) -> None:
     """One legend for every panel of ``fig``, of ``ax``'s labelled lines (a paper's marks left out: the
     panel's own legend names them): in the ``spare`` cell of the grid when there is one, else below the
     panels, in as many columns as fit (:func:`fitting_legend`)."""
@@ -274,13 +274,13 @@ def figure_legend(fig: Figure, ax: Axes, spare: Axes | None = None, max_cols: in
     if not handles:
         return
     if spare is not None:
-        spare.legend(handles, names, loc="center", frameon=False)
+        cell_legend(spare, handles, names)
     else:
         fitting_legend(fig, handles, names, max_cols, frameon=False)
 
 
 def panels_figure(panels: Sequence[Mapping], styles: Styles, rows: int | None = None, cols: int | None = None,
-                  max_legend_cols: int = 4) -> Figure:
+                  max_legend_cols: int = 6) -> Figure:
     """Panels of curves labelled (a), (b), ... with one legend (paper 001 Fig. 3a-d), as wide as the book's
     column: two panels to a row unless ``rows`` and ``cols`` say otherwise; the legend goes below the panels,
     or into the grid's spare cell (three panels).

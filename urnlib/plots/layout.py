@@ -12,7 +12,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 
-__all__ = ["wrapped", "titled", "labelled", "fitting_legend"]
+__all__ = ["wrapped", "titled", "labelled", "fitting_legend", "cell_legend"]
 
 #: inches of a grid cell beside and above/below a panel (tick labels and axis label; title, tick labels, axis
 #: label): what is left is the room :func:`wrapped` gives a title or a label
@@ -84,7 +84,7 @@ def labelled(ax: Axes, xlabel: str, ylabel: str | None = None) -> None:
         ax.set_ylabel(wrapped(ax, ylabel, size, along="y"))
 
 
-def fitting_legend(fig: Figure, handles: list, names: list[str], max_cols: int = 4, **options):
+def fitting_legend(fig: Figure, handles: list, names: list[str], max_cols: int = 6, **options):
     """``fig.legend`` below the panels (``"outside lower center"``) in as many columns as fit the figure's
     width, ``max_cols`` at most: a legend wider than the figure would widen the saved SVG past the book's
     column, and the page would shrink the figure and its text with it."""
@@ -95,3 +95,12 @@ def fitting_legend(fig: Figure, handles: list, names: list[str], max_cols: int =
         if ncol == 1 or legend.get_window_extent(renderer).width <= 0.98 * width:
             return legend
         legend.remove()
+
+
+def cell_legend(cell: Axes, handles: list, names: list[str]):
+    """A legend filling the grid's spare ``cell`` (three panels in a 2 x 2 grid), each name broken into lines
+    as wide as the cell leaves beside its key: a name wider than the cell would widen its column and squeeze
+    the panels beside it (a TPRU ablation's settings took the panels down to half their width)."""
+    size = plt.rcParams["legend.fontsize"]
+    return cell.legend(handles, [wrapped(cell, name, size, room=0.8) for name in names], loc="center",
+                       frameon=False)

@@ -124,7 +124,8 @@ def _seeds(ax: Axes, label: str, series: SeedCurves, style: dict, bounds, shift:
            band_alpha: float, **line) -> Line2D:
     """Draw :class:`SeedCurves` with seaborn (see the module's docstring); returns the mean's line."""
     data = series.frame(bounds).assign(x=lambda f: f["x"] + shift)
-    look = {"color": style["color"], "linestyle": style.get("linestyle", "-")}
+    look = {"color": style["color"], "linestyle": style.get("linestyle", "-"),
+            "markeredgewidth": 0}  # seaborn rims its markers in white: a 3 pt marker would all but vanish
     if series.each:  # every seed's own line, the first named in legends
         before = len(ax.get_lines())
         sns.lineplot(data=data, x="x", y="y", units="seed", estimator=None, ax=ax, legend=False,

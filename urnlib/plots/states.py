@@ -55,7 +55,7 @@ def acceptance_figure(accepted: Mapping[str, Sequence[bool]], max_train_n: int) 
         accepted: label -> whether the run accepts a^n b^n, for n = 1, 2, ...
         max_train_n: the largest n trained on.
     """
-    fig, ax = plt.subplots(figsize=(COLUMN, 0.28 * len(accepted) + 1.4), layout="constrained")
+    fig, ax = plt.subplots(figsize=(COLUMN, 0.2 * len(accepted) + 1.3), layout="constrained")  # 19 px a run
     labels = list(accepted)
     for i, label in enumerate(labels):
         acc = np.array(accepted[label], dtype=bool)
@@ -68,7 +68,7 @@ def acceptance_figure(accepted: Mapping[str, Sequence[bool]], max_train_n: int) 
     ax.grid(axis="y", visible=False)
     ax.set(xlabel="n", xscale="log", xlim=(0.5, len(max(accepted.values(), key=len, default=[])) + 0.5),
            title=f"a^n b^n accepted or rejected; trained on n <= {max_train_n}")
-    ax.invert_yaxis()  # the first run on top, as listed
+    ax.set_ylim(len(labels) - 0.5, -0.5)  # the first run on top, as listed, with no empty rows
     trained = Line2D([], [], color="k", lw=1, ls="--", label=f"end of training (n = {max_train_n})")
     fig.legend(handles=[Patch(color=ACCEPTED, label="accepted"), Patch(color=REJECTED, label="rejected"),
                         trained], loc="outside lower center", ncols=3, frameon=False)

@@ -216,7 +216,7 @@ def figure_paper001(seeds: Grouped, units: list[int], train_k: int, marks: bool 
                  title="error rate by length (epoch 100)", markers=True)
     d.set_ylim(top=max(d.get_ylim()[1], 1.15))  # room above an error rate of 1 for the label
     d.axvspan(train_k - 0.5, d.get_xlim()[1], color="0.9", zorder=0)
-    d.text(train_k - 0.4, 0.97, "unseen in training", transform=d.get_xaxis_transform(), va="top")
+    d.text(train_k - 0.4, 0.97, "unseen in\ntraining", transform=d.get_xaxis_transform(), va="top")
     figure_legend(fig, a, max_cols=6)  # the models (the marks are named in their panels)
     return fig
 
