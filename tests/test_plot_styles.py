@@ -84,6 +84,6 @@ def test_a_series_without_a_style_is_refused_by_name():
     with pytest.raises(ValueError, match="no style for the series 'mystery'"):
         panels_figure([{"series": series, "xlabel": "x", "ylabel": "y"}], {"URN 8": URN}, rows=1, cols=1)
     with pytest.raises(ValueError, match="no style for the series 'mystery'"):
-        cells_figure([{"series": {"mystery": ([1], [0.5], [0.4], [0.6])}, "xlabel": "x", "ylabel": "y",
+        cells_figure([{"series": {"mystery": ([1], [0.5])}, "xlabel": "x", "ylabel": "y",
                        "title": "t"}], {})
     plt.close("all")

@@ -80,8 +80,8 @@ FIGURES = {
     "panels (4)": lambda: panels_figure([{"series": _series(), "xlabel": "x", "ylabel": "y"}] * 4, STYLES),
     "panels (3)": lambda: panels_figure([{"series": _series(), "xlabel": "x", "ylabel": "y"}] * 3, STYLES),
     "cells (2 budgets)": lambda: cells_figure(
-        [{"series": {"URN": ([0, 1], [1.0, 0.9], [0.9, 0.8], [1.1, 1.0])}, "xlabel": "x", "ylabel": "y",
-          "title": "t"}] * 2, STYLES),
+        [{"series": {"URN": SeedCurves([[1.0, 0.9], [0.9, 0.8]], x=[[0, 1]] * 2)}, "xlabel": "x",
+          "ylabel": "y", "title": "t"}] * 2, STYLES),
     "states (5)": lambda: state_panels_figure([(f"m{i}", np.zeros((9, 4))) for i in range(5)]),
     "acceptance": lambda: acceptance_figure({"URN seed 0": [True] * 30 + [False] * 10}, 8),
     "word tree": lambda: word_tree_figure(np.array([[0.0, 1.0, 0.5, 2.0]]), ["dog", "eat"], ["C0", "C3"],
@@ -113,20 +113,22 @@ def test_three_panels_share_one_legend_in_the_spare_cell():
 
 # ------------------------------------------------------------------------------ bands inside the range
 def test_bands_stay_inside_the_measures_range():
+    """seaborn's mean ± sd of the seeds, cut to the measure's range: accuracies near 1 or near 0."""
     fig, ax = plt.subplots()
-    curves_panel(ax, {"URN": ([1, 2, 3], [0.98, 0.99, 1.0], [0.9, 0.95, 0.96], [1.06, 1.03, 1.2]),
-                      "LSTM": ([1, 2, 3], [0.1, 0.05, 0.0], [-0.2, -0.1, -0.3], [0.4, 0.2, 0.3])},
+    curves_panel(ax, {"URN": SeedCurves([[0.9, 0.95, 1.0], [1.0, 1.0, 1.0], [0.95, 1.0, 0.9]]),
+                      "LSTM": SeedCurves([[0.1, 0.0, 0.0], [0.3, 0.1, 0.0], [0.0, 0.05, 0.2]])},
                  STYLES, xlabel="epoch", ylabel="accuracy", bounds=UNIT)
+    assert len(_bands(ax)) == 2
     for band in _bands(ax):
         assert band.min() >= 0.0 and band.max() <= 1.0
     fig2, ax2 = plt.subplots()  # the default: a loss, a count, a perplexity are non-negative
-    curves_panel(ax2, {"URN": ([1, 2], [0.1, 0.2], [-0.4, -0.3], [0.6, 0.7])}, STYLES, xlabel="e", ylabel="n")
+    curves_panel(ax2, {"URN": SeedCurves([[0.0, 0.1], [0.5, 0.6]])}, STYLES, xlabel="e", ylabel="n")
     assert _bands(ax2)[0].min() == 0.0
-    fig3 = cells_figure([{"series": {"URN": ([1, 2], [1.0, 0.9], [0.8, 0.7], [1.2, 1.1])}, "xlabel": "x",
+    fig3 = cells_figure([{"series": {"URN": SeedCurves([[1.0, 0.9], [0.8, 1.0]])}, "xlabel": "x",
                           "ylabel": "accuracy", "title": "t", "bounds": UNIT}], STYLES)
     assert max(band.max() for band in _bands(fig3.axes[0])) <= 1.0
-    with pytest.raises(ValueError, match="give \\(x, y\\), \\(x, mean, low, high\\) or SeedCurves"):
-        draw_series(ax, "URN", ([1], [2], [3]), LOOK)
+    with pytest.raises(ValueError, match="give \\(x, y\\) or SeedCurves"):
+        draw_series(ax, "URN", ([1], [2], [3], [4]), LOOK)
     for f in (fig, fig2, fig3):
         plt.close(f)
 
@@ -149,7 +151,7 @@ def test_clip():
 
 # ---------------------------------------------------------------------------- equal values kept apart
 def test_cells_with_equal_values_are_shifted_apart():
-    ones = {label: ([0, 1, 2], [1.0, 1.0, 1.0], [1.0] * 3, [1.0] * 3) for label in STYLES}
+    ones = {label: SeedCurves([[1.0, 1.0, 1.0]] * 2, x=[[0, 1, 2]] * 2) for label in STYLES}
     fig = cells_figure([{"series": ones, "xlabel": "attractors", "ylabel": "accuracy", "title": "t",
                          "markers": True, "bounds": UNIT}], STYLES)
     starts = [_labelled(fig.axes[0], label).get_xdata()[0] for label in STYLES]

@@ -6,9 +6,9 @@ keyed by kind: URNs blue, the k-TURN reddish purple, LSTMs vermillion, GRUs gree
 blue, the unconstrained matrix RNN grey), so that seven curves stay apart in one panel. The panels are
 stacked, each as wide as the book's column: seven cells side by side in half a column would hide each other.
 Series are :class:`~urnlib.plots.series.SeedCurves` (each seed's values: seaborn's mean over seeds with a ± sd
-band cut to the measure's range; each seed's curve, thin, where the seeds stopped at different epochs) or
-``(x, mean, low, high)``; on a panel with markers, each cell's points are shifted a little sideways
-(:data:`DODGE`), so that cells with equal values (several at an accuracy of 1) stay apart.
+band cut to the measure's range; each seed's curve, thin, where the seeds stopped at different epochs); on a
+panel with markers, each cell's points are shifted a little sideways (:data:`DODGE`), so that cells with
+equal values (several at an accuracy of 1) stay apart.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ def cells_figure(panels: Sequence[Mapping], styles: Styles, *, height: float = 2
     """Panels labelled (a), (b) ..., one above the other, with one legend below them.
 
     Args:
-        panels: one mapping per panel: ``series`` (label -> ``(x, mean, low, high)`` or
-            :class:`~urnlib.plots.series.SeedCurves`), ``xlabel``, ``ylabel``, ``title``, and optionally
+        panels: one mapping per panel: ``series`` (label -> :class:`~urnlib.plots.series.SeedCurves` or
+            ``(x, y)``), ``xlabel``, ``ylabel``, ``title``, and optionally
             ``bounds`` (the measure's range, which no band leaves; default non-negative), ``hline``
             (``(y, text)``: a dash-dotted reference line), ``vline`` (``(x, text)``: a dotted vertical line)
             and ``markers`` (draw the points, shifted sideways by up to :data:`DODGE`).

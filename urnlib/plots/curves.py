@@ -7,9 +7,9 @@ reddish purple, LSTMs vermillion, the unconstrained matrix RNN grey ...) and giv
 (heuristics, n-gram counts) :data:`BASELINE`, dark grey and dotted; a figure never reads a label. The series
 of one colour in a figure take its :func:`~urnlib.models.palette.shades` (URN 8, URN 16, URN 32: three blues
 apart in lightness and hue; one URN alone: the URN's blue, as in every chapter), so that a model keeps its
-look across all panels of a chapter. A series is ``(x, y)``, :class:`~urnlib.plots.series.SeedCurves` (each
-seed's values: seaborn draws the mean with its ± sd band, :mod:`urnlib.plots.series`) or
-``(x, mean, low, high)``; bands stay inside the measure's range (``bounds``).
+look across all panels of a chapter. A series is ``(x, y)`` or :class:`~urnlib.plots.series.SeedCurves` (each
+seed's values: seaborn draws the mean with its ± sd band, :mod:`urnlib.plots.series`); bands stay inside the
+measure's range (``bounds``).
 
 Figures are as wide as the book's text column (:data:`urnlib.plots.style.COLUMN`), two panels to a row at most
 (:func:`column_figure`).
@@ -196,10 +196,10 @@ def curves_panel(
     looks: Mapping[str, dict] | None = None,
 ) -> Axes:
     """One panel of curves, e.g. test loss per epoch (paper 001 Fig. 2a/3a), maximum error rate
-    per epoch (Fig. 3c) or error rate against training loss (Fig. 2c/3d). A series is ``(x, y)``,
+    per epoch (Fig. 3c) or error rate against training loss (Fig. 2c/3d). A series is ``(x, y)`` or
     :class:`~urnlib.plots.series.SeedCurves` (each seed's values: seaborn's mean over seeds with a ± sd
-    band; thin lines where the seeds stopped at different epochs) or ``(x, mean, low, high)`` (an interval
-    computed by the caller); each is drawn in its ``styles[label]`` (see :func:`shaded`).
+    band; thin lines where the seeds stopped at different epochs); each is drawn in its ``styles[label]``
+    (see :func:`shaded`).
 
     Args:
         bounds: the measure's range, which no band leaves (default: non-negative, like every loss,

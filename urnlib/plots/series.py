@@ -1,6 +1,6 @@
 """How one series of a figure is drawn: a line, or the seeds' values through seaborn's estimators.
 
-A series is given as numbers, in one of three forms:
+A series is given as numbers, in one of two forms:
 
 * ``(x, y)``: one line;
 * :class:`SeedCurves`: each seed's values, over epochs 1, 2, ... or over x values of the seed's own (``x=``:
@@ -9,9 +9,7 @@ A series is given as numbers, in one of three forms:
   deviation (``errorbar="sd"``, cut to the measure's range: :func:`sd_within`), or bars at each x
   (``bars=True``). Where seeds stopped at different epochs (early stopping), one thin line per seed
   (``units="seed", estimator=None``) and the mean only over the epochs every seed reached, so that the mean
-  never jumps where it stops averaging a seed; with ``each=True``, each seed's line and no estimate;
-* ``(x, mean, low, high)``: an interval its caller computed (drawn as a band), for a measure that is not a
-  seed's value at each x.
+  never jumps where it stops averaging a seed; with ``each=True``, each seed's line and no estimate.
 
 A band and a seed's line never leave the measure's range (``bounds``: accuracy in [0, 1], a count or a loss
 non-negative): a mean ± one standard deviation of values near a bound would otherwise cross it (an accuracy of
@@ -165,12 +163,9 @@ def draw_series(ax: Axes, label: str, series: Series, look: dict, *, bounds: Bou
     if isinstance(series, SeedCurves):
         return _seeds(ax, label, series, style, bounds, shift, bars, band_alpha, linewidth=linewidth,
                       markersize=markersize)
-    if len(series) not in (2, 4):
-        raise ValueError(f"series {label!r}: give (x, y), (x, mean, low, high) or SeedCurves, got a tuple of "
-                         f"{len(series)}")
-    x = np.asarray(series[0], dtype=float) + shift
-    (line,) = ax.plot(x, series[1], label=label, linewidth=linewidth, markersize=markersize, **style)
-    if len(series) == 4:  # (x, mean, low, high): an interval the caller computed, inside the measure's range
-        ax.fill_between(x, clip(series[2], bounds), clip(series[3], bounds), color=line.get_color(),
-                        alpha=band_alpha, linewidth=0)
+    if len(series) != 2:
+        raise ValueError(f"series {label!r}: give (x, y) or SeedCurves (each seed's values: seaborn draws "
+                         f"the mean and its band), got a tuple of {len(series)}")
+    (line,) = ax.plot(np.asarray(series[0], dtype=float) + shift, series[1], label=label,
+                      linewidth=linewidth, markersize=markersize, **style)
     return line
