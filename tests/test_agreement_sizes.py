@@ -185,7 +185,7 @@ def test_an_error_that_falls_with_size_and_reaches_the_papers_is_put_down_to_the
     c = _claims(full, sizes)[ERROR]
     assert (c.verdict, c.cause) == ("not reproduced", "data")
     assert c.evidence.startswith("size trend (3 seeds, read at epoch 1): the test error 0.100 ± 0.005 at "
-                                 "1,000 sentences (all sentences), 0.070 ± 0.005 at 2,000 sentences (2x")
+                                 "1,000 sentences (the chapter's runs), 0.070 ± 0.005 at 2,000 sentences (2x")
     assert "-0.03 per doubling" in c.evidence and "an extrapolation" in c.evidence
 
 
@@ -229,7 +229,7 @@ def test_the_section_draws_the_trend_with_its_numbers():
                            by_source={"synthetic": {"3-TURN": full}})
     trends = cs.trends_of(runs.sizes, runs.by_source)
     table = report_sizes.tables(trends)["synthetic"]
-    assert list(table.columns) == ["3-TURN, all sentences (1,000)", "3-TURN, 2x sentences (2,000)",
+    assert list(table.columns) == ["3-TURN, the chapter's runs (1,000)", "3-TURN, 2x sentences (2,000)",
                                    "3-TURN, 4x sentences (4,000)"]
     assert table.loc["error, with attractors", "3-TURN, 4x sentences (4,000)"] == "0.080 ± 0.010"
     text = report_sizes.extrapolation_text(trends)
@@ -238,7 +238,7 @@ def test_the_section_draws_the_trend_with_its_numbers():
     assert fig.axes[0].get_xscale() == "log" and fig.axes[0].get_yscale() == "log"
     figure, items = report_sizes.sizes_section(runs, [])
     assert figure is not None and len(items) == 4
-    assert "1,000 (all sentences), 2,000 (2x sentences)" in items[0].data
+    assert "1,000 (the chapter's runs), 2,000 (2x sentences)" in items[0].data
     assert "{table}" in items[2].data and "tbl-agreement-sizes-synthetic" in items[2].data
     assert math.isclose(cs.sentences(full), 1000)
     figure, empty = report_sizes.sizes_section(SimpleNamespace(sizes={}, by_source={}), [])

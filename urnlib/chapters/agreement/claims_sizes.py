@@ -68,8 +68,10 @@ def trends_of(sizes: dict[str, dict[str, Seeds]], by_source: dict[str, dict[str,
 
 def size_of(share: float, seeds: Seeds) -> str:
     """A point's size in words: its runs' ``setting`` coordinate (``"1/4 of the sentences"``, written by
-    :func:`urnlib.chapters.agreement.sizes.size_words`), ``"all sentences"`` for the chapter's own runs."""
-    return "all sentences" if share == 1 else str(coords_of(seeds.runs[0]).get("setting") or f"{share:g}x")
+    :func:`urnlib.chapters.agreement.sizes.size_words`), ``"the chapter's runs"`` for the chapter's own."""
+    if share == 1:
+        return "the chapter's runs"
+    return str(coords_of(seeds.runs[0]).get("setting") or f"{share:g}x")
 
 
 def sentences(seeds: Seeds) -> float:

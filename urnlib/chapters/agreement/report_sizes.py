@@ -33,18 +33,19 @@ __all__ = ["ERROR", "figure", "tables", "sizes_text", "extrapolation_text", "cau
 ERROR = Part("the error on test sentences with attractors", lambda s: s.stat(lambda r: 1 - with_attractors(
     best_row(r))), PAPER_ERROR, False)
 #: the paper's number, drawn on every panel: its 3-TURN's error on its training size
-PAPER_MARK = (PAPER_TRAIN, PAPER_ERROR, "paper 000: 3-TURN error < 1% on 1.5 million Wikipedia sentences")
+PAPER_MARK = (PAPER_TRAIN, PAPER_ERROR, "paper 000: 3-TURN < 1%,\n1.5 million sentences")
 #: doublings past which the text gives no number of sentences (one with 20 digits says nothing)
 FAR = 30
-#: the error axis (log): its lowest value (a mean - sd at or below 0 is drawn there)
+#: the error axis (log): its lowest value (an error below it, or a mean - sd, is drawn there)
 FLOOR = 1e-3
 
 
 def _series(points: Points) -> SeedCurves:
     """Each seed's error at every size, at the size's mean training sentences (seaborn's mean ± sd over the
-    seeds; a seed missing at a size is left out there)."""
+    seeds; a seed missing at a size is left out there); an error below :data:`FLOOR` (0: no sentence wrong)
+    is drawn at it, where the log axis can show it."""
     sizes = [sentences(seeds) for _, seeds in points]
-    values = [dict(zip(seeds.seeds, ERROR.measure(seeds).values)) for _, seeds in points]
+    values = [dict(zip(seeds.seeds, np.maximum(ERROR.measure(seeds).values, FLOOR))) for _, seeds in points]
     every = sorted({s for v in values for s in v})
     return SeedCurves([[v[s] for v in values if s in v] for s in every],
                       x=[[x for x, v in zip(sizes, values) if s in v] for s in every])
@@ -75,6 +76,7 @@ def figure(trends: dict[str, dict[str, Points]]):
             ax.plot(2 ** xs, np.where(ys >= FLOOR, np.minimum(ys, 1.0), np.nan), linestyle=":",
                     linewidth=1.0, color=styles[label].matplotlib(0)["color"])
         ax.set_xlim(min(sentences(p[0][1]) for p in models.values()) / 1.5, PAPER_TRAIN * 1.5)
+        ax.set_ylim(FLOOR / 1.3, 1.0)  # one error axis on every panel
     return fig
 
 
