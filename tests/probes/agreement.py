@@ -36,7 +36,7 @@ ANALYSIS_WORDS = 5  # words whose generators a probe run stores
 def _plan(models: list[str]) -> dict[str, dict]:
     """The chapter's model specs at the probe's size (the paper preset with the sizes changed)."""
     config = replace(ag.Config.paper(), sources=["synthetic"], analysis_source="", models=models, units=4,
-                     truncation_k=1, lstm_embedding=3, dropout=0.05, mode="load")
+                     sizes=[], truncation_k=1, lstm_embedding=3, dropout=0.05, mode="load")
     return config.model_specs()
 
 
