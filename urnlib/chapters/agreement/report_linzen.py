@@ -15,6 +15,7 @@ from urnlib.metrics import wilson_interval
 from urnlib.chapters.agreement.claims import HEURISTICS, SELECTED, data_stats, best_row
 from urnlib.chapters.agreement.report_tables import PAPER_SENTENCES
 from urnlib.seeds import Seeds
+from urnlib.reports.bibliography import named_text
 
 __all__ = ["SOURCE", "ZERO_NOTE", "PAPER_ERROR", "data_text", "wilson_table", "figure_marks"]
 
@@ -31,7 +32,7 @@ def figure_marks(sources) -> tuple[dict[str, str], dict[str, tuple[float, str]]]
     if SOURCE not in sources:
         return {}, {}
     return ({SOURCE: ZERO_NOTE},
-            {SOURCE: (1 - PAPER_ERROR, "paper 000 sec. 4: 3-TURN error well under 1%")})
+            {SOURCE: (1 - PAPER_ERROR, named_text("paper 000 sec. 4: 3-TURN error well under 1%"))})
 
 
 def data_text(runs: dict[str, Seeds]) -> str:

@@ -25,6 +25,7 @@ from urnlib.plots.series import SeedCurves
 from urnlib.reports.common import looks
 from urnlib.reports.opening import displayed
 from urnlib.seeds import Stat
+from urnlib.reports.bibliography import named_text
 
 __all__ = ["ERROR", "figure", "tables", "sizes_text", "extrapolation_text", "causes_text", "sizes_section"]
 
@@ -33,7 +34,7 @@ __all__ = ["ERROR", "figure", "tables", "sizes_text", "extrapolation_text", "cau
 ERROR = Part("the error on test sentences with attractors", lambda s: s.stat(lambda r: 1 - with_attractors(
     best_row(r))), PAPER_ERROR, False)
 #: the paper's number, drawn on every panel: its 3-TURN's error on its training size
-PAPER_MARK = (PAPER_TRAIN, PAPER_ERROR, "paper 000: 3-TURN < 1%,\n1.5 million sentences")
+PAPER_MARK = (PAPER_TRAIN, PAPER_ERROR, named_text("paper 000: 3-TURN < 1%,\n1.5 million sentences"))
 #: doublings past which the text gives no number of sentences (one with 20 digits says nothing)
 FAR = 30
 #: the error axis (log): its lowest value (an error below it, or a mean - sd, is drawn there)
