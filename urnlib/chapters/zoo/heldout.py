@@ -16,9 +16,8 @@ import json
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from tqdm.auto import tqdm
-
 from urnlib.chapters.zoo.tasks import TASKS
+from urnlib.progress import progress
 from urnlib.results import Run
 from urnlib.train import evaluate_loss
 
@@ -44,7 +43,7 @@ def test_losses(runs: Iterable[Run], folder: str | Path | None = None) -> dict[s
     path = Path(folder if folder is not None else runs[0].path.parent.parent) / CACHE
     kept: dict[str, Mapping] = json.loads(path.read_text()) if path.is_file() else {}
     todo = [r for r in runs if kept.get(_key(r), {}).get("weights") != r.record["checksums"]["weights"]]
-    for run in tqdm(todo, desc="test-set loss from the stored weights", disable=not todo):
+    for run in progress(todo, desc="test-set loss from the stored weights", total=len(todo)):
         kept[_key(run)] = {"name": run.name, "test_loss": test_loss(run),
                          "weights": run.record["checksums"]["weights"]}
     if todo:
