@@ -68,8 +68,9 @@ CLAIM_COLUMNS = ["claim", "paper", "found here", "verdict", "cause"]
 
 
 class _ClaimRows(HTMLParser):
-    """The claims tables of a page (urnlib.claims.claims_table), in page order: each group's id (its row of
-    class urnlib-group) and each claim's cells (its row of class urnlib-claim), and the tables' headers."""
+    """The claims tables of a page (urnlib.claims.claims_table), in page order: each group's id (its folded
+    section, details.urnlib-group) and each claim's cells (its row of class urnlib-claim), and the tables'
+    headers."""
 
     def __init__(self):
         super().__init__()
@@ -80,15 +81,15 @@ class _ClaimRows(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
-        if tag == "table" and "urnlib-claims" in (a.get("class") or "").split():
+        if tag == "details" and a.get("class") == "urnlib-group":  # a folded group, its table inside
+            self.items.append(("group", a.get("id")))
+        elif tag == "table" and "urnlib-claims" in (a.get("class") or "").split():
             self._in_claims = True
             self.headers.append([])
         elif not self._in_claims:
             return
         elif tag == "thead":
             self._in_head = True
-        elif tag == "tr" and a.get("class") == "urnlib-group":
-            self.items.append(("group", a.get("id")))
         elif tag == "tr" and a.get("class") == "urnlib-claim":
             self.items.append(("claim", []))
         elif tag in ("td", "th"):

@@ -20,6 +20,7 @@ The pages come from a local web server (127.0.0.1, a free port), as a reader's b
   internal file number ("paper 001", "lecture 004") instead of its authors and year (``NAMELESS``),
 - an intro whose first screen (1280 x 800) does not show the verdicts of every paper: one line per paper of
   the bibliography, named by its authors and year, with at least one verdict,
+- a chapter page taller than 12 screens of 1280 x 800 (9,600 px, ``MAX_SCREENS``), its folded sections closed,
 - figure text rendered below 10 px (``MIN_FIGURE_PX``) at the page's width: each SVG figure's strings (an
   SVG's <text>, or the glyphs matplotlib draws for a string as paths: a group scaled to the font's size) at
   the size the page shows the figure (shrunk where it is wider than the page's column).
@@ -131,6 +132,7 @@ class PageView:
     landing: list[dict] = field(default_factory=list)  # the intro's verdict lines: text, bottom px, verdicts
     small_text: list[str] = field(default_factory=list)  # figure text shown below MIN_FIGURE_PX
     first_figure: float | None = None  # px from the title's top to the first figure shown (None: no figure)
+    height: int = 0  # the page's height (px) at the window's width, folded sections closed
 
 
 # Resolves when every image has loaded or failed (lazy ones are made eager), then lists the broken ones.
@@ -371,6 +373,7 @@ def _look_at(page, url: str, origin: str, redirects: bool) -> PageView:
     view.links = page.eval_on_selector_all("a[href]", "as => as.map(a => a.href)")
     view.anchors = set(page.eval_on_selector_all("[id], a[name]", "es => es.map(e => e.id || e.name)"))
     view.wide_tables = page.evaluate(TABLES_JS)
+    view.height = page.evaluate("() => document.documentElement.scrollHeight")
     return view
 
 
@@ -526,6 +529,23 @@ def test_figure_text_is_10_px_or_more(reader_view):
 
 
 SCREEN = 800  # the height of the window the figure positions are counted in: 1280 x 800
+MAX_SCREENS = 12  # a chapter a reader can finish: at most 12 screens of 1280 x 800 (9,600 px)
+
+
+def tall_pages(views: dict[str, PageView], screens: int = MAX_SCREENS) -> list[str]:
+    """The chapter pages taller than ``screens`` screens of ``SCREEN`` px (the claims summary, a scorecard of
+    every chapter, is not a chapter), with their heights."""
+    return [f"{name}: {view.height:,} px ({view.height / SCREEN:.1f} screens)" for name, view in views.items()
+            if name.startswith("chapters/") and name != "chapters/claims.html"
+            and view.height > screens * SCREEN]
+
+
+@pytest.mark.slow
+def test_a_chapter_is_at_most_12_screens_tall(reader_view):
+    """At 1280 px wide, with its folded sections closed (the runs and settings, the claims of each figure)."""
+    tall = tall_pages(reader_view)
+    assert not tall, f"chapters taller than {MAX_SCREENS} screens ({MAX_SCREENS * SCREEN:,} px):\n" + \
+        "\n".join(tall)
 
 
 def landing_problems(lines: list[dict], names: list[str], screen: int = SCREEN) -> list[str]:
@@ -589,6 +609,7 @@ BROKEN_PAGE = """<!DOCTYPE html><html><head><title>t</title></head><body>
 <div style="width: 400px; overflow-x: auto">
 <table><tr><td style="white-space: nowrap">{wide}</td></tr></table></div>
 <table><tr><td>fits</td></tr></table>
+<div style="height: 9700px"></div>
 <script>console.error("boom"); fetch("https://example.org/x.js").catch(() => null);</script>
 </body></html>"""
 
@@ -638,6 +659,9 @@ def test_the_checks_catch_a_broken_page(browser, tmp_path):
                                                           "'lecture 004'", "'paper 000'"], view.nameless
     assert "named.svg" in view.nameless[-1] and view.landing == []
     assert view.small_text == ["the figure small.svg: '0.5' at 4.5 px"], view.small_text
+    assert view.height > MAX_SCREENS * SCREEN
+    assert tall_pages({"page.html": view, "chapters/x.html": view}) == [
+        f"chapters/x.html: {view.height:,} px ({view.height / SCREEN:.1f} screens)"]
 
 
 def test_the_intro_check_wants_every_paper_named_with_a_verdict_in_the_first_screen():

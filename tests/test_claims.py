@@ -82,7 +82,8 @@ def test_claims_table_escapes_html_and_fits_its_column():
 
 class _Page(HTMLParser):
     """The rows of every table of a piece of HTML: (the row's class, its id, its cells' texts), and each
-    ``<details>`` summary's text."""
+    ``<details>`` summary's text; a folded group of claims (``details.urnlib-group``) as a row of class
+    urnlib-group whose one cell is its summary."""
 
     def __init__(self, text: str):
         super().__init__()
@@ -91,13 +92,19 @@ class _Page(HTMLParser):
         self.links: list[str] = []
         self._cell: list[str] | None = None
         self._summary: list[str] | None = None
+        self._group = False
         self.feed(text)
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         if tag == "tr":
             self.rows.append((a.get("class", ""), a.get("id"), []))
+        elif tag == "details" and a.get("class") == "urnlib-group":  # a group: its summary is its one cell
+            self.rows.append(("urnlib-group", a.get("id"), []))
+            self._group = True
         elif tag in ("td", "th"):
+            self._cell = []
+        elif tag == "summary" and self._group:
             self._cell = []
         elif tag == "summary":
             self._summary = []
@@ -108,6 +115,9 @@ class _Page(HTMLParser):
         if tag in ("td", "th") and self._cell is not None and self.rows:
             self.rows[-1][2].append(" ".join("".join(self._cell).split()))
             self._cell = None
+        elif tag == "summary" and self._group:
+            self.rows[-1][2].append(" ".join("".join(self._cell).split()))
+            self._cell, self._group = None, False
         elif tag == "summary" and self._summary is not None:
             self.summaries.append(" ".join("".join(self._summary).split()))
             self._summary = None

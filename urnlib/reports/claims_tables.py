@@ -123,9 +123,6 @@ table.urnlib-claims {width: 100%; table-layout: fixed; border-collapse: collapse
 table.urnlib-claims th, table.urnlib-claims td {text-align: left; vertical-align: top; padding: 0.2em 0.4em;
   overflow-wrap: anywhere;}
 table.urnlib-claims thead th {border-bottom: 2px solid #adb5bd;}
-table.urnlib-claims tr.urnlib-group th {background-color: #eef1f4; color: #212529; font-weight: 600;
-  border-top: 2px solid #adb5bd; padding-top: 0.35em; scroll-margin-top: 5em;}
-table.urnlib-claims tr.urnlib-group a {color: #1a4f8b;}
 table.urnlib-claims tr.urnlib-claim td {border-top: 1px solid #dee2e6; border-bottom: none;}
 table.urnlib-claims td.urnlib-claims-verdict {overflow-wrap: normal; word-break: normal;}
 table.urnlib-claims tr.urnlib-more td {border-top: none; padding-top: 0; color: #495057;}
@@ -136,8 +133,28 @@ table.urnlib-claims details > div p {margin: 0 0 0.15em 0;}
   white-space: nowrap; margin: 0.05em 0;}
 .urnlib-tag {font-size: 0.85em; border: 1px solid #adb5bd; border-radius: 0.25em; padding: 0 0.25em;}
 details.urnlib-chapter {margin: 0.3em 0;}
+details.urnlib-group {margin: 0; border-top: 1px solid #dee2e6; scroll-margin-top: 5em;}
+details.urnlib-group > summary {cursor: pointer; padding: 0.3em 0.2em; font-size: 0.9em;}
+details.urnlib-group > summary a {color: #1a4f8b;}
+details.urnlib-group[open] > summary {background-color: #eef1f4;}
 details.urnlib-chapter > summary {cursor: pointer; font-size: 0.9em;}
 </style>"""
+
+# A link to a group (a chapter's opening, the scorecard) opens it: the group named by the page's address.
+_OPEN_TARGET = """<script>
+(function () {
+  function openTarget() {
+    var id = decodeURIComponent(window.location.hash.slice(1));
+    var el = id && document.getElementById(id);
+    if (el && el.tagName === "DETAILS") { el.open = true; el.scrollIntoView(); }
+    var chapter = el && el.parentElement && el.parentElement.closest("details");
+    if (chapter) { chapter.open = true; }
+  }
+  window.addEventListener("hashchange", openTarget);
+  if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", openTarget); }
+  else { openTarget(); }
+})();
+</script>"""
 
 # Relative column widths of a claims table (its layout is fixed: it fits the width it is given, wrapping long
 # cells, rather than growing wider than the page).
@@ -229,33 +246,41 @@ def shown_source(source: str) -> str:
         return source
 
 
-def _group_rows(group: ClaimGroup, from_chapter: bool) -> str:
+def _group_html(group: ClaimGroup, from_chapter: bool) -> str:
+    """One group folded: its summary line (the place in the paper, the group's verdict by the book's roll-up,
+    its tally and a link to the chapter's figure), and under it the table of its claims."""
+    from urnlib.artefacts import rollup
+
     figure = figure_link(group.chapter, group.source, from_chapter)
-    head = [f'<a href="#{group.anchor}">{_h(shown_source(group.source))}</a>', _tally_html(group.claims)]
+    verdict = rollup(group.claims)
+    head = [f'<a href="#{group.anchor}">{_h(shown_source(group.source))}</a>', verdict_chip(verdict)]
+    if len(group.claims) > 1 or group.claims[0].verdict != verdict:
+        n = len(group.claims)
+        head.append(f"{n} claim{'s' if n != 1 else ''}: {_tally_html(group.claims)}")
     if figure:
         what = "the table" if figure.rsplit("#", 1)[-1].startswith("tbl-") else "the figure"
         head.append(f'<a href="{html.escape(figure, quote=True)}">{what}</a>')
-    rows = "".join(_claim_rows(c) for c in group.claims)
-    return (f'<tbody><tr class="urnlib-group" id="{group.anchor}"><th colspan="{len(_COLUMNS)}">'
-            f"{' &middot; '.join(head)}</th></tr>{rows}</tbody>")
-
-
-def _table_html(groups: list[ClaimGroup], from_chapter: bool) -> str:
     total = sum(_COLUMNS.values())
     cols = "".join(f'<col style="width: {100 * w / total:.1f}%">' for w in _COLUMNS.values())
-    head = "".join(f"<th>{name}</th>" for name in _COLUMNS)
-    body = "".join(_group_rows(g, from_chapter) for g in groups)
-    return (f'<table class="urnlib-claims"><colgroup>{cols}</colgroup><thead><tr>{head}</tr></thead>'
-            f"{body}</table>")
+    columns = "".join(f"<th>{name}</th>" for name in _COLUMNS)
+    rows = "".join(_claim_rows(c) for c in group.claims)
+    return (f'<details class="urnlib-group" id="{group.anchor}"><summary>{" &middot; ".join(head)}</summary>'
+            f'<table class="urnlib-claims"><colgroup>{cols}</colgroup><thead><tr>{columns}</tr></thead>'
+            f"<tbody>{rows}</tbody></table></details>")
+
+
+def _groups_html(groups: list[ClaimGroup], from_chapter: bool) -> str:
+    return "".join(_group_html(g, from_chapter) for g in groups)
 
 
 class ClaimsTable:
     """Claims as a notebook shows them (HTML): a legend, then the claims grouped by the paper's figure, table
-    or section (:func:`group_claims`), each group with its anchor (:func:`anchor`), its verdicts and a link to
-    the chapter's figure where one is known; each claim's statement, the paper's value, what was found here,
-    the verdict and the cause of a miss, and under it the quoted sentence, which opens the values measured,
-    the rule, the epoch and the seeds. ``with_chapter``: one folded section per chapter, named by its
-    title."""
+    or section (:func:`group_claims`), each group folded under one line (its anchor, :func:`anchor`; its
+    verdict by the book's roll-up, :func:`urnlib.artefacts.rollup`; its tally and a link to the chapter's
+    figure where one is known; a link to the anchor opens it); in a group's table, each claim's statement, the
+    paper's value, what was found here, the verdict and the cause of a miss, and under it the quoted sentence,
+    which opens the values measured, the rule, the epoch and the seeds. ``with_chapter``: one folded section
+    per chapter, named by its title."""
 
     def __init__(self, claims: list[Claim], with_chapter: bool = False):
         self.claims = list(claims)
@@ -265,7 +290,7 @@ class ClaimsTable:
     def to_html(self) -> str:
         legend = legend_html(self.claims)
         if not self.with_chapter:
-            return _CSS + legend + _table_html(self.groups, from_chapter=True)
+            return _CSS + legend + _groups_html(self.groups, from_chapter=True) + _OPEN_TARGET
         parts = []
         for chapter in dict.fromkeys(c.chapter for c in self.claims):
             mine = [c for c in self.claims if c.chapter == chapter]
@@ -274,8 +299,8 @@ class ClaimsTable:
             summary = (f"<b>{title}</b>: {count} {_tally_html(mine)} "
                        f'&middot; <a href="{html.escape(chapter, quote=True)}.html">the chapter</a>')
             parts.append(f'<details class="urnlib-chapter"><summary>{summary}</summary>'
-                         f"{_table_html([g for g in self.groups if g.chapter == chapter], False)}</details>")
-        return _CSS + legend + "".join(parts)
+                         f"{_groups_html([g for g in self.groups if g.chapter == chapter], False)}</details>")
+        return _CSS + legend + "".join(parts) + _OPEN_TARGET
 
     def _repr_html_(self) -> str:
         return self.to_html()
