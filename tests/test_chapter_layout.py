@@ -100,7 +100,7 @@ def layout_problems(cells: list[dict]) -> list[str]:
     if "parameters" not in _tags(params):
         problems.append("the first code cell is not tagged 'parameters'")
     elif not _tags(params) & FOLDED_INPUT:
-        problems.append("the parameters cell is shown open (tag it hide-input)")
+        problems.append("the parameters cell is shown open (tag it remove-input)")
     figs = figures(cells)
     first_figure = figs[0][0] if figs else len(cells)
     headings = [i for i, c in enumerate(cells) if c["cell_type"] == "markdown" and

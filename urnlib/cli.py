@@ -106,7 +106,8 @@ def execute(notebook: Path, output: Path, parameters: dict, cwd: Path) -> None:
     """Execute one notebook with papermill; raises papermill's PapermillExecutionError if a cell fails.
 
     Training progress bars go to this terminal (``URNLIB_PROGRESS=terminal``, see urnlib.progress), not
-    into the notebook; the cell papermill injects with the parameters is folded in the book (hide-input).
+    into the notebook; the cell papermill injects with the parameters is left out of the book (remove-input:
+    the chapter shows its settings in a folded section).
     """
     import papermill
 
@@ -139,8 +140,8 @@ def _fold_injected_parameters(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:
         tags = cell.metadata.setdefault("tags", [])
-        if "injected-parameters" in tags and "hide-input" not in tags:
-            tags.append("hide-input")
+        if "injected-parameters" in tags and "remove-input" not in tags:
+            tags.append("remove-input")
     nbformat.write(nb, path)
 
 
