@@ -39,7 +39,7 @@ from torch import nn
 
 from urnlib.models import graphs
 from urnlib.models.scan import dense_applies, matrix_scan, prefix_states
-from urnlib.params import ParameterError, check_int
+from urnlib.params import ParameterError, check_choice, check_int
 
 __all__ = [
     "skew_size",
@@ -48,7 +48,11 @@ __all__ = [
     "ArbitraryRNN",
     "expm_truncated",
     "expm",
+    "PARAM_MASKS",
 ]
+
+#: the URN's parameter-dropout masks (:class:`URN`'s ``param_mask``): per symbol, or shared by every symbol
+PARAM_MASKS = ("symbol", "shared")
 
 
 def skew_size(n: int, k: int | None) -> int:
@@ -187,6 +191,11 @@ class URN(_MatrixRNN):
         state_dropout: apply dropout to the state (reference-facts: off for cross-serial).
         init_scale: embedding parameters ~ U(-init_scale, init_scale) (reference-facts: 0.05).
         n_out: readout size (``None``: V, a language model; 2: the agreement classifier).
+        param_mask: the parameter-dropout mask of a batch: ``"symbol"``, one per symbol and parameter (the
+            book's runs); ``"shared"``, one per parameter position, shared by every symbol, so that two
+            symbols whose generators are exact negatives (a matched bracket pair composing to the identity)
+            stay so under dropout, as under the authors' mask (one per sequence, shared by its symbols,
+            ``orn_lm.py``), without their ``[B, V, n, n]`` exponentials.
     """
 
     def __init__(
@@ -199,9 +208,12 @@ class URN(_MatrixRNN):
         state_dropout: bool = True,
         init_scale: float = 0.05,
         n_out: int | None = None,
+        param_mask: str = "symbol",
     ):
         _check_urn_shape(n, k)
+        check_choice("param_mask", param_mask, PARAM_MASKS)
         super().__init__(vocab_size, n, dropout=dropout, state_dropout=state_dropout, n_out=n_out)
+        self.param_mask = param_mask
         self.k = k
         rows, cols = skew_indices(n, k)
         self.register_buffer("_rows", rows, persistent=False)
@@ -219,8 +231,9 @@ class URN(_MatrixRNN):
     def matrices(self, symbols: torch.Tensor | None = None) -> torch.Tensor:
         """``Q(x)`` of every symbol (or of ``symbols``): ``(V, n, n)``, orthogonal."""
         U = self.embedding if symbols is None else self.embedding[symbols]
-        if self.training and self.dropout > 0:
-            U = U * _dropout_mask(U.shape, self.dropout, U)  # one mask per batch
+        if self.training and self.dropout > 0:  # one mask per batch: per symbol, or shared by every symbol
+            shape = U.shape if self.param_mask == "symbol" else (1, U.shape[1])
+            U = U * _dropout_mask(shape, self.dropout, U)
         if self.k is not None and 4 * self.k <= self.n:  # rank 2k <= n/2: the low-rank form is cheaper
             return expm_truncated(self.truncated_rows(U))
         return expm(self.generators(U))  # (V, n, n), orthogonal
