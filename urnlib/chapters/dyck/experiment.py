@@ -11,7 +11,8 @@ The chapter's protocol, callable without a notebook::
 :class:`Config` holds the parameters of ``notebooks/params/dyck.<scale>.yaml``; :meth:`Config.plan` expands
 them to one :class:`~urnlib.results.RunSpec` per model, setting and seed: paper 000's k-TURN, Full URN and
 arbitrary-embedding RNN, paper 001's comparison (each kind of ``models_001`` at each size of ``units_001``)
-and, with ``variants``, the k-TURN without state dropout (not in the papers), under each training setting
+and, with ``variants``, the k-TURN changed in one way (:data:`VARIANTS`, not in the papers: without state
+dropout; with one parameter-dropout mask shared by every symbol), under each training setting
 (``settings``: the papers' printed learning rate, the authors' code's, the authors' generator) and each seed
 of ``seeds``. :meth:`Config.view` gives one setting's runs as ``{model: Seeds}``. :func:`train_run` trains
 one run (a module-level function, so that any worker process can run it).
@@ -30,7 +31,7 @@ from urnlib.experiments.training import train_token_model
 from urnlib.languages import dyck
 from urnlib.models.registry import component_of, parse_spec
 from urnlib.models.registry import label as model_label
-from urnlib.params import ParameterError, check_list, check_bool, check_choice, check_float, check_int
+from urnlib.params import ParameterError, check_choice, check_float, check_int, check_list
 from urnlib.results import Run, RunSpec, Trained
 from urnlib.seeds import Seeds, by_label, check_seeds, split_setting
 from urnlib.tasks.dyck import VOCAB_SIZE, DyckTask, evaluate_closing, make_data
@@ -38,7 +39,7 @@ from urnlib.train import TrainConfig
 
 #: DyckTask, make_data and evaluate_closing are urnlib.tasks.dyck's, named here for the notebook and the tests
 __all__ = ["Config", "Setting", "DyckTask", "make_data", "evaluate_closing", "train_run", "run",
-           "rebuild_model", "EXPERIMENT", "COMPARISON_KINDS"]
+           "rebuild_model", "EXPERIMENT", "COMPARISON_KINDS", "VARIANTS"]
 
 EXPERIMENT = "dyck"
 #: the epoch metrics this chapter's runs may select on (early stopping, kept weights): none: the runs train
@@ -48,6 +49,14 @@ COMPONENTS = ("train.loop", "data.dyck", "experiment.dyck")
 #: model kinds of the paper 001 comparison, in the notebook's order (their runs' labels are the registry's)
 COMPARISON_KINDS = ("urn", "lstm", "arbitrary")
 MAX_UNITS = 4096
+#: the k-TURN's variants (ours, not in the papers): each name, and what it changes in the k-TURN's spec
+VARIANTS = {
+    "no state dropout": {"state_dropout": False},  # dropout on parameters and output only
+    # one parameter-dropout mask per batch shared by every symbol (the book's: one per symbol), so that a
+    # matched pair whose generators are exact negatives stays an exact inverse under dropout, as under the
+    # authors' mask (one per sequence, shared by its symbols: orn_lm.py) -- Table 4's pair effects
+    "shared parameter mask": {"param_mask": "shared"},
+}
 
 
 #: the model families a setting trains: every model, or paper 000's three
@@ -97,7 +106,8 @@ class Config(ChapterConfig):
         units_000, truncation_k: size of paper 000's models, and the k of its k-TURN.
         units_001, models_001: sizes and kinds (``urn``, ``lstm``, ``arbitrary``) of paper 001's comparison.
         lstm_embedding: the LSTM's embedding size.
-        variants: also the k-TURN without dropout on its state, in every setting of all models.
+        variants: also the k-TURN changed as each named variant of :data:`VARIANTS` says, in every setting
+            of all models (``True``: ``["no state dropout"]``; ``False`` or ``[]``: none).
         min_bucket: attractor counts with fewer scored test predictions (on any seed) are left out of the
             claims.
     """
@@ -118,7 +128,7 @@ class Config(ChapterConfig):
     units_001: list
     models_001: list
     lstm_embedding: int
-    variants: bool
+    variants: bool | list
     min_bucket: int
 
     def validate(self) -> None:
@@ -133,15 +143,15 @@ class Config(ChapterConfig):
         check_int("units_000", self.units_000, minimum=2, maximum=MAX_UNITS)
         check_int("truncation_k", self.truncation_k, minimum=1)
         check_int("lstm_embedding", self.lstm_embedding, minimum=1, maximum=MAX_UNITS)
-        check_bool("variants", self.variants)
+        self.variant_names()
         check_int("min_bucket", self.min_bucket, minimum=1)
         check_list("units_001", self.units_001, example="[8, 16, 32]",
                    each=lambda name, n: check_int(name, n, minimum=1, maximum=MAX_UNITS))
         check_list("models_001", self.models_001, example=f"{list(COMPARISON_KINDS)}",
                    each=lambda name, kind: check_choice(name, kind, list(COMPARISON_KINDS)))
-        if self.variants and self.dropout == 0:
-            raise ParameterError(f"dropout=0 with variants=True: the '{self.turn}, no state dropout' variant "
-                                 "would repeat the k-TURN; set variants=False")
+        if self.variant_names() and self.dropout == 0:
+            raise ParameterError(f"dropout=0 with variants={self.variants!r}: every variant changes the "
+                                 f"{self.turn}'s dropout, so each would repeat it; set variants=False")
         self.models()  # every model spec through the registry's grammar and checks
         self._check_more_seeds()
 
@@ -206,9 +216,17 @@ class Config(ChapterConfig):
         return [model_label({"kind": kind, "n": n}) for kind in COMPARISON_KINDS if kind in self.models_001
                 for n in self.units_001]
 
+    def variant_names(self) -> list[str]:
+        """The variants ``variants`` names, checked (:data:`VARIANTS`)."""
+        if isinstance(self.variants, bool):
+            return ["no state dropout"] if self.variants else []
+        check_list("variants", self.variants, example=f"{list(VARIANTS)}",
+                   each=lambda name, v: check_choice(name, v, list(VARIANTS)))
+        return list(dict.fromkeys(self.variants))
+
     def variant_labels(self) -> list[str]:
-        """The k-TURN variant (empty when ``variants`` is off)."""
-        return [f"{self.turn}, no state dropout"] if self.variants else []
+        """The k-TURN variants' labels, e.g. ``"3-TURN, no state dropout"`` (empty without ``variants``)."""
+        return [f"{self.turn}, {name}" for name in self.variant_names()]
 
     def models(self, setting: Setting | None = None) -> dict[str, dict[str, Any]]:
         """``{label: model spec}`` of the models ``setting`` trains (default: every model), each spec read by
@@ -224,8 +242,8 @@ class Config(ChapterConfig):
                 text = f"lstm {n} e{self.lstm_embedding}" if kind == "lstm" else f"{kind} {n}"
                 spec = self._spec(text, f"units_001 contains {n}")
                 out[model_label(spec)] = spec
-        for label in self.variant_labels():
-            out[label] = {**out[self.turn], "state_dropout": False}
+        for name, label in zip(self.variant_names(), self.variant_labels()):
+            out[label] = {**out[self.turn], **VARIANTS[name]}
         return out
 
     def _spec(self, text: str, source: str) -> dict[str, Any]:
