@@ -241,9 +241,9 @@ def every_seed(flags: Iterable[bool], *, what: str = "the property") -> Decision
     if not flags:
         return Decision(None, direction, math.nan)
     if all(flags):
-        return Decision(True, direction, 1.0)
+        return Decision(True, direction, 0.5)
     if not any(flags):
-        return Decision(False, direction, -1.0)
+        return Decision(False, direction, -0.5)
     share = k / n
     if _sign_test(k, n) < LEVEL:
         return Decision(share > 0.5, direction, share - 0.5)
