@@ -392,6 +392,11 @@ def test_report_on_tiny_runs(tiny):
     ablation = report.ablation_table(full, TINY.turn, TINY.variant_labels(), 1)
     assert list(ablation["model"]) == [TINY.turn, *TINY.variant_labels()]
     assert len(report.ablation_table(full, TINY.turn, [], 1)) == 1
+    found = report.ablation_finding(ablation, TINY.turn)  # the page's visible paragraph, from the same table
+    for _, row in ablation[ablation["model"] != TINY.turn].iterrows():
+        assert f"* *{row['setting']}*, {row['model']} (2 and 2 seeds): accuracy " in found
+        assert row["closing accuracy"].split(" (")[0] in found and row["worst bucket accuracy"] in found
+    assert "variants=False" in report.ablation_finding(report.ablation_table(full, TINY.turn, [], 1), TINY.turn)
     t4, rows = report.table4(views["a"][TINY.turn][0])
     assert len(t4) == len(rows) == 15
     t4s = report.table4_seeds(full, TINY.turn)

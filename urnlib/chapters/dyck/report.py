@@ -13,6 +13,8 @@ stored spec and weights by :meth:`urnlib.results.Run.model`). All drawing is in 
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import torch
@@ -186,6 +188,35 @@ def ablation_table(views: dict[str, dict[str, Seeds]], turn: str, variants: list
                                                   f"(at {int(acc['count'][np.argmin(acc['accuracy'])])})",
                          **{k: Stat.of(e[k] for e in eff).text(3) for k in eff[0]}})
     return pd.DataFrame(rows)
+
+
+def _bare(text) -> str:
+    """A cell of :func:`ablation_table` without its "(N seeds)": the finding names the seeds once."""
+    return re.sub(r" \(\d+ seeds?\)$", "", str(text))
+
+
+def ablation_finding(table: pd.DataFrame, turn: str) -> str:
+    """What :func:`ablation_table` found, in Markdown for the page: per setting and variant, its
+    closing-bracket accuracy, weakest attractor bucket and mean matching-pair effect against the k-TURN's (the
+    figure and the table fold below it)."""
+    if set(table["model"]) <= {turn}:
+        return "The variants were not trained (`variants=False`)."
+    keys = {"closing accuracy": "accuracy", "worst bucket accuracy": "weakest attractor bucket",
+            "mean matching-pair effect": "mean matching-pair effect"}
+    items = []
+    for setting, rows in table.groupby("setting", sort=False):
+        base = rows[rows["model"] == turn]
+        for _, row in rows[rows["model"] != turn].iterrows():
+            seeds, values = f"{row['seeds']}", []
+            for key, name in keys.items():
+                values.append(f"{name} {_bare(row[key])}")
+                if len(base):
+                    values[-1] += f" against {_bare(base.iloc[0][key])}"
+            if len(base):
+                seeds += f" and {base.iloc[0]['seeds']}"
+            items.append(f"* *{setting}*, {row['model']} ({seeds} seeds): " + "; ".join(values))
+    return (f"At epoch 100, mean ± sd over seeds, each variant against the {turn} (a bucket: its accuracy "
+            "and its number of attractors):\n\n" + "\n".join(items))
 
 
 def validation_loss_table(views: dict[str, dict[str, Seeds]], labels: list[str]) -> pd.DataFrame:
