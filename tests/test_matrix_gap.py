@@ -3,7 +3,7 @@
 tests/test_matrix_ablation.py)."""
 
 from urnlib.chapters.matrix_embeddings import report as rep
-from urnlib.chapters.matrix_embeddings.report_gap import gap_causes
+from urnlib.chapters.matrix_embeddings.report_gap import gap_causes, gap_summary
 
 from tests.test_matrix_ablation import DIAG, _setting
 from tests.test_matrix_ablation import _view as _bare_view
@@ -61,6 +61,9 @@ def test_a_growth_too_slow_to_reach_it_leaves_the_cause_open_with_the_next_exper
 def test_an_optimiser_that_helps_but_stays_far_below_is_named_and_the_cause_stays_open():
     settings = dict([_adagrad([70, 72, 74]), *_shares([(0.25, 30), (0.5, 31)])])
     cause, found, settle = gap_causes(_view(), settings)[DIAG]
+    summary = gap_summary(gap_causes(_view(), settings), _view(), settings)  # the page's visible finding
+    assert f"* **{DIAG}**: 31.0 ± 1.0 questions (log entries, kept epoch) against the paper's 555" in summary
+    assert f"*open* ({found})." in summary and gap_summary({}, _view(), settings) == ""
     assert cause == "open"
     assert "Adagrad lr 1.0: 72.0 ± 2.0 against the chapter's 31.0 ± 1.0 (more, but far below" in found
     assert "no growth with the share" in found and "tried here - " in settle

@@ -28,7 +28,7 @@ from urnlib.chapters.matrix_embeddings.report_analogy import (
 from urnlib.chapters.matrix_embeddings.report import PAPER_WORDS
 from urnlib.seeds import Seeds, Stat
 
-__all__ = ["gap_causes"]
+__all__ = ["gap_causes", "gap_summary"]
 
 View = dict[str, Seeds]
 #: the authors' code's batch (paper 003's lm_me.py default: 10,000 sentences)
@@ -140,3 +140,20 @@ def gap_causes(view: View, ablations: View | None = None) -> dict[str, tuple[str
         if ours.n and ours.mean < paper:
             out[model] = _cause(model, row, paper)
     return out
+
+
+def gap_summary(causes: dict[str, tuple[str, str, str]], view: View, ablations: View | None = None) -> str:
+    """What the ablations found, in a few lines for the page (Markdown; the evidence in full, its figure
+    and table fold below it): per model of ``causes`` (:func:`gap_causes`), its count at the kept epoch
+    against the paper's, the cause its claims take, and what was found. Empty where no model has a cause."""
+    items = []
+    for model, (cause, found, _settle) in causes.items():
+        row = settings(view, ablations)[model]
+        items.append(f"* **{model}**: {_count(row[CHAPTER_RUNS]).mean_sd(1)} questions (log entries, "
+                     f"kept epoch) against the paper's {paper_count(model):g}; the cause its claims take: "
+                     f"*{cause}*"
+                     + (f" ({found})" if found else "") + ".")
+    if not items:
+        return ""
+    return ("What the runs found (the causes as in the claims table; the evidence in full, its figure and "
+            "table are folded below):\n\n" + "\n".join(items))
