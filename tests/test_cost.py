@@ -37,7 +37,7 @@ def test_the_cost_figure_shows_cpu_hours_and_the_gpu_estimate_per_chapter(tmp_pa
     import matplotlib
 
     matplotlib.use("Agg")
-    from urnlib.reports.cost_figure import cost_frame, write_cost_figure
+    from urnlib.reports.cost import cost_frame, write_cost_figure
 
     store = _store(tmp_path / "runs")
     results = tmp_path / "gpu.json"  # the primer sampled at a tenth of its CPU hours; Dyck not sampled

@@ -245,7 +245,7 @@ def build_book(args: argparse.Namespace) -> int:
 
     # the cost of the committed runs, from their records (the Performance page includes it)
     (book_dir / "performance" / "cost.md").write_text(cost_markdown(REPO / "notebooks" / "results"))
-    from urnlib.reports.cost_figure import write_cost_figure
+    from urnlib.reports.cost import write_cost_figure
 
     # the figure the Performance page opens with: each chapter's cost on the CPU and, estimated, on one GPU
     write_cost_figure(REPO / "notebooks" / "results", REPO / "benchmarks" / "results" / "gpu_chapters.json",

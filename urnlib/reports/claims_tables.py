@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 
 from urnlib.claims import CAUSES, MISSES, VERDICTS, Claim, anchor, format_value
 from urnlib.reports.bibliography import named_source, named_text
+from urnlib.reports.claims_style import _CSS, _OPEN_TARGET
 
 __all__ = ["claims_frame", "claims_table", "verdict_summary", "misses_by_cause", "seed_summary",
            "verdict_counts", "anchor", "ClaimGroup", "group_claims", "ClaimsTable", "chapter_title",
@@ -114,47 +115,6 @@ def rules_legend(claims: list[Claim]) -> list[tuple[str, str]]:
     """``[(name, the phrase it stands for)]`` for the rules' standard phrases that ``claims`` use."""
     return [(name, phrase) for phrase, name in _rule_terms() if any(phrase in c.rule for c in claims)]
 
-
-_CSS = """<style>
-.urnlib-claims-legend {font-size: 0.8em; line-height: 1.4; margin-bottom: 0.5em;}
-.urnlib-claims-legend p {margin: 0 0 0.3em 0;}
-table.urnlib-claims {width: 100%; table-layout: fixed; border-collapse: collapse; font-size: 0.8em;
-  line-height: 1.35; margin-bottom: 1em;}
-table.urnlib-claims th, table.urnlib-claims td {text-align: left; vertical-align: top; padding: 0.2em 0.4em;
-  overflow-wrap: anywhere;}
-table.urnlib-claims thead th {border-bottom: 2px solid #adb5bd;}
-table.urnlib-claims tr.urnlib-claim td {border-top: 1px solid #dee2e6; border-bottom: none;}
-table.urnlib-claims td.urnlib-claims-verdict {overflow-wrap: normal; word-break: normal;}
-table.urnlib-claims tr.urnlib-more td {border-top: none; padding-top: 0; color: #495057;}
-table.urnlib-claims details > summary {cursor: pointer; font-style: italic;}
-table.urnlib-claims details > div {font-style: normal; padding: 0.2em 0 0.3em 1em;}
-table.urnlib-claims details > div p {margin: 0 0 0.15em 0;}
-.urnlib-verdict {display: inline-block; padding: 0 0.35em; border-radius: 0.25em; color: #212529;
-  white-space: nowrap; margin: 0.05em 0;}
-.urnlib-tag {font-size: 0.85em; border: 1px solid #adb5bd; border-radius: 0.25em; padding: 0 0.25em;}
-details.urnlib-chapter {margin: 0.3em 0;}
-details.urnlib-group {margin: 0; border-top: 1px solid #dee2e6; scroll-margin-top: 5em;}
-details.urnlib-group > summary {cursor: pointer; padding: 0.3em 0.2em; font-size: 0.9em;}
-details.urnlib-group > summary a {color: #1a4f8b;}
-details.urnlib-group[open] > summary {background-color: #eef1f4;}
-details.urnlib-chapter > summary {cursor: pointer; font-size: 0.9em;}
-</style>"""
-
-# A link to a group (a chapter's opening, the scorecard) opens it: the group named by the page's address.
-_OPEN_TARGET = """<script>
-(function () {
-  function openTarget() {
-    var id = decodeURIComponent(window.location.hash.slice(1));
-    var el = id && document.getElementById(id);
-    if (el && el.tagName === "DETAILS") { el.open = true; el.scrollIntoView(); }
-    var chapter = el && el.parentElement && el.parentElement.closest("details");
-    if (chapter) { chapter.open = true; }
-  }
-  window.addEventListener("hashchange", openTarget);
-  if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", openTarget); }
-  else { openTarget(); }
-})();
-</script>"""
 
 # Relative column widths of a claims table (its layout is fixed: it fits the width it is given, wrapping long
 # cells, rather than growing wider than the page).

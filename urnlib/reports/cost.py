@@ -1,4 +1,7 @@
-"""The cost of the book: CPU time of the stored runs, per chapter, from their records.
+"""The cost of the book: CPU time of the stored runs, per chapter, from their records, and the figure the
+Performance page opens with (:func:`write_cost_figure`: the CPU hours, and the hours on one GPU estimated from
+epochs of sampled runs trained there, ``benchmarks/results/gpu_chapters.json``: the chapter's GPU hours / CPU
+hours there scale today's CPU hours).
 
 Every run records the process CPU time of its training (``cpu_time_s``, not wall time: wall time on a shared
 machine counts other people's work) and the threads it ran with; runs stored before CPU time was recorded
@@ -9,6 +12,7 @@ runs before each build, so it always describes the runs the book shows).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +20,7 @@ import numpy as np
 from urnlib.chapters.registry import chapter_of_store, store_chapters
 from urnlib.results import Run, RunStore
 
-__all__ = ["CHAPTER_OF", "cost_table", "cost_markdown", "frame_markdown"]
+__all__ = ["CHAPTER_OF", "cost_table", "cost_markdown", "frame_markdown", "cost_frame", "write_cost_figure"]
 
 #: the store's experiment folders -> the chapter that shows them (the chapter registry's ``stores``)
 CHAPTER_OF = store_chapters()
@@ -75,3 +79,43 @@ def frame_markdown(frame) -> str:
                  else f"{int(v)}" if isinstance(v, (int, float)) else str(v) for c, v in row.items()]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def cost_frame(store: str | Path, gpu_results: str | Path):
+    """Per chapter (in the book's order, named by its title up to a colon): ``hours`` on ``where`` (CPU, or
+    the GPU's name), one row each, and the GPU's name (``None`` without GPU results): ``(DataFrame, gpu)``."""
+    import pandas as pd
+
+    from urnlib.reports.claims_tables import chapter_title
+
+    cpu = cost_table(store, staleness=False).set_index("chapter").drop(index="total")
+    hours = cpu["CPU hours"] + cpu["wall hours (runs without CPU time)"]
+    path = Path(gpu_results)
+    found = json.loads(path.read_text()) if path.exists() else {}
+    gpu = found.get("gpu", {}).get("gpu")
+    from urnlib.chapters import registry
+
+    order = [c for c in registry.names() if c in hours.index] + [c for c in hours.index
+                                                               if c not in registry.names()]
+    rows = []
+    for chapter in order:
+        value, name = hours[chapter], chapter_title(chapter).split(":")[0]  # "The TPRU", "Dyck languages"
+        rows.append({"chapter": name, "where": "CPU (the stored runs' records)",
+                     "hours": float(value)})
+        sampled = found.get("chapters", {}).get(chapter, {})
+        if gpu and sampled.get("gpu_hours") and sampled.get("cpu_hours"):
+            ratio = sampled["gpu_hours"] / sampled["cpu_hours"]
+            rows.append({"chapter": name, "where": f"one {gpu} (estimated)",
+                         "hours": float(value) * ratio})
+    return pd.DataFrame(rows, columns=["chapter", "where", "hours"]), gpu
+
+
+def write_cost_figure(store: str | Path, gpu_results: str | Path, out: str | Path) -> Path:
+    """The figure the Performance page opens with (:func:`urnlib.plots.cost.cost_bars` of :func:`cost_frame`:
+    each chapter's CPU hours and, where sampled, the GPU estimate), as an SVG file written to ``out``."""
+    from urnlib.plots.cost import cost_bars, write_svg
+
+    frame, gpu = cost_frame(store, gpu_results)
+    if frame.empty:
+        raise ValueError(f"no stored run under {store}: nothing to draw the cost of")
+    return write_svg(cost_bars(frame, gpu), out)
