@@ -396,7 +396,8 @@ def test_report_on_tiny_runs(tiny):
     for _, row in ablation[ablation["model"] != TINY.turn].iterrows():
         assert f"* *{row['setting']}*, {row['model']} (2 and 2 seeds): accuracy " in found
         assert row["closing accuracy"].split(" (")[0] in found and row["worst bucket accuracy"] in found
-    assert "variants=False" in report.ablation_finding(report.ablation_table(full, TINY.turn, [], 1), TINY.turn)
+    alone = report.ablation_table(full, TINY.turn, [], 1)
+    assert "variants=False" in report.ablation_finding(alone, TINY.turn)
     t4, rows = report.table4(views["a"][TINY.turn][0])
     assert len(t4) == len(rows) == 15
     t4s = report.table4_seeds(full, TINY.turn)
