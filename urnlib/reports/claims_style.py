@@ -30,15 +30,18 @@ details.urnlib-group[open] > summary {background-color: #eef1f4;}
 details.urnlib-chapter > summary {cursor: pointer; font-size: 0.9em;}
 </style>"""
 
-# A link to a group (a chapter's opening, the scorecard) opens it: the group named by the page's address.
+# A link to a group (a chapter's opening, the scorecard) opens it, and a link to anything in a folded section
+# (a figure in a fold) opens the folds around it: the element the page's address names.
 _OPEN_TARGET = """<script>
 (function () {
   function openTarget() {
     var id = decodeURIComponent(window.location.hash.slice(1));
     var el = id && document.getElementById(id);
-    if (el && el.tagName === "DETAILS") { el.open = true; el.scrollIntoView(); }
-    var chapter = el && el.parentElement && el.parentElement.closest("details");
-    if (chapter) { chapter.open = true; }
+    if (!el) { return; }
+    if (el.tagName === "DETAILS") { el.open = true; }
+    for (var up = el.parentElement && el.parentElement.closest("details"); up;
+         up = up.parentElement && up.parentElement.closest("details")) { up.open = true; }
+    el.scrollIntoView();
   }
   window.addEventListener("hashchange", openTarget);
   if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", openTarget); }
