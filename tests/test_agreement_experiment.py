@@ -335,9 +335,16 @@ def test_a_linzen_file_trains_end_to_end_and_reloads(tmp_path, monkeypatch):
     assert len(rep.provenance(runs)[-1].data) == 10  # 2 seeds x (2 models, the variant, 2 at code_lr)
     assert rep.data_section(runs)[0].shape[1] == 2  # training and test sentences of the one source
     table = rep.attractor_tables(runs.by_source, 1)["agr"]
-    assert list(table.columns) == ["1-TURN", "LSTM", "first-noun heuristic", "nearest-noun heuristic"]
+    assert list(table.columns) == ["1-TURN", "LSTM", "first-noun heuristic", "nearest-noun heuristic",
+                                   "majority answer"]
     assert table.loc["all"].str.contains("2 seeds").all() and table.index[0] == "all"
-    assert rep.figure2(runs.by_source, 1).axes
+    # the figure's majority line: each bucket's own, read from the seeds' test sentences
+    fig = rep.figure2(runs.by_source, 1)
+    majority = rep.majority_by_attractors(runs.by_source["agr"]["1-TURN"], 1)
+    (steps,) = [line for line in fig.axes[0].get_lines()
+                if line.get_label() == "majority answer of each bucket"]
+    levels = np.asarray(steps.get_ydata(), dtype=float)
+    assert np.allclose(sorted(set(levels[~np.isnan(levels)])), sorted(set(majority["accuracy"])))
     claims = rep.claims(runs.by_source, turn=config.turn, analysis_source="agr", min_total=1)
     assert all(c.seeds in (2, None) and c.chapter == "agreement" for c in claims)
     # 3 epochs, not the paper's 10: every claim, Tables 1-2's too, is no evidence (and says why)

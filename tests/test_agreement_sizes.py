@@ -239,7 +239,28 @@ def test_the_section_draws_the_trend_with_its_numbers():
     figure, items = report_sizes.sizes_section(runs, [])
     assert figure is not None and len(items) == 4
     assert "1,000 (the chapter's runs), 2,000 (2x sentences)" in items[0].data
-    assert "{table}" in items[2].data and "tbl-agreement-sizes-synthetic" in items[2].data
+    assert "{table}" in items[2].data and "tbl-agreement-sizes-synthetic-3-turn" in items[2].data
     assert math.isclose(cs.sentences(full), 1000)
     figure, empty = report_sizes.sizes_section(SimpleNamespace(sizes={}, by_source={}), [])
     assert figure is None and "No size trend" in empty[0].data
+
+
+def test_the_visible_paragraph_says_what_the_trend_found():
+    from types import SimpleNamespace
+
+    full = _group([0.80, 0.79, 0.81], 1000)
+    sizes = [_group([0.86, 0.85, 0.87], 2000, 2.0), _group([0.92, 0.91, 0.93], 4000, 4.0)]
+    runs = SimpleNamespace(sizes={"synthetic": {s.label: s for s in sizes}},
+                           by_source={"synthetic": {"3-TURN": full}})
+    decided = [SimpleNamespace(cause="data", evidence="size trend (3 seeds): ..."),
+               SimpleNamespace(cause="open", evidence="size trend (3 seeds): ..."),
+               SimpleNamespace(cause="open", evidence="the chapter's own")]
+    text = report_sizes.found(runs, decided)
+    assert ("falls significantly with more training sentences for 3-TURN on *synthetic* (-0.060 per doubling"
+            in text)
+    assert "Of the 2 claims missed where a trend was trained" in text and "puts 1 down to the data" in text
+    assert "leaves 1 open" in text
+    flat = [_group([0.80, 0.79, 0.81], 2000, 2.0), _group([0.81, 0.79, 0.80], 4000, 4.0)]
+    runs.sizes = {"synthetic": {s.label: s for s in flat}}
+    assert "for no model, not for 3-TURN on *synthetic*." in report_sizes.found(runs, [])
+    assert "No size trend" in report_sizes.found(SimpleNamespace(sizes={}, by_source={}), [])

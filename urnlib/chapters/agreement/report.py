@@ -33,12 +33,17 @@ from urnlib.chapters.agreement.claims import (CHAPTER, HEURISTICS, PAPER_EPOCHS,
                                              chapter_claims, claims, fall, heuristic_by_attractors,
                                              heuristic_stat, settings, untrained)
 from urnlib.chapters.agreement.report_linzen import figure_marks
+from urnlib.chapters.agreement.report_majority import majority_by_attractors
 from urnlib.reports.common import looks
 from urnlib.reports.common import provenance as _provenance
 from urnlib.reports.common import provenance_table
 from urnlib.seeds import Seeds, Stat
 
 # --------------------------------------------------------------------------- Fig. 2 and its table
+#: the column of :func:`attractor_tables` that gives the majority answer's accuracy (per bucket: its own)
+MAJORITY = "majority answer"
+
+
 def series(runs: dict[str, Seeds], min_total: int = 1) -> dict[str, dict[str, np.ndarray]]:
     """Accuracy by attractors of every model of one source, then of the heuristics on its test sets."""
     out = {label: by_attractors(seeds, min_total) for label, seeds in runs.items()}
@@ -50,8 +55,9 @@ def series(runs: dict[str, Seeds], min_total: int = 1) -> dict[str, dict[str, np
 def figure2(runs_by_source: dict[str, dict[str, Seeds]], min_total: int = 5):
     """Paper 000 Fig. 2: accuracy by number of attractors, TURN vs LSTM and the two heuristics, one panel per
     data source (mean over seeds, bars ± one sd; buckets with fewer than ``min_total`` test sentences on a
-    seed are not drawn)."""
-    panels = {source: (series(runs, min_total), majority(next(iter(runs.values()))).mean)
+    seed are not drawn), with the majority answer of each bucket read from the seeds' test sentences
+    (:func:`~urnlib.chapters.agreement.report_majority.majority_by_attractors`)."""
+    panels = {source: (series(runs, min_total), majority_by_attractors(next(iter(runs.values())), min_total))
               for source, runs in runs_by_source.items()}
     styles = {label: BASELINE for label in HEURISTICS.values()}  # the heuristics: reference lines
     for runs in runs_by_source.values():
@@ -63,23 +69,32 @@ def figure2(runs_by_source: dict[str, dict[str, Seeds]], min_total: int = 5):
 def attractor_tables(runs_by_source: dict[str, dict[str, Seeds]], min_total: int = 5
                      ) -> dict[str, pd.DataFrame]:
     """The numbers of :func:`figure2`, one table per source (a row per attractor count, a column per model
-    and heuristic: narrow enough for the page): accuracy on all test sentences and per attractor count,
-    mean ± sd over seeds; a count is shown where every seed has ``min_total`` sentences."""
+    and heuristic, and the majority answer: narrow enough for the page): accuracy on all test sentences and
+    per attractor count, mean ± sd over seeds; a count is shown where every seed has ``min_total``
+    sentences."""
     out = {}
     for source, runs in runs_by_source.items():
         first = next(iter(runs.values()))
         overall = {label: seeds.stat(lambda run: best_row(run)["accuracy"]) for label, seeds in runs.items()}
         overall |= {label: Stat.of(s["heuristics"][name]["accuracy"] for s in data_stats(first))
                     for name, label in HEURISTICS.items()}
+        overall[MAJORITY] = majority(first)
         columns = {}
-        for label, acc in series(runs, min_total).items():
-            columns[label] = {"all": overall[label].text(2)}
-            columns[label] |= {int(k): Stat.of(acc["per_seed"][:, i]).text(2).split(" (")[0]
+        kept = series(runs, min_total) | {MAJORITY: majority_by_attractors(first, min_total)}
+        for label, acc in kept.items():
+            columns[label] = {"all": _unbroken(overall[label].text(2))}
+            columns[label] |= {int(k): _unbroken(Stat.of(acc["per_seed"][:, i]).text(2).split(" (")[0])
                                for i, k in enumerate(acc["count"])}
         table = pd.DataFrame(columns).fillna("")
         table.index.name = "attractors"
         out[source] = table
     return out
+
+
+def _unbroken(text: str) -> str:
+    """A mean ± sd kept on one line (no-break spaces around ±), so that a narrow table wraps its headers,
+    not its numbers."""
+    return text.replace(" ± ", "\u00a0±\u00a0")
 
 
 # --------------------------------------------------------------------------- data
@@ -155,6 +170,46 @@ def vocabulary_table(runs_by_source: dict[str, dict[str, Seeds]], variants: dict
     return pd.DataFrame(rows)
 
 
+def side_by_side(table: pd.DataFrame, parts: int = 2) -> pd.DataFrame:
+    """``table``'s rows in ``parts`` blocks side by side, read down the first block, then the next: a long,
+    narrow table in a fraction of its height. Each block keeps the columns' names; a float is written with 2
+    decimals and a missing value as an empty cell (as :func:`table1_section` shows them), and the last block
+    is padded with empty cells."""
+    text = table.copy()
+    for column in text.columns:
+        if pd.api.types.is_float_dtype(text[column]):
+            text[column] = ["" if pd.isna(v) else f"{v:.2f}" for v in text[column]]
+    size = -(-len(text) // parts)
+    blocks = [text.iloc[i * size:(i + 1) * size].reset_index(drop=True) for i in range(parts)]
+    return pd.concat(blocks, axis=1).fillna("")
+
+
+def table1_blocks(runs, analysis_source: str | None, turn: str | None) -> list:
+    """:func:`table1_section` with its table of 42 tokens in two blocks side by side (:func:`side_by_side`),
+    so that it takes half the page's height; a note as it is."""
+    return [side_by_side(item.data).style.hide(axis="index") if isinstance(getattr(item, "data", None),
+                                                                           pd.DataFrame) else item
+            for item in table1_section(runs, analysis_source, turn)]
+
+
+def phrase_found(section: list, turn: str | None) -> str:
+    """What the phrase table of :func:`phrase_section` (``section``) shows, in one sentence written from it
+    (Markdown; "" without a table): how many of its phrases of several words have a smaller effect than the
+    sum of their words' effects (words that partly undo each other), and which."""
+    tables = [item.data for item in section if isinstance(getattr(item, "data", None), pd.DataFrame)]
+    if not tables:
+        return ""
+    table = tables[0].dropna(subset=["effect", "sum of word effects"])
+    several = table[table["phrase"].str.split().str.len() > 1]
+    smaller = several[several["effect"] < several["sum of word effects"]]
+    named = ", ".join(f'"{phrase}" ({effect:.2f} against {total:.2f})' for phrase, effect, total in zip(
+        smaller["phrase"], smaller["effect"], smaller["sum of word effects"]))
+    larger = int((several["effect"] > several["sum of word effects"]).sum())
+    return (f"In our {turn}, {len(smaller)} of the {len(several)} phrases of several words "
+            f"{'has' if len(smaller) == 1 else 'have'} a smaller effect than the sum of their words' effects"
+            + (f" ({named})" if named else "") + f" and {larger} a larger one.")
+
+
 # --------------------------------------------------------------------------- what the page shows
 def provenance(runs) -> list:
     """:func:`urnlib.reports.common.provenance` of every run, with each run's source (names repeat)."""
@@ -194,7 +249,7 @@ def learning_rate_section(runs, config, decided: list[Claim]) -> list:
     out = [figure2(runs.code_lr, config.min_total),
            Markdown(f"Accuracy by number of attractors at **{config.code_setting}**, drawn like Fig. 2 "
                     "above (means over seeds at each run's best epoch, bars ± one standard deviation; the "
-                    "dash-dotted line is the majority class), and its numbers:")]
+                    "dash-dotted steps are the majority answer of each bucket), and its numbers:")]
     for source, table in attractor_tables(runs.code_lr, config.min_total).items():
         out += [Markdown(f"*{source}*"), table]
     summary = setting_summary(decided, settings(config))

@@ -27,7 +27,8 @@ from urnlib.reports.opening import displayed
 from urnlib.seeds import Stat
 from urnlib.reports.bibliography import named_text
 
-__all__ = ["ERROR", "figure", "tables", "sizes_text", "extrapolation_text", "causes_text", "sizes_section"]
+__all__ = ["ERROR", "figure", "tables", "sizes_text", "extrapolation_text", "found_text", "found",
+           "causes_text", "sizes_section"]
 
 #: the figure's measure: the error on test sentences with attractors, at the best epoch, against the paper's
 #: "error rates well under one percent" (paper 000 sec. 4)
@@ -153,11 +154,48 @@ def extrapolation_text(trends: dict[str, dict[str, Points]]) -> str:
     return "\n".join(lines)
 
 
+def found_text(trends: dict[str, dict[str, Points]], decided) -> str:
+    """What the size trend found, in two sentences written from the runs (Markdown): which models' error on
+    sentences with attractors falls significantly with the training sentences (best epoch, as the figure),
+    and how many of the claims it was trained for it puts down to the data (read at epoch 10)."""
+    falls, not_falls = [], []
+    for source, models in trends.items():
+        for label, points in models.items():
+            fit = fit_part(points, ERROR)
+            if math.isnan(fit.slope):
+                continue
+            if fit.improves:
+                falls.append(f"{label} on *{source}* ({fit.slope:+.3f} per doubling, p = {fit.pvalue:.2g})")
+            else:
+                not_falls.append(f"{label} on *{source}*")
+    said = ["The error on test sentences with attractors (each run at its best epoch, as the figure reads "
+            f"it) falls significantly with more training sentences for {_listed(falls) or 'no model'}"
+            + (f", not for {_listed(not_falls)}." if not_falls else ".")]
+    causes = [c.cause for c in decided if str(getattr(c, "evidence", "")).startswith("size trend")]
+    if causes:
+        data = causes.count("data")
+        said.append(f"Of the {len(causes)} claims missed where a trend was trained (read at epoch 10), it "
+                    f"puts {data} down to the data (its line reaches the paper's value within the paper's "
+                    f"{PAPER_TRAIN / 1e6:.2f} million sentences, an extrapolation) and leaves "
+                    f"{len(causes) - data} open.")
+    return " ".join(said)
+
+
+def _listed(items: list[str]) -> str:
+    return ", ".join(items[:-1]) + f" and {items[-1]}" if len(items) > 1 else "".join(items)
+
+
 def causes_text(decided) -> str:
     """The claims whose cause the size trend decided (their ``evidence`` starts with the trend), as a list."""
     rows = [f"* {c.statement}: **{c.cause}**. {c.evidence}" for c in decided
             if str(getattr(c, "evidence", "")).startswith("size trend")]
     return "\n".join(rows) if rows else "*No claim missed where a size trend was trained.*"
+
+
+def found(runs, decided) -> str:
+    """:func:`found_text` of the chapter's runs (``runs.sizes``), or a note where no trend was trained."""
+    trends = trends_of(runs.sizes, runs.by_source)
+    return found_text(trends, decided) if trends else "*No size trend in this preset (`sizes` is empty).*"
 
 
 def sizes_section(runs, decided) -> tuple:
@@ -176,12 +214,16 @@ def sizes_section(runs, decided) -> tuple:
                       "line through every seed's run on log2 of the training sentences. **This is an "
                       "extrapolation** beyond the sizes trained, not a measurement:\n\n"
                       + extrapolation_text(trends))]
-    numbered = tables(trends)
-    items += list(numbered.values())
-    captions = [(f"The numbers of {{numref}}`fig-agreement-sizes`, *{source}*: per model and size (its "
-                 "training sentences, the mean over seeds), the error on test sentences with attractors, the "
-                 "accuracy on all test sentences and per attractor count, mean ± sd over seeds at each run's "
-                 "best epoch.", f"tbl-agreement-sizes-{source}") for source in numbered]
+    captions = []
+    for source, table in tables(trends).items():  # one table per model: narrow enough for a folded section
+        for label in trends[source]:
+            items.append(table[[c for c in table.columns if c.startswith(f"{label}, ")]])
+            captions.append((
+                f"The numbers of {{numref}}`fig-agreement-sizes`, *{source}*, {label}: per size (its "
+                "training sentences, the mean over seeds), the error on test sentences with attractors, the "
+                "accuracy on all test sentences and per attractor count, mean ± sd over seeds at each run's "
+                "best epoch.",
+                f"tbl-agreement-sizes-{source}-{label.lower().replace(' ', '-')}"))
     items.append(Markdown("The claims whose cause the trend decided (read at epoch 10, as the claims "
                           "are):\n\n" + causes_text(decided)))
     return figure(trends), displayed(items, captions)
