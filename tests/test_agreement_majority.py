@@ -3,7 +3,9 @@ agreement chapter's Fig. 2 draws instead of one pooled majority class: counted p
 sentences and counts, read from a run's test sentences and checked against what the run stored, and drawn as
 one step per bucket."""
 
+import json
 from dataclasses import asdict
+from pathlib import Path
 from types import SimpleNamespace
 
 import matplotlib
@@ -53,25 +55,46 @@ def test_each_bucket_has_its_own_majority_not_the_pooled_one():
     assert np.allclose(out["accuracy"], [0.7, 0.65, 0.825])
 
 
-def _run(task, stats, name="3-TURN seed 0"):
-    return SimpleNamespace(name=name, params={"task": asdict(task)}, final={"data": stats})
+def _run(task, stats, root, key="k0", name="3-TURN seed 0"):
+    """A stored run as the figure reads it: its task, its test data's statistics, its folder under ``root``
+    (the chapter's folder of a store: ``<root>/synthetic/<key>``) and its key."""
+    return SimpleNamespace(name=name, params={"task": asdict(task)}, final={"data": stats},
+                           path=Path(root) / "synthetic" / key, record={"key": key})
 
 
-def test_the_majority_is_read_from_the_runs_test_sentences_and_checked_against_them():
+def test_the_majority_is_read_from_the_runs_test_sentences_and_checked_against_them(tmp_path):
     task = SyntheticTask(train_size=20, test_per_count=6, train_max_attractors=2, max_attractors=2, seed=0)
     _, test, _ = _split(task)
     plural, total = M.bucket_counts(test)
     stored = {"test_attractors": {str(a): t for a, t in enumerate(total)},
               "test_plural_share": float(np.mean([ex.plural for ex in test]))}
-    out = M.majority_by_attractors(Seeds("3-TURN", [_run(task, stored)], [0]))
+    out = M.majority_by_attractors(Seeds("3-TURN", [_run(task, stored, tmp_path)], [0]))
     assert np.allclose(out["accuracy"], [max(p, t - p) / t for p, t in zip(plural, total)])
     # a test set that is not the one the run was tested on stops the figure
     changed = stored | {"test_plural_share": stored["test_plural_share"] + 0.01}
     with raises_with(DataError, "3-TURN seed 0", "not those it was tested on"):
-        M.majority_by_attractors(Seeds("3-TURN", [_run(task, changed)], [0]))
+        M.majority_by_attractors(Seeds("3-TURN", [_run(task, changed, tmp_path, key="k1")], [0]))
     fewer = stored | {"test_attractors": {"0": 6, "1": 6}}
     with pytest.raises(DataError):
-        M.majority_by_attractors(Seeds("3-TURN", [_run(task, fewer)], [0]))
+        M.majority_by_attractors(Seeds("3-TURN", [_run(task, fewer, tmp_path, key="k2")], [0]))
+
+
+def test_the_counts_are_kept_beside_the_runs_and_read_from_there(tmp_path):
+    task = SyntheticTask(train_size=20, test_per_count=6, train_max_attractors=2, max_attractors=2, seed=0)
+    _, test, _ = _split(task)
+    plural, total = M.bucket_counts(test)
+    stored = {"test_attractors": {str(a): t for a, t in enumerate(total)},
+              "test_plural_share": float(np.mean([ex.plural for ex in test]))}
+    M.majority_by_attractors(Seeds("3-TURN", [_run(task, stored, tmp_path)], [0]))
+    kept = json.loads((tmp_path / M.CACHE).read_text())
+    assert kept == {"k0": {"name": "3-TURN seed 0", "plural": list(plural), "total": list(total)}}
+    # kept counts are read without the data: a run whose task could not be read is answered from the file
+    kept["k0"] = {"name": "3-TURN seed 0", "plural": [1, 3], "total": [4, 4]}
+    (tmp_path / M.CACHE).write_text(json.dumps(kept))
+    unreadable = SimpleNamespace(name="3-TURN seed 0", params={"task": None}, final={},
+                                 path=tmp_path / "s" / "k0", record={"key": "k0"})
+    out = M.majority_by_attractors(Seeds("3-TURN", [unreadable], [0]))
+    assert np.allclose(out["accuracy"], [0.75, 0.75])
 
 
 def test_the_figure_draws_one_step_per_bucket():

@@ -11,13 +11,16 @@ per bucket, so it is read again from each seed's test sentences (the split of
 :mod:`urnlib.tasks.agreement` under the run's stored task), and checked against what the run stored: a test
 set that is not the one the run was tested on is an error, never a silent baseline. Reading them takes some
 seconds per seed (Linzen et al.'s files are tagged again; the grammar's training sentences are drawn with its
-test ones); each task is read once per process.
+test ones), so the counts are kept in ``test_buckets.json`` beside the chapter's runs (:data:`CACHE`), each
+under its run's key, once read and checked: the book reads them from there and needs no corpus.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
@@ -26,7 +29,9 @@ from urnlib.metrics import accuracy_by_count_seeds
 from urnlib.seeds import Seeds
 from urnlib.tasks.agreement import _split, task_of
 
-__all__ = ["bucket_counts", "bucket_majority", "test_counts", "majority_by_attractors"]
+__all__ = ["bucket_counts", "bucket_majority", "test_counts", "majority_by_attractors", "CACHE"]
+
+CACHE = "test_buckets.json"  #: the file beside the chapter's runs that keeps each run's test counts
 
 
 def bucket_counts(examples) -> tuple[list[int], list[int]]:
@@ -75,7 +80,21 @@ def _checked(run) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return plural, total
 
 
+def _kept(runs: list) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """:func:`_checked` of each run, read from :data:`CACHE` in the chapter's folder of the store (the one
+    above the runs' source folders) where it is kept, else read from the data and written back there."""
+    path = Path(runs[0].path).parent.parent / CACHE
+    kept = json.loads(path.read_text()) if path.is_file() else {}
+    todo = [run for run in runs if run.record["key"] not in kept]
+    for run in todo:
+        plural, total = _checked(run)
+        kept[run.record["key"]] = {"name": run.name, "plural": list(plural), "total": list(total)}
+    if todo:
+        path.write_text(json.dumps(dict(sorted(kept.items())), indent=1) + "\n")
+    return [(tuple(kept[r.record["key"]]["plural"]), tuple(kept[r.record["key"]]["total"])) for r in runs]
+
+
 def majority_by_attractors(seeds: Seeds, min_total: int = 1) -> dict[str, np.ndarray]:
     """:func:`bucket_majority` of the test sets of ``seeds`` (one source's runs of one model; the models of
-    a source and seed share their test sentences)."""
-    return bucket_majority([_checked(run) for run in seeds], min_total)
+    a source and seed share their test sentences), their counts kept in :data:`CACHE`."""
+    return bucket_majority(_kept(list(seeds)), min_total)
