@@ -73,10 +73,13 @@ def test_the_paper_presets_variant():
     plans = PAPER.variant_plan()
     assert list(plans) == list(PAPER.variant_specs()) == [LABEL, "URN 32, m+n uniform, 10 epochs",
                                                            "URN 32, 10 classes, 10 epochs",
-                                                           "LSTM 16, the authors' cell"]
-    authors = plans["LSTM 16, the authors' cell"][0]
-    assert authors.params["model"] == {"kind": "lstm", "n": 16, "embedding_size": 20, "dropout": 0.1,
-                                       "output_mask": True, "init": "typedflow"}
+                                                           "LSTM 16, the authors' cell",
+                                                           "LSTM 32, the authors' cell"]
+    for n in (16, 32):
+        authors = plans[f"LSTM {n}, the authors' cell"][0]
+        assert authors.params["model"] == {"kind": "lstm", "n": n, "embedding_size": 20, "dropout": 0.1,
+                                           "output_mask": True, "init": "typedflow"}
+        assert [s.params["train"]["seed"] for s in plans[f"LSTM {n}, the authors' cell"]] == [0, 1, 2]
     assert authors.params["train"]["epochs"] == 100 and "sampler" not in authors.params
     specs, main = plans[LABEL], {s.name: s for s in PAPER.plan()}
     assert plans["URN 32, m+n uniform, 10 epochs"][0].params["sampler"] == "lengths"
