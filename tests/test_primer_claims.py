@@ -120,7 +120,7 @@ def test_brown_table_and_convergence_over_seeds():
     assert table[("test", "ours")].tolist()[:4] == ["300 ± 2", "290 ± 2", "405 ± 7", "395 ± 7"]
     assert table[("test", "lecture")].tolist()[:2] == [268, 257]  # MLP1, MLP2
     assert table[("", "seeds")].tolist()[0] == "3 (0, 1, 2)"
-    assert table[("", "best epoch")].tolist()[2] == "10.0 ± 0.0"
+    assert table[("", "best epoch")].tolist()[2] == "10 ± 0"
     text = report.brown_convergence(runs)
     assert "stops after 2 epochs without a lower validation perplexity, at the latest after 10" in text
     assert "2 of 5 runs were still improving" in text and "srn 10 5 seed 1" in text

@@ -98,7 +98,7 @@ def test_the_table_and_the_figure():
     table = ablation.ablation_table(grouped, roles)
     assert list(table["left chance"]) == ["1 of 3", "3 of 3", "0 of 3", "3 of 3", "1 of 3"]
     row = table[table["setting"] == "b = 0"].iloc[0]
-    assert row["top role, initial (%)"] == "50 ± 0" and row["input dependence, trained"] == "0.200 ± 0.000"
+    assert row["top role, initial (%)"] == "50 ± 0" and row["input dependence, trained"] == "0.2 ± 0"
     assert table.iloc[0]["top role, initial (%)"] == "-"  # no measure given for that setting
     fig = ablation.ablation_figure(grouped)
     titles = [ax.get_title(loc="left") for ax in fig.axes]  # a panel's letter, then its title

@@ -59,7 +59,7 @@ def test_the_line_separates_encoders_at_chance_from_the_others():
     table = feature_table(rows)
     assert list(table["encoder"]) == ["TPRU 64 N=4", "GRU 64", "edge"]
     assert table.loc[1, "first direction (% of variance): trained"] == "30 ± 0"
-    assert table.loc[0, "participation ratio: trained"] == "1.1 ± 0.0"
+    assert table.loc[0, "participation ratio: trained"] == "1.1 ± 0"
 
 
 def _seeds(label, curves):

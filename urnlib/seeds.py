@@ -80,9 +80,14 @@ class Stat:
         return self.mean + self.sd
 
     def mean_sd(self, digits: int = 3, empty: str = "n/a") -> str:
-        """``"0.912 ± 0.004"`` (mean ± sd over the seeds); one value: ``"0.912"``; none: ``empty``."""
+        """``"0.912 ± 0.004"`` (mean ± sd over the seeds); one value: ``"0.912"``; none: ``empty``. Where
+        every seed gave the same value, the value without trailing zeros and an sd of 0: ``"0 ± 0"``,
+        ``"0.2 ± 0"`` (not ``"0.000 ± 0.000"``: an exact value has no digits to pad)."""
         if not self.n:
             return empty
+        if self.n > 1 and float(np.ptp(self.finite)) == 0:
+            exact = f"{self.mean:.{digits}f}".rstrip("0").rstrip(".") if digits else f"{self.mean:.0f}"
+            return f"{'0' if exact in ('-0', '') else exact} ± 0"
         return f"{self.mean:.{digits}f}" + (f" ± {self.sd:.{digits}f}" if self.n > 1 else "")
 
     def text(self, digits: int = 3) -> str:
