@@ -115,3 +115,13 @@ def test_counts_that_are_not_counts_stop(bad):
 
     with pytest.raises(ValueError, match="not a count of seeds"):
         rates(*bad)
+
+
+def test_the_summary_names_the_decided_settings_and_counts_the_others():
+    """The page's short paragraph: pooled b = 0 (6 of 6 against 1 of 6) is decided, the three per-encoder
+    comparisons are not."""
+    summary = ablation.ablation_summary(_grouped())
+    assert "decided by Fisher's exact test" in summary
+    assert "all encoders pooled, *b = 0*: more often (left chance on 6 of 6 seeds" in summary
+    assert summary.endswith("The other 3 comparisons are not decided at their seeds.")
+    assert ablation.ablation_summary({}).startswith("No ablation was run")

@@ -433,6 +433,12 @@ def test_check_claims():
     assert len(checks_report.gradient_table(grad)) == 3 and len(checks_report.table1_table(t1)) == len(t1)
     row = checks_report.gradient_table(grad).iloc[0]
     assert "e-" in row["eq. 8 corrected: max |diff|"] and len(row["J_t (from f_t): max eig / max f"]) == 5
+    # the page's short lines: the printed Jacobians far off autograd, the derived ones not; the counts
+    line = checks_report.gradient_line(grad)
+    assert line.startswith("Against autograd, eq. 8 as printed is off by up to ") and "e-1" in line
+    line = checks_report.table1_line(t1)
+    assert line.startswith("Table 1's formulas give the weights of the built modules in every setting;")
+    assert "TPRU 98.3k (Table 2), 2.0 times the formula" in line and "GRU 49.1k (Table 2), 1.0 times" in line
 
 
 def test_the_tolerances_are_the_papers_own_gaps():

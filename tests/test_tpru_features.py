@@ -91,3 +91,15 @@ def test_an_encoder_with_seeds_on_both_sides_of_chance_is_reported_as_two_groups
     assert list(table["first direction (% of variance): trained"]) == ["98 ± 1", "50"]
     at, below = feature_line([mixed]).split("Below it:")
     assert "TPRU 64 N=8 (seeds 0, 2): loss 0.692" in at and "TPRU 64 N=8 (seed 1): loss 0.600" in below
+
+
+def test_the_escape_summary_counts_the_seeds_and_names_those_that_never_left():
+    from urnlib.chapters.tpru.report_checks import escape_summary
+
+    ln2 = math.log(2)
+    stuck, escaped = [ln2 - 0.001] * 6, [ln2, ln2, ln2 - NEAR_CHANCE - 0.001, 0.6]
+    groups = {"GRU 64": _seeds("GRU 64", [[0.69, 0.6, 0.5], [0.68, 0.6, 0.5]]),
+              "TPRU 64 N=4": _seeds("TPRU 64 N=4", [stuck, escaped, stuck])}
+    assert escape_summary(groups) == ("3 of 5 seeds left chance (training loss below ln 2 - 0.01), the "
+                                      "latest at epoch 3 (TPRU 64 N=4); never: TPRU 64 N=4 (2 of 3).")
+    assert escape_summary({"GRU 64": groups["GRU 64"]}).endswith("the latest at epoch 2 (GRU 64).")

@@ -191,3 +191,11 @@ def test_the_fill_scores_every_run_the_rate_choice_may_pick():
     assert len({lr for rates in config.lr_plan().values() for lr in rates}) == 2
     assert at_rates <= keys  # either rate may be picked: both are scored
     assert {spec.key for specs in config.scaled_plan().values() for spec in specs} <= keys
+
+
+def test_a_mean_and_its_spread_stay_on_one_line():
+    import pandas as pd
+
+    table = report.unbroken(pd.DataFrame({"model": ["GRU 64"], "valid": ["66.9 ± 0.9"], "n": [3]}))
+    assert table.loc[0, "valid"] == "66.9\u00a0±\u00a00.9" and table.loc[0, "model"] == "GRU 64"
+    assert table.loc[0, "n"] == 3

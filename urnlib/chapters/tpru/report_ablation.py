@@ -33,7 +33,8 @@ from urnlib.reports.common import cpu_hours
 from urnlib.seeds import Seeds, Stat
 
 __all__ = ["ORIGINAL", "TRAINING_KEYS", "setting_name", "training_change", "training_words", "layers_change",
-           "groups", "left_count", "ablation_table", "ablation_figure", "ablation_line", "decisions",
+           "groups", "left_count", "ablation_table", "ablation_figure", "ablation_line", "ablation_summary",
+           "decisions",
            "rescue", "settle_collapse"]
 
 ORIGINAL = "b = 1 (original)"  #: the authors' initialisation: the name of the setting it is compared with
@@ -249,6 +250,27 @@ def ablation_line(grouped: dict[str, dict[str, Seeds]]) -> str:
             parts.append(f"* {where}, *{name}*: {d.direction}; {verdict}.")
     return (f"Seeds that left chance (training loss below ln 2 - {NEAR_CHANCE}) in each setting, against the "
             f"original one ({rules.RATES_RULE}):\n\n" + "\n".join(parts))
+
+
+def ablation_summary(grouped: dict[str, dict[str, Seeds]]) -> str:
+    """What the ablation finds, in short (Markdown): the settings whose rate of leaving chance the seeds
+    decide against the original one's, and how many they leave undecided (each: :func:`ablation_line`)."""
+    if not grouped:
+        return ablation_line(grouped)
+    found, open_ = [], 0
+    for encoder, settings in decisions(grouped).items():
+        for name, d in settings.items():
+            if d.holds is None:
+                open_ += 1
+                continue
+            where = "all encoders pooled" if encoder == "all" else encoder
+            found.append(f"{where}, *{name}*: {'more' if d.holds else 'less'} often ({d.direction})")
+    decided = ("; ".join(found) + "." if found else "none.")
+    rest = (f" The other {open_} comparisons are not decided at their seeds." if found and open_ else
+            f" {open_} comparisons are not decided at their seeds." if open_ else "")
+    test = rules.RATES_RULE.split(";")[0]
+    return (f"Settings that left chance more or less often than the original one, decided by {test}: "
+            f"{decided}{rest}")
 
 
 #: the learning rates the next experiment would try (ours: the preset's ``lr``)

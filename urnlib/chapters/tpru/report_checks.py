@@ -12,8 +12,8 @@ import pandas as pd
 from urnlib.chapters.tpru.report import format_params
 from urnlib.seeds import Seeds, Stat
 
-__all__ = ["gradient_table", "table1_table", "feature_table", "feature_line", "escape_line", "left_chance",
-           "NEAR_CHANCE"]
+__all__ = ["gradient_table", "gradient_line", "table1_table", "table1_line", "feature_table", "feature_line",
+           "escape_line", "escape_summary", "left_chance", "NEAR_CHANCE"]
 
 NEAR_CHANCE = 0.01  #: a training loss within this of ln 2 (the loss of a coin) counts as "at chance" here
 
@@ -46,6 +46,31 @@ def table1_table(rows: list[dict]) -> pd.DataFrame:
                     else f"{format_params(r['paper'])} ({r['paper_source']})",
                     "Table 1 time per step": f"{r['time']:,}"})
     return pd.DataFrame(out)
+
+
+def gradient_line(rows: list[dict]) -> str:
+    """What the gradient checks found, in short (Markdown): the largest differences from autograd of eqs. 7
+    and 8 as printed and as derived here, and the eigenvalues of J_t, over every setting of ``rows``."""
+    top = {key: max(r[key] for r in rows) for key in ("eq8_printed", "eq8_corrected", "eq7_printed",
+                                                     "eq7_corrected", "J_max_eig_over_max_f")}
+    low = {key: min(r[key] for r in rows) for key in ("J_min_eig", "J_printed_min_eig")}
+    return (f"Against autograd, eq. 8 as printed is off by up to {top['eq8_printed']:.1e} and eq. 7 by up to "
+            f"{top['eq7_printed']:.1e}; the forms derived here by at most {top['eq8_corrected']:.1e} and "
+            f"{top['eq7_corrected']:.1e}. The smallest eigenvalue of their $J_t$ is {low['J_min_eig']:.1e} "
+            f"and the largest at most {top['J_max_eig_over_max_f']:.3f} times $\\max_n (f_t)_n$ (appendix A: "
+            f"between 0 and that maximum); $J_t$ built as printed, from $f_{{b,t}}$, has eigenvalues down to "
+            f"{low['J_printed_min_eig']:.2f}.")
+
+
+def table1_line(rows: list[dict]) -> str:
+    """What the Table 1 check found, in short (Markdown): whether its formulas count the built modules'
+    weights, and each printed count of Tables 2 and 4 as a multiple of the formula."""
+    off = [f"{r['kind'].upper()} ({r['d']}, {r['d_in']})" for r in rows if r["formula"] != r["weights"]]
+    match = ("Table 1's formulas give the weights of the built modules in every setting" if not off else
+             f"Table 1's formulas miss the built modules' weights for {', '.join(off)}")
+    printed = [f"{r['kind'].upper()} {format_params(r['paper'])} ({r['paper_source']}), "
+               f"{r['paper'] / r['formula']:.1f} times the formula" for r in rows if r["paper"] is not None]
+    return match + ("; the printed counts: " + "; ".join(printed) if printed else "") + "."
 
 
 def _stats(row: dict) -> dict[str, Stat]:
@@ -112,6 +137,21 @@ def left_chance(run) -> int | None:
     """The first epoch whose mean training loss is below ln 2 - :data:`NEAR_CHANCE`; None if none is."""
     bar = math.log(2) - NEAR_CHANCE
     return next((e + 1 for e, v in enumerate(run.column("train_loss")) if v < bar), None)
+
+
+def escape_summary(groups: dict[str, Seeds]) -> str:
+    """:func:`escape_line` in short (Markdown): how many seeds of how many left chance, the latest escape, and
+    the encoders with seeds that never did."""
+    left = {label: [left_chance(r) for r in seeds] for label, seeds in groups.items()}
+    done = [(e, label) for label, es in left.items() for e in es if e is not None]
+    stuck = [f"{label} ({sum(e is None for e in es)} of {len(es)})" for label, es in left.items()
+             if None in es]
+    text = (f"{len(done)} of {sum(map(len, left.values()))} seeds left chance (training loss below ln 2 - "
+            f"{NEAR_CHANCE})")
+    if done:
+        late = max(done)
+        text += f", the latest at epoch {late[0]} ({late[1]})"
+    return text + (f"; never: {', '.join(stuck)}." if stuck else ".")
 
 
 def escape_line(groups: dict[str, Seeds]) -> str:

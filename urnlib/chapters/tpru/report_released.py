@@ -23,7 +23,7 @@ from urnlib.chapters.tpru.report import (
 from urnlib.seeds import Seeds, Stat
 
 __all__ = ["EVANS_TABLE", "released_accuracy", "released_test_accuracy", "released_table2", "released_line",
-           "data_comparison"]
+           "data_comparison", "unbroken"]
 
 #: Evans et al. (2018; the ICLR submission, which reports three splits): their LSTM encoder, accuracy (%)
 EVANS_TABLE = {"LSTM encoder": {"valid": 82.3, "easy": 81.1, "hard": 69.4}}
@@ -54,6 +54,12 @@ def released_table2(ent_runs: dict[str, Seeds], released: Any,
         "model": label, **{s: pct(released_accuracy(released, label, s)) for s in SPLITS},
         "# params (encoder)": f"{seeds[0].final['encoder_params']:,}"})
     return pd.DataFrame(rows)
+
+
+def unbroken(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with each "mean ± sd" kept on one line (non-breaking spaces around the ±), so that a wide
+    table's rows stay one line tall where its columns fit."""
+    return table.map(lambda v: v.replace(" ± ", "\u00a0±\u00a0") if isinstance(v, str) else v)
 
 
 def released_line(ent_runs: dict[str, Seeds], released: Any) -> str:
