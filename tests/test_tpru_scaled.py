@@ -188,7 +188,7 @@ def test_table2_rows_follow_ours_labelled_with_their_training_set():
         assert list(extra["source"]) == ["ours, 100,000 pairs"] * 3 and list(extra["model"]) == LABELS
     assert report.table2(main, {}).equals(report.table2(main))
     row = report.table2(main, scaled).iloc[-1]
-    assert row["hard"].startswith("80.0 ± ") and row["best epoch"].startswith("3.0")
+    assert row["hard"].startswith("80.0 ± ") and row["best epoch"].startswith("3 ± 0")
 
 
 def test_the_sentence_says_how_far_the_setting_is_from_the_papers_and_what_it_cost():
