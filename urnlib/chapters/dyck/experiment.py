@@ -68,13 +68,15 @@ class Setting:
     """One training setting of the chapter: a learning rate and a data generator, applied to every model
     (``models: all``) or to paper 000's three (``models: "000"``); ``more_seeds``: ``{model label: [seed,
     ...]}``, seeds some models of this setting train on beside the chapter's ``seeds`` (where a claim needs
-    more seeds to be decided than the whole chapter has)."""
+    more seeds to be decided than the whole chapter has); ``variants``: the k-TURN's variants this setting
+    trains (names of :data:`VARIANTS`; ``None``: the chapter's ``variants``)."""
 
     name: str
     lr: float
     generator: str
     models: str = "all"
     more_seeds: dict | None = None
+    variants: list | None = None
 
     def __post_init__(self):
         where = f"settings[{self.name!r}]"
@@ -164,9 +166,9 @@ class Config(ChapterConfig):
         out = {}
         for name, values in self.settings.items():
             if not isinstance(values, dict) or not {"lr", "generator"} <= set(values) \
-                    or set(values) - {"lr", "generator", "models", "more_seeds"}:
+                    or set(values) - {"lr", "generator", "models", "more_seeds", "variants"}:
                 raise ParameterError(f"settings[{name!r}]={values!r} must give lr, generator and optionally "
-                                     f"models and more_seeds, e.g. {example}")
+                                     f"models, more_seeds and variants, e.g. {example}")
             out[name] = Setting(name, **values)
         return out
 
@@ -216,17 +218,23 @@ class Config(ChapterConfig):
         return [model_label({"kind": kind, "n": n}) for kind in COMPARISON_KINDS if kind in self.models_001
                 for n in self.units_001]
 
-    def variant_names(self) -> list[str]:
-        """The variants ``variants`` names, checked (:data:`VARIANTS`)."""
-        if isinstance(self.variants, bool):
-            return ["no state dropout"] if self.variants else []
-        check_list("variants", self.variants, example=f"{list(VARIANTS)}",
+    def variant_names(self, setting: Setting | None = None) -> list[str]:
+        """The variants ``setting`` trains (its own ``variants``, else the chapter's), checked
+        (:data:`VARIANTS`); without ``setting``, those any setting of all models trains."""
+        if setting is None:
+            every = [self.variant_names(s) for s in self.settings_().values() if s.models == "all"]
+            return list(dict.fromkeys(name for names in every for name in names))
+        given, where = ((setting.variants, f"settings[{setting.name!r}].variants")
+                        if setting.variants is not None else (self.variants, "variants"))
+        if isinstance(given, bool):
+            return ["no state dropout"] if given else []
+        check_list(where, given, example=f"{list(VARIANTS)}",
                    each=lambda name, v: check_choice(name, v, list(VARIANTS)))
-        return list(dict.fromkeys(self.variants))
+        return list(dict.fromkeys(given))
 
-    def variant_labels(self) -> list[str]:
-        """The k-TURN variants' labels, e.g. ``"3-TURN, no state dropout"`` (empty without ``variants``)."""
-        return [f"{self.turn}, {name}" for name in self.variant_names()]
+    def variant_labels(self, setting: Setting | None = None) -> list[str]:
+        """The k-TURN variants' labels, e.g. ``"3-TURN, no state dropout"``, of ``setting`` (or of any)."""
+        return [f"{self.turn}, {name}" for name in self.variant_names(setting)]
 
     def models(self, setting: Setting | None = None) -> dict[str, dict[str, Any]]:
         """``{label: model spec}`` of the models ``setting`` trains (default: every model), each spec read by
@@ -242,7 +250,7 @@ class Config(ChapterConfig):
                 text = f"lstm {n} e{self.lstm_embedding}" if kind == "lstm" else f"{kind} {n}"
                 spec = self._spec(text, f"units_001 contains {n}")
                 out[model_label(spec)] = spec
-        for name, label in zip(self.variant_names(), self.variant_labels()):
+        for name, label in zip(self.variant_names(setting), self.variant_labels(setting)):
             out[label] = {**out[self.turn], **VARIANTS[name]}
         return out
 

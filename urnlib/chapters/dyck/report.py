@@ -153,7 +153,8 @@ def figure_ablations(views: dict[str, dict[str, Seeds]], turn: str, variants: li
     """
     fig, axes, spare = column_figure(len(views))
     for ax, (setting, view) in zip(axes, views.items()):
-        series = {label: attractor_accuracy(view[label], min_total) for label in [turn, *variants]}
+        series = {label: attractor_accuracy(view[label], min_total) for label in [turn, *variants]
+                  if label in view}  # a setting trains the variants it names
         title = _title(setting) + ("" if variants else " (variants not trained: variants=False)")
         accuracy_by_count_figure(series, looks({label: view[label] for label in series}),
                                  baseline=MAJORITY_ACCURACY, baseline_label="majority class (20%)",
