@@ -1,6 +1,8 @@
 """The cause of Table 4's pair-effect miss (paper 000: "Such compositions are close to identity") from the
 k-TURN trained with one parameter-dropout mask shared by every symbol, decided on hand-made Table 4s."""
 
+from pathlib import Path
+
 import numpy as np
 
 from urnlib.chapters.dyck.claims import PAPER_PAIR_EFFECT, SHARED_MASK, mask_evidence
@@ -40,3 +42,24 @@ def test_a_shared_mask_that_leaves_the_pairs_apart_gives_evidence_but_no_cause()
 def test_without_the_variant_or_for_another_model_nothing_changes():
     assert mask_evidence(_measures(None), TURN) == (None, "")
     assert mask_evidence(_measures([0.0, 0.0, 0.0]), "Full URN") == (None, "")
+
+
+def test_a_setting_may_train_variants_of_its_own_and_a_bad_name_says_which_setting():
+    import pytest
+    import yaml
+
+    from urnlib.chapters.dyck import experiment
+    from urnlib.params import ParameterError
+
+    preset = Path(__file__).resolve().parents[1] / "notebooks" / "params" / "dyck.paper.yaml"
+    settings = yaml.safe_load(preset.read_text())["settings"]
+    settings["lr 0.001"]["variants"] = ["no state dropout", SHARED_MASK]
+    config = experiment.Config.load("paper", settings=settings)
+    shared = [s for s in config.plan() if SHARED_MASK in s.name]
+    assert [s.coords["setting"] for s in shared] == ["lr 0.001"] * 3
+    assert shared[0].params["model"]["param_mask"] == "shared"
+    assert config.variant_labels(config.settings_()["lr 0.01"]) == [f"{TURN}, no state dropout"]
+    assert config.variant_labels() == [f"{TURN}, no state dropout", VARIANT]
+    settings["lr 0.001"]["variants"] = ["per sequence"]
+    with pytest.raises(ParameterError, match=r"settings\['lr 0.001'\].variants\[0\]='per sequence'"):
+        experiment.Config.load("paper", settings=settings)
