@@ -346,6 +346,9 @@ def test_report_tables_and_figures_over_seeds():
     assert all(float(t).is_integer() for t in b.get_xticks())  # whole epochs on the axis
     legend = [t.get_text() for t in fig2.legends[0].get_texts()]
     assert legend == ["4", "4 M (8 slices)", "64", "64 M (8 slices)"]
+    handles = fig2.legends[0].legend_handles
+    dashes = [h._unscaled_dash_pattern for h in handles]  # (offset, on-off) each
+    assert dashes[1] == dashes[3] != dashes[0] == dashes[2]  # slices told apart by line, not by shade
     lm = {"LSTM LM 8": lm_seeds("LSTM LM 8", [5.5, 3.9], [320.123, 240.456], 250.0)}
     t4 = report.table4(lm)
     assert t4.iloc[0]["valid perplexity"] == "241.5 ± 1.0 (3 seeds)"

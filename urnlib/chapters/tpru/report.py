@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -47,6 +48,7 @@ PAPER_TABLE5 = {"ADV": (7.37, 5.83), "DET": (6.06, 5.41), "INTJ": (7.13, 6.46), 
 PMI_GAP = 0.5  # sec. 6.2: "the top two PMI values ... differ by at least 0.5"
 CHANCE = 0.5  #: the splits are balanced
 TRAIN_PROBE = "train_acc"  #: the per-epoch accuracy on a fixed set of training pairs (no renaming)
+MULTI_SLICE_LINE = (0, (1, 1.2))  #: Fig. 2's several-slice TPRUs: dotted, beside the one-slice ones
 PROBE_PAIRS = 2000  #: those pairs: the first 2,000 of the training split (urnlib.chapters.tpru.entailment)
 
 
@@ -297,6 +299,8 @@ def fig2(ent_runs: dict[str, Seeds]):
             loss[name] = _curves(ent_runs[label], "train_loss")
             acc[name] = _curves(ent_runs[label], _percent(TRAIN_PROBE))
             styles[name] = look(ent_runs[label])
+            if label == multi:  # several slices dotted beside one slice: told apart not by shade alone
+                styles[name] = replace(styles[name], linestyle=MULTI_SLICE_LINE)
     return _two_panels([_loss_panel(loss), _accuracy_panel(acc, "accuracy on training pairs")], styles)
 
 
