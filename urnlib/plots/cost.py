@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -25,15 +26,15 @@ def cost_bars(frame, gpu: str | None):
     ax.set_xscale("log")
     ax.set_xlabel("hours to train the chapter's committed runs (log scale)")
     ax.set_ylabel("")
+    ax.set_yticks(ax.get_yticks(), [textwrap.fill(c, 24) for c in chapters])  # long titles on two lines
     for bars in ax.containers:
         ax.bar_label(bars, fmt=lambda v: f"{v:.2f}" if v < 10 else f"{v:.0f}", padding=2, fontsize=9)
     ax.set_xlim(right=ax.get_xlim()[1] * 3)  # room for the labels
     missing = [c for c in chapters if (frame["chapter"] == c).sum() == 1] if gpu else []
-    ax.legend(title=None, loc="upper center", bbox_to_anchor=(0.5, -0.18 if not missing else -0.24), ncols=2,
-              frameon=False)
-    if missing:
-        ax.text(0.5, -0.16, "no GPU estimate (not sampled on the GPU machine): " + ", ".join(missing),
-                transform=ax.transAxes, ha="center", va="top", fontsize=9)
+    ax.legend(title=None, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncols=2, frameon=False)
+    if missing:  # below the legend, wrapped to the figure's width
+        note = "no GPU estimate (not sampled on the GPU machine): " + ", ".join(missing)
+        ax.text(0.5, -0.3, textwrap.fill(note, 60), transform=ax.transAxes, ha="center", va="top", fontsize=9)
     fig.tight_layout()
     return fig
 
