@@ -560,7 +560,7 @@ def test_a_model_at_chance_or_stopped_early_is_no_evidence():
                    min_total=1)[0]
     assert (c.verdict, c.cause, c.epoch.startswith("- (not trained)")) == ("inconclusive", "untrained", True)
     assert "the LSTM stopped before the paper's 10 epochs (seed 0 after 3 epochs" in c.ours
-    assert "fitted change from 0 to 1 attractors -0.380" in c.ours and c.settle  # for information
+    assert "fitted change from 0 to 1 attractors -0.38 ± 0" in c.ours and c.settle  # for information
     assert rep.untrained(_seeds("LSTM", [_Run(rows * 4)] * 2), "LSTM") == ""  # 12 epochs: trained
 
 

@@ -456,8 +456,8 @@ def test_claims_read_epoch_100_show_the_selected_reading_and_decide_on_seeds():
     # epoch 100 (error 0.5 / 0.3): not below 10%; the lowest test loss (epoch 3, 0.04) would be: both shown
     fig2b = find(claims, "less than 10%")
     assert fig2b.verdict == "not reproduced" and fig2b.epoch.startswith("final (epoch 100")
-    assert ("|| at the epoch of the lowest validation loss (selected on validation data): best LSTM 8: 0.040"
-            in fig2b.ours)
+    assert ("|| at the epoch of the lowest validation loss (selected on validation data): "
+            "best LSTM 8: 0.04 ± 0" in fig2b.ours)
     assert fig2b.ours.endswith(", reproduced")
     assert find(claims, "err on longer, unseen strings").verdict == "reproduced"
     assert find(claims, "LSTMs do better than URNs on lengths unseen").verdict == "reproduced"

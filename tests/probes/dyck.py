@@ -46,11 +46,13 @@ def probe_dyck():
     )
     # the runs the golden was written with: every model at CFG, and the k-TURN at VARIANT_LR (named as then)
     models = config.models()
+    # the variant the golden was written with (a setting of the preset trains more: not this probe's)
+    then = [f"{config.turn}, no state dropout"]
     runs_ = {
         label: (model, CFG.lr) for label, model in models.items() if label not in config.variant_labels()
     }
     runs_[f"{config.turn}, lr {VARIANT_LR}"] = (models[config.turn], VARIANT_LR)
-    runs_.update({label: (models[label], CFG.lr) for label in config.variant_labels()})
+    runs_.update({label: (models[label], CFG.lr) for label in then})
     specs = [
         RunSpec(
             dyck.EXPERIMENT,
@@ -61,7 +63,7 @@ def probe_dyck():
         )
         for label, (model, lr) in runs_.items()
     ]
-    variants = [f"{config.turn}, lr {VARIANT_LR}", *config.variant_labels()]
+    variants = [f"{config.turn}, lr {VARIANT_LR}", *then]
     plan = {s.name: s.params["model"] for s in specs if s.name not in variants}
     values = {
         "data": _data_values(data),

@@ -219,11 +219,14 @@ class Config(ChapterConfig):
                 for n in self.units_001]
 
     def variant_names(self, setting: Setting | None = None) -> list[str]:
-        """The variants ``setting`` trains (its own ``variants``, else the chapter's), checked
-        (:data:`VARIANTS`); without ``setting``, those any setting of all models trains."""
+        """The variants ``setting`` trains (its own ``variants``, else the chapter's; none in any setting
+        where the chapter's ``variants`` is False or empty), checked (:data:`VARIANTS`); without ``setting``,
+        those any setting of all models trains."""
         if setting is None:
             every = [self.variant_names(s) for s in self.settings_().values() if s.models == "all"]
             return list(dict.fromkeys(name for names in every for name in names))
+        if self.variants is False or self.variants == []:
+            return []  # the chapter's switch: no variant in any setting
         given, where = ((setting.variants, f"settings[{setting.name!r}].variants")
                         if setting.variants is not None else (self.variants, "variants"))
         if isinstance(given, bool):
