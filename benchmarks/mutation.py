@@ -135,6 +135,13 @@ EQUIVALENT: dict[str, dict[str, str]] = {
            "to the sum: the condition is v > 0 either way"
            for change in ("and -> or #1", "> -> >= #1", "> -> >= #2")},
     },
+    "urnlib.claims": {
+        'return "inf" if x > 0 else "-inf" | > -> >= #1': "x is infinite on this line: never 0",
+        'return "inf" if x > 0 else "-inf" | 0 -> 1 #1': "x is infinite on this line: above 1 exactly when "
+        "above 0",
+        'holds, partly, cause = None, False, "untrained" | False -> True #1':
+            "partly is read only when holds is False, and holds is None here",
+    },
     "urnlib.languages.dyck": {
         "types = rng.integers(0, len(PAIRS), size=len(skeleton)) | call drops argument 1 #1":
             "integers(5) draws from [0, 5) as integers(0, 5) does, from the same stream",
