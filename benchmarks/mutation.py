@@ -142,6 +142,13 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         'holds, partly, cause = None, False, "untrained" | False -> True #1':
             "partly is read only when holds is False, and holds is None here",
     },
+    "urnlib.artefacts": {
+        **{'RANK = {"not reproduced": 0, "inconclusive": 1, "not run here": 1, "partly reproduced": 2, '
+           f'"reproduced": 3}} | {change}': why for change, why in (
+            ("1 -> 2 #2", "the rank of 'not run here' is compared only with itself: the deciding claim "
+             "leaves claims not run out unless every claim is not run"),
+            ("3 -> 4 #1", "only the ranks' order is read (min, >=), and 4 keeps it"))},
+    },
     "urnlib.languages.dyck": {
         "types = rng.integers(0, len(PAIRS), size=len(skeleton)) | call drops argument 1 #1":
             "integers(5) draws from [0, 5) as integers(0, 5) does, from the same stream",

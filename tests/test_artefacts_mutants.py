@@ -97,3 +97,34 @@ def test_rows_papers_in_number_order_then_no_paper_then_the_extensions():
 ])
 def test_artefacts_of_more_sources(source, expected):
     assert artefact_of(source) == expected
+
+
+def test_the_deciding_claim_follows_the_order_of_the_ranks():
+    for worse, better in (("not reproduced", "inconclusive"), ("inconclusive", "partly reproduced"),
+                          ("partly reproduced", "reproduced")):
+        first, second = V(better, statement="first"), V(worse, statement="second")
+        assert Artefact("000", "Fig. 1", (first, second)).deciding is second
+
+
+def test_an_artefact_is_frozen_and_the_papers_unless_said():
+    import dataclasses
+
+    made = Artefact("000", "Fig. 1", ())
+    assert made.extension is False
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.name = "Fig. 2"
+
+
+def test_claims_without_a_headline_field_are_not_headlines():
+    from types import SimpleNamespace as NS
+
+    assert rollup([NS(verdict="not reproduced"), NS(verdict="reproduced")]) == "partly reproduced"
+    first = V("not reproduced", statement="first")
+    assert Artefact("000", "Fig. 1", (first, NS(verdict="not reproduced"))).deciding is first
+
+
+def test_the_reason_strips_only_the_first_bracket():
+    made = Artefact("000", "Fig. 1", (V("not reproduced", statement="[lr] b[t] rises", direction="d"),))
+    assert made.reason() == "B[t] rises: d."
+    odd = Artefact("000", "Fig. 1", (V("reproduced", statement="[unclosed", direction="d"),))
+    assert odd.reason() == "All 1 claim hold; e.g. [unclosed: d."
