@@ -62,12 +62,19 @@ def _run(task, stats, root, key="k0", name="3-TURN seed 0"):
                            path=Path(root) / "synthetic" / key, record={"key": key})
 
 
-def test_the_majority_is_read_from_the_runs_test_sentences_and_checked_against_them(tmp_path):
+def _tested():
+    """A small grammar task, its test sentences' plural verbs and sentences per bucket, and the statistics a
+    run tested on them stored: ``(task, plural, total, stored)``."""
     task = SyntheticTask(train_size=20, test_per_count=6, train_max_attractors=2, max_attractors=2, seed=0)
     _, test, _ = _split(task)
     plural, total = M.bucket_counts(test)
     stored = {"test_attractors": {str(a): t for a, t in enumerate(total)},
               "test_plural_share": float(np.mean([ex.plural for ex in test]))}
+    return task, plural, total, stored
+
+
+def test_the_majority_is_read_from_the_runs_test_sentences_and_checked_against_them(tmp_path):
+    task, plural, total, stored = _tested()
     out = M.majority_by_attractors(Seeds("3-TURN", [_run(task, stored, tmp_path)], [0]))
     assert np.allclose(out["accuracy"], [max(p, t - p) / t for p, t in zip(plural, total)])
     # a test set that is not the one the run was tested on stops the figure
@@ -80,11 +87,7 @@ def test_the_majority_is_read_from_the_runs_test_sentences_and_checked_against_t
 
 
 def test_the_counts_are_kept_beside_the_runs_and_read_from_there(tmp_path):
-    task = SyntheticTask(train_size=20, test_per_count=6, train_max_attractors=2, max_attractors=2, seed=0)
-    _, test, _ = _split(task)
-    plural, total = M.bucket_counts(test)
-    stored = {"test_attractors": {str(a): t for a, t in enumerate(total)},
-              "test_plural_share": float(np.mean([ex.plural for ex in test]))}
+    task, plural, total, stored = _tested()
     M.majority_by_attractors(Seeds("3-TURN", [_run(task, stored, tmp_path)], [0]))
     kept = json.loads((tmp_path / M.CACHE).read_text())
     assert kept == {"k0": {"name": "3-TURN seed 0", "plural": list(plural), "total": list(total)}}

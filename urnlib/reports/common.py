@@ -16,7 +16,7 @@ from urnlib.plots.curves import BASELINE
 from urnlib.results import Run
 
 __all__ = ["cpu_hours", "settle_unless_decided", "model_spec", "look", "looks", "largest_rise",
-           "share_lower_at_matched_x",
+           "share_lower_at_matched_x", "unbroken",
            "provenance_table", "provenance", "whose", "settings_section"]
 
 
@@ -231,3 +231,11 @@ def settle_unless_decided(holds: bool | None, more: str, instead: str) -> str:
         return ("decided against the paper at these seeds, so more seeds are not the next experiment: "
                 + instead)
     return more
+
+
+def unbroken(value):
+    """A "mean ± sd" kept on one line (non-breaking spaces around the ±), so that a narrow table wraps its
+    headers, not its numbers: of a string, or of every string cell of a DataFrame."""
+    if isinstance(value, str):
+        return value.replace(" ± ", "\u00a0±\u00a0")
+    return value.map(lambda v: unbroken(v) if isinstance(v, str) else v)

@@ -34,7 +34,7 @@ from urnlib.chapters.agreement.claims import (CHAPTER, HEURISTICS, PAPER_EPOCHS,
                                              heuristic_stat, settings, untrained)
 from urnlib.chapters.agreement.report_linzen import figure_marks
 from urnlib.chapters.agreement.report_majority import majority_by_attractors
-from urnlib.reports.common import looks
+from urnlib.reports.common import looks, unbroken
 from urnlib.reports.common import provenance as _provenance
 from urnlib.reports.common import provenance_table
 from urnlib.seeds import Seeds, Stat
@@ -82,19 +82,13 @@ def attractor_tables(runs_by_source: dict[str, dict[str, Seeds]], min_total: int
         columns = {}
         kept = series(runs, min_total) | {MAJORITY: majority_by_attractors(first, min_total)}
         for label, acc in kept.items():
-            columns[label] = {"all": _unbroken(overall[label].text(2))}
-            columns[label] |= {int(k): _unbroken(Stat.of(acc["per_seed"][:, i]).text(2).split(" (")[0])
+            columns[label] = {"all": unbroken(overall[label].text(2))}
+            columns[label] |= {int(k): unbroken(Stat.of(acc["per_seed"][:, i]).text(2).split(" (")[0])
                                for i, k in enumerate(acc["count"])}
         table = pd.DataFrame(columns).fillna("")
         table.index.name = "attractors"
         out[source] = table
     return out
-
-
-def _unbroken(text: str) -> str:
-    """A mean ± sd kept on one line (no-break spaces around ±), so that a narrow table wraps its headers,
-    not its numbers."""
-    return text.replace(" ± ", "\u00a0±\u00a0")
 
 
 # --------------------------------------------------------------------------- data

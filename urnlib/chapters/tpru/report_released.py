@@ -20,6 +20,7 @@ import pandas as pd
 from urnlib.chapters.tpru.report import (
     PAPER_MEAN_WORLDS, PAPER_TABLE2, PAPER_TRAIN_SIZE, SPLITS, TEST_SPLITS, our_rows, pct,
 )
+from urnlib.reports.common import unbroken  # the notebook and tests name it here
 from urnlib.seeds import Seeds, Stat
 
 __all__ = ["EVANS_TABLE", "released_accuracy", "released_test_accuracy", "released_table2", "released_line",
@@ -54,12 +55,6 @@ def released_table2(ent_runs: dict[str, Seeds], released: Any,
         "model": label, **{s: pct(released_accuracy(released, label, s)) for s in SPLITS},
         "# params (encoder)": f"{seeds[0].final['encoder_params']:,}"})
     return pd.DataFrame(rows)
-
-
-def unbroken(table: pd.DataFrame) -> pd.DataFrame:
-    """``table`` with each "mean ± sd" kept on one line (non-breaking spaces around the ±), so that a wide
-    table's rows stay one line tall where its columns fit."""
-    return table.map(lambda v: v.replace(" ± ", "\u00a0±\u00a0") if isinstance(v, str) else v)
 
 
 def released_line(ent_runs: dict[str, Seeds], released: Any) -> str:
