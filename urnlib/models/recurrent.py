@@ -20,7 +20,14 @@ from torch import nn
 
 from urnlib.params import ParameterError, check_choice, check_int
 
-__all__ = ["PaperLSTM", "lstm_parameter_count", "one_chunk"]
+__all__ = ["PaperLSTM", "lstm_parameter_count", "one_chunk", "AUTHORS_LSTM", "AUTHORS_CELL"]
+
+#: the LSTM of the authors' code for papers 000 and 001 (GU-CLASP/unitary-recurrent-network ``XDep.hs``,
+#: ``LSTMUtils.hs``: ``DropProb 0.10`` on the input, on h_{t-1} entering each step and on the output before
+#: the dense layer; TypedFlow's LSTM initialiser: each gate's recurrent block orthogonal, its input block
+#: Glorot), as options of a PaperLSTM's model spec
+AUTHORS_LSTM = {"dropout": 0.10, "output_mask": True, "init": "typedflow"}
+AUTHORS_CELL = "the authors' cell"  #: how a chapter's label names such a model: "LSTM 8, the authors' cell"
 
 # o-gate pre-activation offset of a dropped unit: sigmoid(v - _CLOSED) is exactly 0 in float32 and
 # float64 for any v < _CLOSED - 745 (a pre-activation of thousands never occurs)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from urnlib.models.recurrent import AUTHORS_CELL
 from urnlib.reports.common import settle_unless_decided
 from urnlib.rules import compare
 from urnlib.seeds import Stat
@@ -47,7 +48,6 @@ def lstm_settle(loss: dict[str, Stat], pairs, seeds, more: str) -> str:
         f"show whether theirs guesses better ({cost(seeds, labels, n)})")
 
 
-AUTHORS_CELL = "the authors' cell"  #: how a variant's label names the authors' LSTM (variants.AUTHORS_LSTM)
 
 
 def authors_lstm_evidence(variants, urn: dict[int, Stat], read) -> tuple[str | None, str]:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from urnlib.languages import cross_serial as cs
+from urnlib.models.recurrent import AUTHORS_CELL, AUTHORS_LSTM
 from urnlib.params import ParameterError, check_choice, check_entries, check_int
 from urnlib.seeds import check_seeds
 
@@ -33,10 +34,6 @@ VARIANT_KEYS = ("model", "units", "sampler", "classes", "epochs", "seeds", "cell
 VARIANT_EXAMPLE = "{model: urn, units: 32, sampler: lengths, classes: 10, epochs: 10}"
 #: how a sampler reads in a label
 SAMPLER_WORDS = {"lengths": "m+n uniform"}
-#: the LSTM of the authors' code (GU-CLASP/unitary-recurrent-network XDep.hs, LSTMUtils.hs: ``DropProb 0.10``
-#: on the input, on h_{t-1} entering each step and on the output before the dense layer; TypedFlow's LSTM
-#: initialiser: each gate's recurrent block orthogonal, its input block Glorot), as PaperLSTM options
-AUTHORS_LSTM = {"dropout": 0.10, "output_mask": True, "init": "typedflow"}
 CELLS = {"authors": AUTHORS_LSTM}
 
 
@@ -67,7 +64,7 @@ def label_of(prefix: str, variant: Variant) -> str:
     words = ([SAMPLER_WORDS[variant.sampler]] if variant.sampler else []) + \
         ([f"{variant.classes} classes"] if variant.classes else []) + \
         ([f"{variant.epochs} epochs"] if variant.epochs else []) + \
-        (["the authors' cell"] if variant.cell else [])
+        ([AUTHORS_CELL] if variant.cell else [])
     return ", ".join([prefix, *words])
 
 

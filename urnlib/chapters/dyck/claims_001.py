@@ -13,11 +13,12 @@ import numpy as np
 
 from urnlib import rules
 from urnlib.chapters.dyck.claims_shared import (CURVE, FINAL, Each, Measures, curve, decide, fmt, retrain,
-                                                settle)
+                                                settle, untrained)
 from urnlib.chapters.dyck.report import (CHAPTER, MAJORITY_ACCURACY, PAPER_EPOCHS, PAPER_LSTM8_TURN_EPOCH,
                                          final_row, max_error_per_epoch, table2)
 from urnlib.claims import Claim
 from urnlib.declare import Measured, Spec, evaluate
+from urnlib.models.recurrent import AUTHORS_CELL
 from urnlib.reports.common import largest_rise, overfit_rise, share_lower_at_matched_x
 from urnlib.seeds import Seeds, Stat
 from urnlib.statements import trend
@@ -38,12 +39,49 @@ def _at_read(m: Measures, lab: str, key: str) -> Stat:
     return m.view[lab].stat(lambda r: m.read(r)[key])
 
 
+#: what the authors' LSTM changes, for the evidence of a claim (the setting's ``authors_lstm``)
+AUTHORS_WORDS = "dropout 0.10 with its own output mask, orthogonal recurrent weights"
+
+
+def authors_lstm(m: Measures) -> dict[int, Seeds]:
+    """``{units: runs}`` of the LSTMs of ``m``'s setting trained with the authors' cell (``authors_lstm``)."""
+    return {n: m.view[f"LSTM {n}, {AUTHORS_CELL}"] for n in m.units if f"LSTM {n}, {AUTHORS_CELL}" in m.view}
+
+
+def authors_evidence(m: Measures, sizes: list[int], measure) -> tuple[str | None, str]:
+    """A miss's cause and evidence from the authors' LSTM (:func:`authors_lstm`) at the ``sizes`` the claim
+    rests on: ``measure(n, runs)`` gives ``(holds, in words)``, whether the claim holds with the authors'
+    LSTM n in place of ours. ``setting`` where it holds (``True``) at every one of ``sizes``, with each size's
+    numbers as the evidence; no cause where a size was not trained that way, or where one of them did not
+    train (no evidence: :func:`~urnlib.chapters.dyck.claims_shared.untrained`); ``(None, "")`` without
+    such runs."""
+    found = {n: runs for n, runs in authors_lstm(m).items() if n in sizes}
+    if not found:
+        return None, ""
+    failed = untrained(m.view, [f"LSTM {n}, {AUTHORS_CELL}" for n in found], m.read)
+    if failed:
+        return None, "; ".join(f"{lab} did not train ({why}): no evidence" for lab, why in failed.items())
+    measured = {n: measure(n, runs) for n, runs in found.items()}
+    text = f"with the authors' LSTM ({AUTHORS_WORDS}) in place of ours: " + "; ".join(
+        f"{n} units: {words}" for n, (_, words) in measured.items())
+    every = set(found) == set(sizes) and all(holds is True for holds, _ in measured.values())
+    return ("setting" if every else None), text
+
+
 def _lstm_lower(m: Measures) -> Measured:
     loss = {n: (_at_read(m, f"URN {n}", "test_loss"), _at_read(m, f"LSTM {n}", "test_loss")) for n in m.units}
     urn, lstm = m.family("URN"), m.family("LSTM")
+
+    def theirs(n: int, runs: Seeds) -> tuple[bool | None, str]:
+        t = runs.stat(lambda r: m.read(r)["test_loss"])
+        d = rules.compare(t, loss[n][0], higher=False, names=(f"LSTM {n}", f"URN {n}"))
+        return d.holds, f"LSTM {fmt(t)} vs URN {fmt(loss[n][0])} ({d.direction})"
+
+    cause, evidence = authors_evidence(m, m.units, theirs)
     return Measured(
         "; ".join(f"{n}: LSTM {fmt(lo)} vs URN {fmt(u)}" for n, (u, lo) in loss.items()),
         [rules.compare(lo, u, higher=False) for u, lo in loss.values()], rests=m.both,
+        cause=cause, evidence=evidence,
         settle="the LSTMs overfit after their first epochs: the retrain reading every model at the epoch "
         f"selected on validation data would decide it ({retrain(*urn.values(), *lstm.values())})")
 
@@ -57,20 +95,33 @@ def _monotonous(m: Measures) -> Measured:
         [rules.compare(u, lo, higher=False) for u, lo in rise.values()], rests=m.both)
 
 
-def _lstm8_overfits(m: Measures) -> Measured | None:
-    """Two parts of two kinds, combined here: the rise on every seed (every-seed, the headline part) and the
-    turn at epoch 30 (vs-number: an epoch significantly off 30 fails)."""
-    if 8 not in m.units:
-        return None
-    lstm8 = m.view["LSTM 8"]
+def _turn(lstm8: Seeds) -> tuple[bool | None, bool, str]:
+    """Two parts of two kinds, combined: the rise on every seed (every-seed, the headline part) and the turn
+    at epoch 30 (vs-number: an epoch significantly off 30 fails). ``(holds, partly, in words)``."""
     up = rules.every_seed((overfit_rise(curve(r, "test_loss")) > 0 for r in lstm8),
                           what="test loss at epoch 100 above its lowest")
     best_at = lstm8.stat(lambda r: int(np.argmin(curve(r, "test_loss"))) + 1)
     turn = rules.threshold(best_at, PAPER_TURN_EPOCH, name="epoch of the lowest test loss")
-    holds, partly = rules.combine([up.holds, None if turn.holds is None else False])
+    off = turn.holds is not None and turn.size != 0  # either side of 30; every seed at 30 exactly is not off
+    holds, partly = rules.combine([up.holds, False if off else None])
+    words = f"{up.direction}; epoch of its lowest test loss {fmt(best_at, 0)} ({turn.direction})"
+    return holds, partly, words
+
+
+def _lstm8_overfits(m: Measures) -> Measured | None:
+    if 8 not in m.units:
+        return None
+    lstm8 = m.view["LSTM 8"]
+    holds, partly, words = _turn(lstm8)
+
+    def theirs(n: int, runs: Seeds) -> tuple[bool | None, str]:
+        # the miss goes where no part fails: a rise on every seed, a turn not significantly off epoch 30
+        held, _, text = _turn(runs)
+        return held is not False, text
+
+    cause, evidence = authors_evidence(m, [8], theirs)
     return Measured(
-        f"{up.direction}; epoch of its lowest test loss {fmt(best_at, 0)} ({turn.direction})", holds,
-        partly=partly, rests=["LSTM 8"],
+        words, holds, partly=partly, rests=["LSTM 8"], cause=cause, evidence=evidence,
         settle="the LSTM 8 turns earlier than the paper's: the authors' Keras LSTM (initialisation, "
         f"dropout) on 3 seeds would show whether the turn moves to epoch 30 ({retrain(lstm8, seeds=3)})")
 
@@ -113,16 +164,22 @@ def _worst_bucket(m: Measures, run) -> int:
 def _lstm_worst(m: Measures) -> Measured:
     lstm = m.family("LSTM")
     worst = {n: lstm[n].each(lambda r: _worst_bucket(m, r)) for n in m.units}
+
+    def theirs(n: int, runs: Seeds) -> tuple[bool | None, str]:
+        ws = runs.each(lambda r: _worst_bucket(m, r))
+        return rules.every_seed(w in (3, 4) for w in ws).holds, f"worst at {ws}"
+
+    cause, evidence = authors_evidence(m, m.units, theirs)
     return Measured(
         "; ".join(f"LSTM {n}: worst at {ws}" for n, ws in worst.items()),
         [rules.every_seed(w in (3, 4) for w in ws) for ws in worst.values()],
-        rests=[f"LSTM {n}" for n in m.units],
+        rests=[f"LSTM {n}" for n in m.units], cause=cause, evidence=evidence,
         settle=f"the authors' Keras LSTM on 3 seeds at each size ({retrain(*lstm.values(), seeds=3)})")
 
 
-def _pairs(m: Measures, n: int) -> list:
-    """Seed by seed: the same data on both sides."""
-    return list(zip(m.view[f"URN {n}"], m.view[f"LSTM {n}"]))
+def _pairs(m: Measures, n: int, lstm: Seeds | None = None) -> list:
+    """Seed by seed: the same data on both sides (``lstm``: another LSTM n's runs than the comparison's)."""
+    return list(zip(m.view[f"URN {n}"], m.view[f"LSTM {n}"] if lstm is None else lstm))
 
 
 def _lower(m: Measures, a, b) -> np.ndarray:
@@ -136,9 +193,18 @@ def _lower_throughout(m: Measures) -> Measured:
                                  what="URN lower at every epoch") for n in m.units}
     share = {n: Stat.of(float(_lower(m, a, b).mean()) for a, b in _pairs(m, n)) for n in m.units}
     holds, _ = rules.combine(every.values())
+
+    def theirs(n: int, runs: Seeds) -> tuple[bool | None, str]:
+        pairs = _pairs(m, n, runs)
+        d = rules.every_seed((bool(_lower(m, a, b).all()) for a, b in pairs), what="URN lower at every epoch")
+        share_n = Stat.of(float(_lower(m, a, b).mean()) for a, b in pairs)
+        return d.holds, f"{d.direction} (share of epochs {fmt(share_n, 2)})"
+
+    cause, evidence = authors_evidence(m, m.units, theirs)
     return Measured(
         "; ".join(f"{n}: {every[n].direction} (share of epochs {fmt(share[n], 2)})" for n in m.units),
-        list(every.values()), rests=m.both, settle=settle(holds, m.family("URN"), m.family("LSTM")))
+        list(every.values()), rests=m.both, settle=settle(holds, m.family("URN"), m.family("LSTM")),
+        cause=cause, evidence=evidence)
 
 
 def _first_epoch(m: Measures) -> Measured:

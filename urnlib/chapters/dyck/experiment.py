@@ -30,6 +30,7 @@ from urnlib.experiments.config import ChapterConfig, run_config
 from urnlib.experiments.training import train_token_model
 from urnlib.languages import dyck
 from urnlib.models.registry import component_of, parse_spec
+from urnlib.models.recurrent import AUTHORS_CELL, AUTHORS_LSTM
 from urnlib.models.registry import label as model_label
 from urnlib.params import ParameterError, check_choice, check_float, check_int, check_list
 from urnlib.results import Run, RunSpec, Trained
@@ -69,7 +70,10 @@ class Setting:
     (``models: all``) or to paper 000's three (``models: "000"``); ``more_seeds``: ``{model label: [seed,
     ...]}``, seeds some models of this setting train on beside the chapter's ``seeds`` (where a claim needs
     more seeds to be decided than the whole chapter has); ``variants``: the k-TURN's variants this setting
-    trains (names of :data:`VARIANTS`; ``None``: the chapter's ``variants``)."""
+    trains (names of :data:`VARIANTS`; ``None``: the chapter's ``variants``); ``authors_lstm``: sizes of
+    paper 001's LSTM this setting also trains as the authors' code builds it (``AUTHORS_LSTM``: dropout 0.10
+    with an output mask of its own, orthogonal recurrent weights), labelled e.g. ``"LSTM 8, the authors'
+    cell"``."""
 
     name: str
     lr: float
@@ -77,6 +81,7 @@ class Setting:
     models: str = "all"
     more_seeds: dict | None = None
     variants: list | None = None
+    authors_lstm: list | None = None
 
     def __post_init__(self):
         where = f"settings[{self.name!r}]"
@@ -91,6 +96,9 @@ class Setting:
                                      "model label to seeds, e.g. {'3-TURN': [3, 4]}")
             for label, seeds in self.more_seeds.items():
                 check_seeds(seeds, name=f"{where}.more_seeds[{label!r}]")
+        if self.authors_lstm is not None:
+            check_list(f"{where}.authors_lstm", self.authors_lstm, example="[8, 16, 32]",
+                       each=lambda name, n: check_int(name, n, minimum=1, maximum=MAX_UNITS))
 
 
 @dataclass(kw_only=True)
@@ -155,6 +163,12 @@ class Config(ChapterConfig):
             raise ParameterError(f"dropout=0 with variants={self.variants!r}: every variant changes the "
                                  f"{self.turn}'s dropout, so each would repeat it; set variants=False")
         self.models()  # every model spec through the registry's grammar and checks
+        for setting in self.settings_().values():
+            if setting.authors_lstm and setting.models != "all":
+                raise ParameterError(f"settings[{setting.name!r}].authors_lstm: the setting trains paper "
+                                     "000's models only (models: \"000\"), no LSTM; set models: all, or "
+                                     "drop it")
+            self.models(setting)
         self._check_more_seeds()
 
     # ------------------------------------------------------------------ what is run
@@ -166,9 +180,9 @@ class Config(ChapterConfig):
         out = {}
         for name, values in self.settings.items():
             if not isinstance(values, dict) or not {"lr", "generator"} <= set(values) \
-                    or set(values) - {"lr", "generator", "models", "more_seeds", "variants"}:
+                    or set(values) - {"lr", "generator", "models", "more_seeds", "variants", "authors_lstm"}:
                 raise ParameterError(f"settings[{name!r}]={values!r} must give lr, generator and optionally "
-                                     f"models, more_seeds and variants, e.g. {example}")
+                                     f"models, more_seeds, variants and authors_lstm, e.g. {example}")
             out[name] = Setting(name, **values)
         return out
 
@@ -255,6 +269,12 @@ class Config(ChapterConfig):
                 out[model_label(spec)] = spec
         for name, label in zip(self.variant_names(setting), self.variant_labels(setting)):
             out[label] = {**out[self.turn], **VARIANTS[name]}
+        for n in (setting.authors_lstm or []) if setting is not None else []:
+            if f"LSTM {n}" not in out:
+                raise ParameterError(f"settings[{setting.name!r}].authors_lstm names {n} units, but the "
+                                     f"setting trains no LSTM {n}: list sizes of units_001 "
+                                     f"({self.units_001}) in a setting of all models with lstm in models_001")
+            out[f"LSTM {n}, {AUTHORS_CELL}"] = {**out[f"LSTM {n}"], **AUTHORS_LSTM}
         return out
 
     def _spec(self, text: str, source: str) -> dict[str, Any]:
