@@ -168,7 +168,7 @@ def test_released_table2_and_the_test_mean():
     table = report.released_table2({"GRU 64": seeds}, released)
     assert list(table["source"]) == ["paper 002"] * 3 + ["Evans et al. (2018)", "ours"]
     assert list(table.iloc[3][list(rel.SPLITS)]) == ["82.3", "81.1", "69.4", "", "", ""]
-    assert table.iloc[4]["hard"] == "62.0 ± 2.0 (3 seeds)" and table.iloc[4]["# params (encoder)"] == "49,536"
+    assert table.iloc[4]["hard"] == "62.0 ± 2.0 (3 seeds)" and table.iloc[4]["# params (encoder)"] == "49.5k"
     assert "| Evans et al. (2018) | LSTM encoder | 82.3 |" in numbered_table(table, "Table 2.", "tbl-t2")
 
 

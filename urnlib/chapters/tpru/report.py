@@ -248,7 +248,7 @@ def table2(ent_runs: dict[str, Seeds], scaled: dict[str, Seeds] | None = None) -
         "model": label, "valid": pct(valid_accuracy(seeds)),
         **{s: pct(split_accuracy(seeds, s)) for s in TEST_SPLITS},
         "best epoch": seeds.stat(best_epoch).text(1),
-        "# params (encoder)": f"{seeds[0].final['encoder_params']:,}"})
+        "# params (encoder)": format_params(seeds[0].final["encoder_params"])})
     return pd.DataFrame(rows)
 
 

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from urnlib.chapters.tpru.report import (
-    PAPER_MEAN_WORLDS, PAPER_TABLE2, PAPER_TRAIN_SIZE, SPLITS, TEST_SPLITS, our_rows, pct,
+    PAPER_MEAN_WORLDS, PAPER_TABLE2, PAPER_TRAIN_SIZE, SPLITS, TEST_SPLITS, format_params, our_rows, pct,
 )
 from urnlib.reports.common import unbroken  # the notebook and tests name it here
 from urnlib.seeds import Seeds, Stat
@@ -53,7 +53,7 @@ def released_table2(ent_runs: dict[str, Seeds], released: Any,
              for name, vals in EVANS_TABLE.items()]
     rows += our_rows(ent_runs, scaled, lambda label, seeds: {
         "model": label, **{s: pct(released_accuracy(released, label, s)) for s in SPLITS},
-        "# params (encoder)": f"{seeds[0].final['encoder_params']:,}"})
+        "# params (encoder)": format_params(seeds[0].final["encoder_params"])})
     return pd.DataFrame(rows)
 
 
