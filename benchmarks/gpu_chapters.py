@@ -61,6 +61,19 @@ def _epoch_seconds(record: dict) -> float | None:
     return statistics.median(seconds) if seconds else None
 
 
+def _cpu_seconds(record: dict) -> dict:
+    """A stored run's CPU seconds (``cpu_s``: its training process's CPU time; its wall time for a run stored
+    before CPU time was recorded, ``cpu_from`` says which) and an epoch's CPU seconds (``cpu_epoch_s``: the
+    median epoch's wall seconds times the run's CPU time over its wall time, so that a run slowed by a busy
+    machine or sped up by a second thread gives the CPU time its epochs took)."""
+    wall = float(record.get("wall_time_s") or 0)
+    cpu = record.get("cpu_time_s")
+    epoch = _epoch_seconds(record)
+    share = float(cpu) / wall if cpu is not None and wall > 0 else 1.0
+    return {"cpu_s": float(cpu) if cpu is not None else wall, "wall_s": wall,
+            "cpu_from": "cpu" if cpu is not None else "wall", "cpu_epoch_s": epoch * share if epoch else None}
+
+
 def select(per_chapter: int) -> dict:
     from urnlib.chapters import registry as chapters
 
@@ -74,10 +87,8 @@ def select(per_chapter: int) -> dict:
         runs = []
         for group, items in by_label.items():
             for key, item in items:
-                cpu_s = float(item["record"].get("wall_time_s") or 0)
-                runs.append({"key": key, "group": group, "cpu_s": cpu_s,
-                             "neural": "train" in item["spec"].params,
-                             "cpu_epoch_s": _epoch_seconds(item["record"])})
+                runs.append({"key": key, "group": group, "neural": "train" in item["spec"].params,
+                             **_cpu_seconds(item["record"])})
         totals = {g: sum(r["cpu_s"] for r in runs if r["group"] == g) for g in by_label}
         neural = [g for g in sorted(totals, key=totals.get, reverse=True)
                   if any(r["neural"] and r["cpu_epoch_s"] for r in runs if r["group"] == g)]
@@ -191,14 +202,25 @@ def measure(sample: dict, budget: float, batches: int, warm: int, only: list[str
     return out
 
 
+def _ratio(row: dict, runs: dict[str, dict]) -> float:
+    """A measured run's GPU epoch over its CPU epoch in CPU seconds (the sample's, where the sample holds that
+    run: a measurement made against an older sample's wall-time epoch is read against the CPU time)."""
+    cpu_epoch = (runs.get(row["key"]) or {}).get("cpu_epoch_s")
+    return row["gpu_epoch_s"] / cpu_epoch if cpu_epoch and "gpu_epoch_s" in row else row["ratio"]
+
+
 def combine(sample: dict, gpu: dict) -> dict:
-    table = {"gpu": gpu["machine"], "chapters": {}}
+    table = {"gpu": gpu["machine"], "sample_date": sample.get("date"), "chapters": {}}
     for chapter, info in sample["chapters"].items():
         runs = info["runs"]
         cpu_h = sum(r["cpu_s"] for r in runs) / 3600
         measured = gpu["chapters"].get(chapter, {})
-        ratios = {r["group"]: r["ratio"] for r in measured.get("runs", []) if "ratio" in r}
-        entry = {"cpu_hours": cpu_h, "runs": len(runs), "measured": measured.get("runs", [])}
+        by_key = {r["key"]: r for r in runs}
+        measured = {**measured, "runs": [{**r, "ratio": _ratio(r, by_key)} if "ratio" in r else r
+                                         for r in measured.get("runs", [])]}
+        ratios = {r["group"]: r["ratio"] for r in measured["runs"] if "ratio" in r}
+        entry = {"cpu_hours": cpu_h, "runs": len(runs), "measured": measured["runs"],
+                 "wall_runs": sum(r.get("cpu_from") == "wall" for r in runs)}
         if not ratios:
             entry["gpu_hours"] = None
             entry["why"] = measured.get("error") or "no sampled run was measured"
@@ -234,8 +256,13 @@ def check_plan(table: dict, sample: dict, plan: dict) -> dict:
 
 def to_markdown(table: dict) -> str:
     gpu = table["gpu"]
+    wall = sum(e.get("wall_runs", 0) for e in table["chapters"].values())
     lines = [f"*Measured {gpu['date']} on one {gpu['gpu']}, torch {gpu['torch']}, CUDA {gpu['cuda']}; "
-             "CPU hours from the stored runs' records.*", "",
+             f"CPU hours from the records of the runs stored on {table.get('sample_date') or gpu['date']}: "
+             "their training process's CPU time"
+             + (f" ({wall} run{'s' * (wall != 1)} stored before CPU time was recorded count their wall time)"
+                if wall else "")
+             + "; a sampled run's ratio is its GPU epoch over its CPU epoch in CPU seconds.*", "",
              "| chapter | runs | CPU hours (stored) | GPU hours (estimated) | GPU / CPU, sampled runs |",
              "|---|---|---|---|---|"]
     for chapter, e in table["chapters"].items():
