@@ -80,7 +80,8 @@ MODULES: dict[str, tuple[str, ...]] = {
                          "tests/test_scorecard.py", "tests/test_landing.py"),
     "urnlib.records": ("tests/test_results.py", "tests/test_stale_runs.py", "-k", _NOT_SUBPROCESS),
     "urnlib.results": ("tests/test_results.py", "tests/test_stale_runs.py", "-k", _NOT_SUBPROCESS),
-    "urnlib.languages.dyck": ("tests/test_dyck_language.py", *_properties("dyck.")),
+    "urnlib.languages.dyck": ("tests/test_dyck_language_mutants.py", "tests/test_dyck_language.py",
+                              *_properties("dyck.")),
     "urnlib.languages.cross_serial": ("tests/test_cross_serial_language.py", *_properties("cross_serial.")),
     "urnlib.languages.anbn": ("tests/test_anbn.py", *_properties("anbn.")),
     "urnlib.languages.elman": ("tests/test_elman.py", *_properties("elman."), "-k", "not stored"),
@@ -141,6 +142,14 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "above 0",
         'holds, partly, cause = None, False, "untrained" | False -> True #1':
             "partly is read only when holds is False, and holds is None here",
+    },
+    "urnlib.statements": {
+        "return Decision(None, direction, margin - drop, None if more is None else max(more, have + 1)) "
+        "| + -> - #1":
+            "the floor never binds, more >= have + 1: seeds_to_decide's threshold t(df) sqrt(sides var / "
+            "n) falls with n, and at n = have = min(n_a, n_b) it is no lower than the bounds that left the "
+            "claim undecided (sqrt(2 var / have) >= Welch's se, df 2 (have - 1) <= n_a + n_b - 2, its "
+            "two-sided t >= the one-sided bound's; one sample: the same se and df)",
     },
     "urnlib.artefacts": {
         **{'RANK = {"not reproduced": 0, "inconclusive": 1, "not run here": 1, "partly reproduced": 2, '

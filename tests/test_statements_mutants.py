@@ -133,3 +133,75 @@ def test_kind_of_takes_the_rule_the_claims_words_state_first():
     assert kind_of(Decision(True, "x", 1.0, kind="rates"), TREND_RULE) == "rates"
     assert kind_of(Decision(True, "x", 1.0), TREND_RULE) == "trend"  # a Decision without its kind
     assert {k: v.name for k, v in KINDS.items()} == {k: k for k in KINDS} and len(KINDS) == 11
+
+
+@pytest.mark.parametrize("before, after, higher", [((0.9, 0.8, 0.85), (0.7, 0.75, 0.8, 0.72), True),
+                                                   ((1.0, 1.5), (1.2, 1.1, 1.4), False)])
+def test_no_drop_at_a_bound_exactly_decides_nothing(before, after, higher):
+    """The bound must lie strictly below the margin (NO_DROP_RULE: 'below the margin'), and a drop whose
+    two-sided p-value is 5% exactly is not significant (p < 5%, as every rule of urnlib.rules): a margin equal
+    to either bound, computed as the rule computes it, leaves the claim undecided."""
+    b, a = s(*before), s(*after)
+    drop = (b.mean - a.mean) if higher else (a.mean - b.mean)
+    se = math.sqrt(b.sd ** 2 / b.n + a.sd ** 2 / a.n)
+    df = b.n + a.n - 2
+    upper = drop + float(stats.t.ppf(1 - rules.LEVEL, df)) * se
+    lower = drop - float(stats.t.ppf(1 - rules.LEVEL / 2, df)) * se
+    assert stats.t.cdf((upper - drop) / se, df) == pytest.approx(0.95)  # at the one-sided 95% bound
+    assert no_drop(b, a, margin=upper, higher=higher).holds is None
+    assert no_drop(b, a, margin=lower, higher=higher).holds is None
+
+
+def test_no_drop_of_a_change_decides_at_its_one_sample_bounds_with_the_margin_less_the_drop_as_size():
+    """One sample of n = 4 changes: the t quantiles of n - 1 = 3 df and the standard error sd / sqrt(n); on
+    either side of each bound the decision flips, and a decided claim's size is margin - drop."""
+    change = s(-0.10, -0.05, -0.12, -0.02)
+    drop, se = 0.0725, change.sd / 2
+    upper, lower = drop + stats.t.ppf(0.95, 3) * se, drop - stats.t.ppf(0.975, 3) * se
+    below_upper, above_upper = no_drop(change=change, margin=upper - 1e-9), no_drop(change=change,
+                                                                                    margin=upper + 1e-9)
+    assert below_upper.holds is None and above_upper.holds is True
+    assert above_upper.size == pytest.approx(upper + 1e-9 - drop)
+    above_lower, below_lower = no_drop(change=change, margin=lower + 1e-9), no_drop(change=change,
+                                                                                    margin=lower - 1e-9)
+    assert above_lower.holds is None and below_lower.holds is False
+    assert below_lower.size == pytest.approx(lower - 1e-9 - drop) and below_lower.size < 0
+
+
+def test_no_drop_decided_by_the_test_reports_the_margin_less_the_drop():
+    b, a = s(0.9, 0.8, 0.85), s(0.7, 0.75, 0.8, 0.72)  # a drop of 0.1075
+    held, failed = no_drop(b, a, margin=0.5), no_drop(b, a, margin=0.0)
+    assert held.holds is True and held.size == pytest.approx(0.5 - 0.1075)
+    assert failed.holds is False and failed.size == pytest.approx(-0.1075)
+
+
+def test_two_seeds_of_a_change_are_a_t_test_of_one_df_not_the_sign():
+    """Two seeds have a spread (df = 1): the drop of 0.2 lies inside the margin of 0.25, but the one-sided
+    95% bound (0.2 + 6.31 * 0.1) does not: undecided, not the sign rule's 'holds'."""
+    change = s(-0.1, -0.3)
+    d = no_drop(change=change, margin=0.25)
+    assert d.holds is None and d.size == pytest.approx(0.05)
+    assert d.seeds_needed == rules.seeds_to_decide(0.05, change.sd ** 2, sides=1)
+    assert no_drop(s(1.0), s(0.7, 0.9), margin=0.25).holds is None  # 1 + 2 seeds: df 1 as well
+
+
+def test_no_drop_names_the_next_seed_count_when_it_would_decide():
+    """A drop of 0.2 (two pooled sd) against a margin of 0 on 3 seeds a side: not significant at 3 seeds
+    (df 4), significant at 4 (df 6): the claim names 4 seeds, one more than it has."""
+    b, a = s(1.2, 1.3, 1.4), s(1.0, 1.1, 1.2)
+    d = no_drop(b, a, margin=0.0)
+    assert d.holds is None and d.size == pytest.approx(-0.2)
+    assert rules.seeds_to_decide(d.size, 0.01) == 4 and d.seeds_needed == 4
+
+
+def test_a_trend_of_two_sizes_is_one_step():
+    d = trend([(8, s(0.5, 0.51, 0.52)), (16, s(0.7, 0.71, 0.72))], what="acc")
+    assert d.holds is True and d.direction == rules.compare(s(0.7, 0.71, 0.72), s(0.5, 0.51, 0.52),
+                                                           names=("acc at 16", "at 8")).direction
+
+
+def test_the_kinds_are_frozen():
+    """KINDS is shared by every chapter: none can change a rule's words or function in place."""
+    with pytest.raises(AttributeError):
+        KINDS["trend"].rule = "anything"
+    assert len({KINDS["trend"], KINDS["trend"]}) == 1  # frozen, so hashable
