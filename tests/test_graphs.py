@@ -162,3 +162,46 @@ def test_on_the_cpu_the_function_runs_as_it_is():
     x = torch.ones(2, requires_grad=True)
     assert torch.equal(graphs.replayed(lambda t: t * 3, (x,), "a"), torch.full((2,), 3.0))
     assert not graphs._CACHE
+
+
+def _train(spec: str, steps: int, accumulate: int, graphs_on: bool) -> list[torch.Tensor]:
+    """``steps`` Adam steps of a fresh model (float64, dropout 0.1 in training), each on ``accumulate``
+    micro-batches whose gradients add up before the step; the same seeds draw the same data and masks."""
+    torch.manual_seed(0)
+    model = build_model(spec, V, dropout=0.1).double().train()
+    opt = torch.optim.Adam(model.parameters(), lr=0.01)
+    with graphs.enabled(graphs_on):
+        for step in range(steps):
+            opt.zero_grad(set_to_none=True)
+            for micro in range(accumulate):
+                torch.manual_seed(1000 * step + micro)  # the dropout masks of this micro-batch
+                data = torch.Generator().manual_seed(step * 10 + micro)
+                tokens = torch.randint(0, V, (4, 7), generator=data)
+                out = model(tokens)
+                (out.square().mean() + out[:, -1].sin().sum()).backward()
+            opt.step()
+    return [p.detach().clone() for p in model.parameters()]
+
+
+@pytest.mark.parametrize("spec", ["urn 6", "urn 12 k2", "gru 4 e3", "tpru 8 N4 s2"])
+@pytest.mark.parametrize("accumulate", [1, 2])
+def test_twenty_adam_steps_with_dropout_replayed_equal_the_eager_ones(spec, accumulate, emulated,
+                                                                      monkeypatch):
+    """The parameters a capture holds are refreshed after every optimizer step (a capture holding its first
+    step's weights would drift from the eager run at step 2), dropout masks enter as inputs, and gradients
+    accumulated over micro-batches add up as eagerly (issue 47: graphs on against off, 20 Adam steps)."""
+    monkeypatch.setattr(scan, "_gpu", lambda t: True)  # the URN's GPU path: every matrix, the dense scan
+    monkeypatch.setattr(scan, "_use_kernel", lambda M, tokens: False)
+    eager = _train(spec, 20, accumulate, graphs_on=False)
+    before = graphs.captures()
+    replayed = _train(spec, 20, accumulate, graphs_on=True)
+    assert graphs.captures() > before  # the graphs path ran
+    moved = max(float((p - q).abs().max()) for p, q in zip(eager, _fresh(spec)))
+    assert moved > 1e-3  # 20 steps moved the parameters: equal below is not equal by standing still
+    for a, b in zip(replayed, eager):
+        torch.testing.assert_close(a, b, rtol=0, atol=1e-10)
+
+
+def _fresh(spec: str) -> list[torch.Tensor]:
+    torch.manual_seed(0)
+    return [p.detach().clone() for p in build_model(spec, V, dropout=0.1).double().parameters()]
