@@ -346,3 +346,38 @@ def test_an_encoder_returning_a_tuple_is_reported():
     model = EntailmentModel(V, 4, RawGRU(), 3, 5)
     with pytest.raises(ParameterError, match="tuple"):
         model(rows())
+
+
+def test_gpu_widths_come_in_steps_of_eight_and_the_cpu_keeps_its_own():
+    from urnlib.models.entailment import GPU_WIDTH_STEP, encoder_width
+
+    assert [encoder_width(w, "cpu") for w in (1, 7, 9, 64)] == [1, 7, 9, 64]
+    on_gpu = {encoder_width(w, "cuda") for w in range(1, 65)}
+    assert GPU_WIDTH_STEP == 8 and on_gpu == {8, 16, 24, 32, 40, 48, 56, 64}  # 8 shapes for 64 widths
+    assert all(encoder_width(w, "cuda") >= w for w in range(1, 65))
+
+
+@pytest.mark.parametrize("kind", ["gru", "lstm", "tpru"])
+def test_a_bucketed_width_gives_the_same_logits_and_gradients(kind, monkeypatch):
+    """The GPU's padding to a multiple of 8 (forced here on the CPU) changes no logit and no gradient: the
+    encoders read left to right and the pool skips padding (float64, the TPRU's own stack included)."""
+    import urnlib.models.entailment as entailment
+    from urnlib.models.tpru_stack import RecurrentStack
+
+    def build():
+        torch.manual_seed(0)
+        encoder = (RecurrentStack("tpru", 5, 6, 2, n_roles=4, slices=2) if kind == "tpru"
+                   else TorchRNN(kind, 5, 6, 2))
+        return EntailmentModel(V, 5, encoder, 6, 7).double().train()
+
+    def step(model):
+        logits = model.classify(rows())
+        (logits.square().sum() + logits[:, 1].sin().sum()).backward()
+        return logits.detach(), [p.grad.clone() for p in model.parameters()]
+
+    plain = step(build())
+    monkeypatch.setattr(entailment, "encoder_width", lambda longest, device: -(-longest // 8) * 8)
+    bucketed = step(build())
+    torch.testing.assert_close(bucketed[0], plain[0], rtol=0, atol=1e-12)
+    for a, b in zip(bucketed[1], plain[1]):
+        torch.testing.assert_close(a, b, rtol=0, atol=1e-12)

@@ -50,7 +50,24 @@ __all__ = [
     "pack_targets",
     "predict_labels",
     "torch_rnn_parameter_count",
+    "GPU_WIDTH_STEP",
+    "encoder_width",
 ]
+
+#: on a GPU, an encoder batch's width is rounded up to a multiple of this: its recurrence is replayed from
+#: CUDA graphs kept per shape (:mod:`urnlib.models.graphs`), and a width per batch would capture one graph,
+#: with its own memory pool, for nearly every width the data has; padding at the end changes no real
+#: position's state (the encoders read left to right) and the max-pool skips it
+GPU_WIDTH_STEP = 8
+
+
+def encoder_width(longest: int, device: torch.device | str) -> int:
+    """The width an encoder batch is padded to: its longest side's, rounded up to a multiple of
+    :data:`GPU_WIDTH_STEP` on a CUDA device (a few shapes per epoch), as it is elsewhere (the CPU's runs keep
+    their numbers)."""
+    if torch.device(device).type != "cuda":
+        return longest
+    return -(-longest // GPU_WIDTH_STEP) * GPU_WIDTH_STEP
 
 
 def _describe(x) -> str:
@@ -223,7 +240,7 @@ class EntailmentModel(nn.Module):
         """``u`` and ``v``, each ``(B, d)``: the max-pooled encoder states of premise and hypothesis
         (no renaming; the two sides go through the encoder as one batch of 2B rows)."""
         premise, p_mask, hypothesis, h_mask = self.split(inputs)
-        B, W = premise.shape[0], max(premise.shape[1], hypothesis.shape[1])
+        B, W = premise.shape[0], encoder_width(max(premise.shape[1], hypothesis.shape[1]), premise.device)
 
         def widen(x: torch.Tensor, value) -> torch.Tensor:  # (B, W): pad on the right
             return nn.functional.pad(x, (0, W - x.shape[1]), value=value)
