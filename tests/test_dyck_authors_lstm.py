@@ -117,3 +117,18 @@ def test_an_authors_lstm_that_did_not_train_is_no_evidence():
 def test_without_such_runs_the_claims_are_as_before():
     by = _claims(_paper001_view())
     assert all(not c.evidence for c in by.values())
+
+
+def test_the_table_sets_each_authors_lstm_beside_our_lstm_and_the_urn():
+    epochs = np.arange(100)
+    turns_at_30 = np.where(epochs < 29, 2.0 - 0.024 * epochs, 1.3 + 0.1 * (epochs - 29) / 70)
+    view = _authors(_paper001_view(), turns_at_30)
+    del view[f"LSTM 32, {AUTHORS_CELL}"]
+    table = report.authors_lstm_table({"lr 0.001": view, "lr 0.01": _paper001_view()}, [8, 32], AUTHORS_CELL)
+    assert list(table["model"]) == ["URN 8", "LSTM 8", f"LSTM 8, {AUTHORS_CELL}"]  # sizes trained that way
+    assert set(table["setting"]) == {"lr 0.001"}
+    ours, theirs = table.iloc[1], table.iloc[2]
+    assert ours["its epoch"].startswith("10 ± 0") and theirs["its epoch"].startswith("30 ± 0")
+    assert theirs["lowest test loss"].startswith("1.301")
+    assert theirs["test loss (epoch 100)"].startswith("1.401")
+    assert table.iloc[0]["max error rate (epoch 100)"].startswith("0.15 ± 0")  # URN 8: 0.85 at 0-1 attractors

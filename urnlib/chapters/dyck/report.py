@@ -220,6 +220,29 @@ def ablation_finding(table: pd.DataFrame, turn: str) -> str:
             "and its number of attractors):\n\n" + "\n".join(items))
 
 
+def authors_lstm_table(views: dict[str, dict[str, Seeds]], units: list[int], cell: str,
+                       min_total: int = 1) -> pd.DataFrame:
+    """Per setting that trains paper 001's LSTMs also with the authors' cell (labels ``"LSTM n, <cell>"``),
+    each such size's URN, our LSTM and the authors' LSTM, mean ± sd over seeds: the test loss at epoch 100,
+    its lowest over epochs 1-100 and the epoch of it, and the max error rate at epoch 100 (Fig. 3a and 3c)."""
+    rows = []
+    for setting, view in views.items():
+        for n in units:
+            if f"LSTM {n}, {cell}" not in view:
+                continue
+            for label in (f"URN {n}", f"LSTM {n}", f"LSTM {n}, {cell}"):
+                seeds = view[label]
+                loss = seeds.each(lambda r: np.asarray(r.column("test_loss")[:PAPER_EPOCHS], dtype=float))
+                rows.append({"setting": setting, "model": label,
+                             "test loss (epoch 100)": seeds.stat(lambda r: final_row(r)["test_loss"]).text(3),
+                             "lowest test loss": Stat.of(c.min() for c in loss).text(3),
+                             "its epoch": Stat.of(int(np.argmin(c)) + 1 for c in loss).text(0),
+                             "max error rate (epoch 100)": seeds.stat(
+                                 lambda r: max_error_rate(final_row(r)["attr_correct"],
+                                                          final_row(r)["attr_total"], min_total)).text(3)})
+    return pd.DataFrame(rows)
+
+
 def validation_loss_table(views: dict[str, dict[str, Seeds]], labels: list[str]) -> pd.DataFrame:
     """Test ("validation") loss per model and setting, mean ± sd over seeds, next to paper 000's, at the final
     epoch (100, the paper's)."""
