@@ -80,8 +80,7 @@ MODULES: dict[str, tuple[str, ...]] = {
                          "tests/test_scorecard.py", "tests/test_landing.py"),
     "urnlib.records": ("tests/test_results.py", "tests/test_stale_runs.py", "-k", _NOT_SUBPROCESS),
     "urnlib.results": ("tests/test_results.py", "tests/test_stale_runs.py", "-k", _NOT_SUBPROCESS),
-    "urnlib.languages.dyck": ("tests/test_dyck_language_mutants.py", "tests/test_dyck_language.py",
-                              *_properties("dyck.")),
+    "urnlib.languages.dyck": ("tests/test_dyck_language.py", *_properties("dyck.")),
     "urnlib.languages.cross_serial": ("tests/test_cross_serial_language.py", *_properties("cross_serial.")),
     "urnlib.languages.anbn": ("tests/test_anbn.py", *_properties("anbn.")),
     "urnlib.languages.elman": ("tests/test_elman.py", *_properties("elman."), "-k", "not stored"),
@@ -170,13 +169,6 @@ EQUIVALENT: dict[str, dict[str, str]] = {
 }
 #: surviving mutants that are gaps left open, with why: "<module>" -> {mutant id: reason}
 SURVIVING: dict[str, dict[str, str]] = {
-    "urnlib.languages.dyck": {
-        'rng: np.random.Generator | int = 0, | 0 -> 1 #1': "gap, closed after the run (not re-run): "
-        "test_dyck_defaults_are_the_papers_ten_pairs_from_seed_0",
-        'n_pairs: int = 10, | 10 -> 11 #1': "gap, closed after the run (not re-run): the same test",
-        'check_int("count", count, minimum=0) | 0 -> 1 #1':
-            "gap, closed after the run (not re-run): the same test draws 0 strings",
-    },
     "urnlib.rules": {
         "if (a.mean < b.mean) == higher: | < -> <= #1":
             "open, a convention: at exactly equal means either side is 'behind'; the two choices differ "
