@@ -40,6 +40,8 @@ def test_a_setting_trains_the_authors_lstm_beside_its_own_and_changes_no_other_r
     assert spec.params["train"] == after["LSTM 8, lr 0.001 seed 1"].params["train"]
     assert spec.params["task"] == after["LSTM 8, lr 0.001 seed 1"].params["task"]
     assert spec.coords["model"] == f"LSTM 8, {AUTHORS_CELL}" and spec.coords["setting"] == "lr 0.001"
+    assert [m for m in config.models() if AUTHORS_CELL in m] == [f"LSTM {n}, {AUTHORS_CELL}" for n in (8, 32)]
+    assert f"LSTM 8, {AUTHORS_CELL}" not in config.models(config.settings_()["lr 0.01"])
 
 
 @pytest.mark.parametrize("entry, words", [

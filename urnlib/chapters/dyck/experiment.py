@@ -269,13 +269,23 @@ class Config(ChapterConfig):
                 out[model_label(spec)] = spec
         for name, label in zip(self.variant_names(setting), self.variant_labels(setting)):
             out[label] = {**out[self.turn], **VARIANTS[name]}
-        for n in (setting.authors_lstm or []) if setting is not None else []:
+        for n in self._authors_sizes(setting):
+            if f"LSTM {n}" not in out and setting is None:
+                continue  # each setting's own sizes are checked with it
             if f"LSTM {n}" not in out:
                 raise ParameterError(f"settings[{setting.name!r}].authors_lstm names {n} units, but the "
                                      f"setting trains no LSTM {n}: list sizes of units_001 "
                                      f"({self.units_001}) in a setting of all models with lstm in models_001")
             out[f"LSTM {n}, {AUTHORS_CELL}"] = {**out[f"LSTM {n}"], **AUTHORS_LSTM}
         return out
+
+    def _authors_sizes(self, setting: Setting | None) -> list[int]:
+        """The LSTM sizes ``setting`` also trains with the authors' cell; without ``setting``, any setting of
+        all models does."""
+        if setting is not None:
+            return list(setting.authors_lstm or [])
+        every = [s.authors_lstm or [] for s in self.settings_().values() if s.models == "all"]
+        return sorted({n for sizes in every for n in sizes})
 
     def _spec(self, text: str, source: str) -> dict[str, Any]:
         try:
