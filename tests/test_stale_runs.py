@@ -21,6 +21,7 @@ import urnlib.components as components
 from urnlib import cli
 from urnlib.chapters.dyck import experiment as dyck
 from urnlib.components import Component, library_versions
+import urnlib.results as results_module
 from urnlib.results import MissingRunError, RunSpec, RunStore, StaleRunWarning, Trained
 
 OTHER = "0.0.0-other"
@@ -230,6 +231,25 @@ def test_cli_runs_fails_on_a_corrupt_run_with_or_without_check(runs_store, capsy
         assert code == 1, flags
         assert f"CORRUPT  {where}: stored run" in out and "content checksum" in out
         assert out.strip().endswith("1 current, 0 stale, 1 corrupt")
+
+
+def test_cli_runs_names_a_dirty_tree_run_whose_patch_is_gone_and_fails_with_check(runs_store, capsys,
+                                                                                   monkeypatch):
+    """A run trained from uncommitted edits keeps them in .diffs/<sha>.patch; a lost patch is a run whose code
+    cannot be restored: listed, and --check fails, until it is retrained from a clean tree."""
+    store, _ = runs_store
+    spec = RunSpec("dyck", "URN dirty", {**PARAMS, "kind": "dirty"}, CORE)
+    dirty = {"commit": "0" * 40, "dirty": True, "diff": "ab" * 32, "patch": b"--- a/x\n+++ b/x\n"}
+    monkeypatch.setattr(results_module, "_CODE_STATE", dirty)  # the process trains from a dirty tree
+    run = store.obtain(spec, mode="train", train=FakeTrain())
+    assert store.missing_patch(run) is None  # its patch kept beside the runs
+    assert runs(capsys, store, "--check")[0] == 0
+    (store.diffs / f"{'ab' * 32}.patch").unlink()
+    assert store.missing_patch(run) == store.diffs / f"{'ab' * 32}.patch"
+    code, out = runs(capsys, store)
+    assert code == 0 and f"NO PATCH {run.path.relative_to(store.root)}" in out and "URN dirty" in out
+    assert out.strip().endswith("2 current, 0 stale, 0 corrupt, 1 without their patch")
+    assert runs(capsys, store, "--check")[0] == 1
 
 
 def test_cli_runs_as_a_command_exits_with_its_status(runs_store):

@@ -289,7 +289,7 @@ def list_runs(args: argparse.Namespace) -> int:
     """Every stored run under the store(s): current, stale (and why), or corrupt (and what is wrong)."""
     from urnlib.results import RunStore
 
-    counts = {"current": 0, "stale": 0, "corrupt": 0}
+    counts = {"current": 0, "stale": 0, "corrupt": 0, "without their patch": 0}
     for root in args.store:
         store = RunStore(root)
         print(f"== {store.root}")
@@ -304,8 +304,15 @@ def list_runs(args: argparse.Namespace) -> int:
             if reasons or args.all:
                 print(f"{'STALE' if reasons else 'current':8} {str(where):32} {run.name}"
                       + (f": {'; '.join(reasons)}" if reasons else ""))
-    print(", ".join(f"{v} {k}" for k, v in counts.items()))
-    return 1 if counts["corrupt"] or (args.check and counts["stale"]) else 0
+            patch = store.missing_patch(run)
+            if patch is not None:
+                counts["without their patch"] += 1
+                print(f"NO PATCH {str(where):32} {run.name}: trained from a work tree with uncommitted edits "
+                      f"whose patch {patch.relative_to(store.root)} is missing; retrain it from a clean tree "
+                      "(mode retrain)")
+    print(", ".join(f"{v} {k}" for k, v in counts.items() if v or k != "without their patch"))
+    failing = counts["stale"] + counts["without their patch"]
+    return 1 if counts["corrupt"] or (args.check and failing) else 0
 
 
 def _backend_options(command: argparse.ArgumentParser, default: str) -> None:
@@ -353,7 +360,8 @@ def parser() -> argparse.ArgumentParser:
     rn.add_argument("--all", action="store_true",
                     help="list current runs too (default: only stale and corrupt)")
     rn.add_argument("--check", action="store_true",
-                    help="exit 1 when a run is stale (corrupt ones always fail)")
+                    help="exit 1 when a run is stale or lacks the patch of the edits it was trained with "
+                         "(corrupt ones always fail)")
     rn.set_defaults(func=list_runs)
     ag = sub.add_parser("agreement-data",
                         help="build the subject-verb agreement data from Brown and SOTU (cached)")

@@ -210,6 +210,16 @@ class RunStore:
             except RunError as err:
                 yield rec.parent, err
 
+    def missing_patch(self, run: Run) -> Path | None:
+        """Where the patch of a run trained from a work tree with uncommitted edits should be and is not
+        (``None``: a clean tree's run, or its patch is kept): without it, the code that made the run is
+        lost."""
+        git = run.record.get("git") or {}
+        if not git.get("dirty") or not git.get("diff"):
+            return None
+        path = self.diffs / f"{git['diff']}.patch"
+        return None if path.is_file() else path
+
     # ------------------------------------------------------------------ the protocol
     def stored(self, spec: RunSpec, mode: str = "load", on_stale: str = "warn") -> Run | None:
         """The run to use without training, or ``None`` when ``mode`` asks for it to be trained.
