@@ -81,7 +81,8 @@ MODULES: dict[str, tuple[str, ...]] = {
     "urnlib.records": ("tests/test_results.py", "tests/test_stale_runs.py", "-k", _NOT_SUBPROCESS),
     "urnlib.results": ("tests/test_results.py", "tests/test_stale_runs.py", "-k", _NOT_SUBPROCESS),
     "urnlib.languages.dyck": ("tests/test_dyck_language.py", *_properties("dyck.")),
-    "urnlib.languages.cross_serial": ("tests/test_cross_serial_language.py", *_properties("cross_serial.")),
+    "urnlib.languages.cross_serial": ("tests/test_cross_serial_language_mutants.py",
+                                      "tests/test_cross_serial_language.py", *_properties("cross_serial.")),
     "urnlib.languages.anbn": ("tests/test_anbn.py", *_properties("anbn.")),
     "urnlib.languages.elman": ("tests/test_elman.py", *_properties("elman."), "-k", "not stored"),
     "urnlib.languages.agreement_grammar": ("tests/test_agreement_grammar.py", *_properties("grammar.")),
@@ -156,6 +157,21 @@ EQUIVALENT: dict[str, dict[str, str]] = {
             ("1 -> 2 #2", "the rank of 'not run here' is compared only with itself: the deciding claim "
              "leaves claims not run out unless every claim is not run"),
             ("3 -> 4 #1", "only the ranks' order is read (min, >=), and 4 keeps it"))},
+    },
+    "urnlib.languages.cross_serial": {
+        **{f"@lru_cache(maxsize=32) | 32 -> 33 #{k}": "a cache's size changes what is kept, not what "
+           "language() and _prefixes() return: pure functions of their arguments" for k in (1, 2)},
+        "chosen = rng.integers(0, len(lengths), size=count)  # (count,) the pattern lengths "
+        "| call drops argument 1 #1": "integers(n) draws from [0, n) as integers(0, n) does, from the same "
+        "stream",
+        "return [pairs[i] for i in rng.integers(0, len(pairs), size=count)] | call drops argument 1 #1":
+            "integers(n) draws from [0, n) as integers(0, n) does, from the same stream",
+        "and symbols[pred[row][i]] in valid_next(s[:i], k_eval, min_block, vocab.STOP) "
+        "| call drops argument 4 #1": "valid_next's stop defaults to '$', which is CrossSerialVocab.STOP (a "
+        "class constant)",
+        **{"return frozenset(string(m, n)[:i] for m, n in language(k, min_block) for i in range(2 * (m + n) "
+           f"+ 1)) | {change} #1": "a slice past a string's end is the whole string, already in the set "
+           "(i = 2 (m + n))" for change in ("1 -> 2", "2 -> 3")},
     },
     "urnlib.languages.dyck": {
         "types = rng.integers(0, len(PAIRS), size=len(skeleton)) | call drops argument 1 #1":
