@@ -39,8 +39,8 @@ def test_the_shared_mask_drops_the_same_positions_of_every_symbol():
 
 def test_the_default_is_per_symbol_and_a_bad_mask_says_what_to_choose():
     assert URN(3, 4).param_mask == "symbol"
-    with pytest.raises(ParameterError, match="param_mask='sequence'.*symbol.*shared"):
-        URN(3, 4, param_mask="sequence")
+    with pytest.raises(ParameterError, match="param_mask='per batch'.*symbol.*shared.*sequence"):
+        URN(3, 4, param_mask="per batch")
 
 
 def test_the_model_registry_passes_the_mask_from_a_spec():

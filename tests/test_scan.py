@@ -24,6 +24,7 @@ import urnlib.models.unitary as unitary
 from urnlib.models import URN, ArbitraryRNN
 from urnlib.models.scan import matrix_scan, matrix_scan_reference, prefix_states
 from urnlib.models.scan_kernel import kernel
+from urnlib.models import expm as expm_module
 from urnlib.models.unitary import expm, expm_truncated
 from urnlib.params import ParameterError
 
@@ -195,7 +196,8 @@ def test_urn_states_match_definition(k):
 def test_urn_uses_low_rank_exponential_only_when_it_pays(monkeypatch):
     calls = []
     real = unitary.expm
-    monkeypatch.setattr(unitary, "expm", lambda A: calls.append(A.shape[-1]) or real(A))
+    for module in (unitary, expm_module):  # the dense exponential, and the block one of the low-rank form
+        monkeypatch.setattr(module, "expm", lambda A: calls.append(A.shape[-1]) or real(A))
     URN(4, 12, 3).matrices()  # 4k <= n: a 4k x 4k exponential
     URN(4, 12, 4).matrices()  # 4k > n: dense
     URN(4, 12, None).matrices()

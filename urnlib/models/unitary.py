@@ -30,14 +30,12 @@ form (:func:`expm_truncated`); long sequences can be read by a parallel prefix p
 
 from __future__ import annotations
 
-import functools
-import math
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from urnlib.models import graphs
+from urnlib.models.expm import expm, expm_truncated, truncated_factors
 from urnlib.models.scan import dense_applies, matrix_scan, prefix_states
 from urnlib.params import ParameterError, check_choice, check_int
 
@@ -52,7 +50,7 @@ __all__ = [
 ]
 
 #: the URN's parameter-dropout masks (:class:`URN`'s ``param_mask``): per symbol, or shared by every symbol
-PARAM_MASKS = ("symbol", "shared")
+PARAM_MASKS = ("symbol", "shared", "sequence")
 
 
 def skew_size(n: int, k: int | None) -> int:
@@ -195,7 +193,9 @@ class URN(_MatrixRNN):
             book's runs); ``"shared"``, one per parameter position, shared by every symbol, so that two
             symbols whose generators are exact negatives (a matched bracket pair composing to the identity)
             stay so under dropout, as under the authors' mask (one per sequence, shared by its symbols,
-            ``orn_lm.py``), without their ``[B, V, n, n]`` exponentials.
+            ``orn_lm.py``), without their ``[B, V, n, n]`` exponentials; ``"sequence"``, the authors' mask:
+            one per sequence and parameter position, shared by the symbols of that sequence, so that each
+            sequence reads its own ``V`` matrices (``B V`` exponentials a batch, :meth:`sequence_states`).
     """
 
     def __init__(
@@ -229,14 +229,75 @@ class URN(_MatrixRNN):
         return A - A.transpose(1, 2)
 
     def matrices(self, symbols: torch.Tensor | None = None) -> torch.Tensor:
-        """``Q(x)`` of every symbol (or of ``symbols``): ``(V, n, n)``, orthogonal."""
+        """``Q(x)`` of every symbol (or of ``symbols``): ``(V, n, n)``, orthogonal. In training with dropout,
+        the batch's parameter-dropout mask applies (``param_mask`` ``"symbol"`` or ``"shared"``; the
+        ``"sequence"`` masks are drawn by :meth:`sequence_states`, not here)."""
         U = self.embedding if symbols is None else self.embedding[symbols]
-        if self.training and self.dropout > 0:  # one mask per batch: per symbol, or shared by every symbol
-            shape = U.shape if self.param_mask == "symbol" else (1, U.shape[1])
+        if self.training and self.dropout > 0 and self.param_mask != "sequence":
+            shape = U.shape if self.param_mask == "symbol" else (1, U.shape[1])  # per symbol, or shared
             U = U * _dropout_mask(shape, self.dropout, U)
+        return self._exponentials(U)
+
+    def _exponentials(self, U: torch.Tensor) -> torch.Tensor:
+        """``expm(S)`` of every row of parameters ``U`` (``(m, l)`` -> ``(m, n, n)``)."""
         if self.k is not None and 4 * self.k <= self.n:  # rank 2k <= n/2: the low-rank form is cheaper
             return expm_truncated(self.truncated_rows(U))
-        return expm(self.generators(U))  # (V, n, n), orthogonal
+        return expm(self.generators(U))  # (m, n, n), orthogonal
+
+    def states(self, tokens: torch.Tensor) -> torch.Tensor:
+        if self.training and self.dropout > 0 and self.param_mask == "sequence":
+            return self.sequence_states(tokens)
+        return super().states(tokens)
+
+    def sequence_matrices(self, masks: torch.Tensor) -> torch.Tensor:
+        """Each sequence's matrices under its parameter mask: ``masks`` ``(B, l)`` -> ``(B, V, n, n)``, row
+        ``b`` holding ``Q(x)`` of every symbol with its parameters times ``masks[b]``."""
+        V, size = self.embedding.shape
+        U = (self.embedding[None] * masks[:, None, :]).reshape(-1, size)
+        return self._exponentials(U).reshape(masks.shape[0], V, self.n, self.n)
+
+    def sequence_states(self, tokens: torch.Tensor) -> torch.Tensor:
+        """The states in training under the authors' parameter dropout (``param_mask="sequence"``): each
+        sequence draws one mask over the ``l`` parameter positions, applied to every symbol's parameters, and
+        reads its own ``V`` matrices (``(B, V, n, n)``: ``B V`` exponentials); the state mask as
+        :meth:`_MatrixRNN.states` draws it. A plain loop over the steps: ``h_t = (h_{t-1} * mask) @
+        Q_b(x_t)``, row ``b`` with its sequence's matrices."""
+        B, T = tokens.shape
+        masks = _dropout_mask((B, self.embedding.shape[1]), self.dropout, self.embedding)
+        state_mask = None
+        if self.state_dropout:
+            state_mask = _dropout_mask((B, self.n), self.dropout, masks)  # one mask per sequence
+        if self.k is not None and 4 * self.k <= self.n:  # the low-rank form: O(k n) a step, no n x n matrix
+            step = self._low_rank_steps(masks)
+        else:
+            Q = self.sequence_matrices(masks)  # (B, V, n, n)
+            every = torch.arange(B, device=tokens.device)
+
+            def step(h, x):
+                return torch.bmm(h.unsqueeze(1), Q[every, x]).squeeze(1)
+        h, out = self.h0.to(masks.dtype).expand(B, self.n), []
+        for t in range(T):
+            h = step(h if state_mask is None else h * state_mask, tokens[:, t])
+            out.append(h)
+        return torch.stack(out, dim=1)
+
+    def _low_rank_steps(self, masks: torch.Tensor):
+        """One step ``h @ Q_b(x)`` of :meth:`sequence_states` for a k-truncated URN, through the factors of
+        :func:`~urnlib.models.expm.truncated_factors`: ``h + ((h L) phi) R^T`` with ``h L = [h_{:k}, -R h]``
+        and ``z R^T = z_{:k} R + [z_{k:}, 0]`` (each sequence's rows ``R``: the symbol's times its mask's)."""
+        B, k, n = masks.shape[0], self.k, self.n
+        symbol_rows, mask_rows = self.truncated_rows(self.embedding), self.truncated_rows(masks)  # (V|B,k,n)
+        rows = symbol_rows[None] * mask_rows[:, None]  # (B, V, k, n): each sequence's rows of each symbol
+        phi = truncated_factors(rows.reshape(-1, k, n))[1].reshape(B, -1, 2 * k, 2 * k)
+        every = torch.arange(B, device=masks.device)
+
+        def step(h: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+            R, ph = symbol_rows[x] * mask_rows, phi[every, x]  # (B, k, n), (B, 2k, 2k)
+            # products of a few numbers each: sums of elementwise products beat batched matrix products here
+            hL = torch.cat([h[:, :k], -(R * h[:, None, :]).sum(2)], dim=1)  # (B, 2k)
+            z = (hL[:, :, None] * ph).sum(1)  # (B, 2k)
+            return h + (z[:, :k, None] * R).sum(1) + F.pad(z[:, k:], (0, n - k))
+        return step
 
     def truncated_rows(self, params: torch.Tensor | None = None) -> torch.Tensor:
         """The first ``k`` rows of the generators' upper part ``U`` (``S = U - U^T``): ``(V, k, n)``."""
@@ -246,81 +307,6 @@ class URN(_MatrixRNN):
         rows = P.new_zeros(P.shape[0], self.k, self.n)
         rows[:, self._rows, self._cols] = P
         return rows
-
-
-_TAYLOR = [1.0 / math.factorial(j) for j in range(19)]  # degree 18: remainder below 1/19! ~ 8e-18
-
-
-def expm(A: torch.Tensor) -> torch.Tensor:
-    """Matrix exponential of ``(..., m, m)`` by scaling and squaring a degree-18 Taylor polynomial.
-
-    The same function as ``torch.linalg.matrix_exp`` up to rounding (tests compare values and
-    gradients in float64), at a fraction of its cost in training: ``A / 2^s`` has 1-norm at most 1, so
-    the truncated series is exact to ``1/19! ~ 8e-18`` (relative), evaluated with 7 products
-    (Paterson-Stockmeyer: the powers up to 4, then Horner in ``X^4``), then squared ``s`` times.
-    Autograd differentiates through those products (``torch.linalg.matrix_exp``'s backward is the
-    exponential of a ``2m x 2m`` block matrix, eight times the work of the forward pass).
-    """
-    shapes_only = A.numel() == 0 or A.device.type == "meta"
-    norm = 0.0 if shapes_only else float(A.detach().abs().sum(-2).amax())  # largest 1-norm in the batch
-    s = max(0, math.ceil(math.log2(norm))) if norm > 1 else 0
-    return graphs.replayed(functools.partial(_taylor_squared, s=s), (A,), ("expm", s))
-
-
-def _taylor_squared(A: torch.Tensor, s: int) -> torch.Tensor:
-    """:func:`expm` once the number of squarings ``s`` is chosen (no host synchronisation: a CUDA graph can
-    replay it)."""
-    X = A / 2**s if s else A
-    eye = torch.eye(A.shape[-1], dtype=A.dtype, device=A.device)
-    X2 = X @ X
-    pw = [eye, X, X2, X2 @ X]
-    X4 = X2 @ X2
-    c = _TAYLOR
-
-    def block(j: int) -> torch.Tensor:  # sum_i c[4j + i] X^i
-        terms = [c[4 * j + i] * pw[i] for i in range(4) if 4 * j + i < len(c)]
-        out = terms[0]
-        for t in terms[1:]:
-            out = out + t
-        return out
-
-    E = block(4)
-    for j in (3, 2, 1, 0):
-        E = block(j) + X4 @ E
-    for _ in range(s):
-        E = E @ E
-    return E
-
-
-def expm_truncated(rows: torch.Tensor) -> torch.Tensor:
-    """``expm(S)`` for k-truncated skew generators, through their rank-2k structure.
-
-    With ``U`` zero outside its first ``k`` rows ``R_k`` (``(k, n)``) and ``E = I[:, :k]``,
-    ``S = U - U^T = L R^T`` with ``L = [E, -R_k^T]`` and ``R^T = [R_k; E^T]`` (both ``n x 2k``). Then
-    ``S^j = L (R^T L)^{j-1} R^T`` and
-
-        ``expm(S) = I + L phi(R^T L) R^T``,   ``phi(K) = sum_j K^j / (j+1)!``,
-
-    where ``phi(K)`` is the top-right block of ``expm([[K, I], [0, 0]])``, a ``4k x 4k`` exponential.
-    Cost per symbol: one ``4k x 4k`` exponential and an ``n x 2k x n`` product, instead of an
-    ``n x n`` exponential; the result is the same orthogonal matrix up to rounding.
-
-    Args:
-        rows: ``(V, k, n)``, the first ``k`` rows of each generator's upper part.
-
-    Returns:
-        ``(V, n, n)``.
-    """
-    V, k, n = rows.shape
-    E = torch.eye(n, k, dtype=rows.dtype, device=rows.device).expand(V, n, k)
-    L = torch.cat([E, -rows.transpose(1, 2)], dim=2)  # (V, n, 2k)
-    Rt = torch.cat([rows, E.transpose(1, 2)], dim=1)  # (V, 2k, n)
-    K = Rt @ L  # (V, 2k, 2k)
-    block = K.new_zeros(V, 4 * k, 4 * k)
-    block[:, : 2 * k, : 2 * k] = K
-    block[:, : 2 * k, 2 * k :] = torch.eye(2 * k, dtype=K.dtype, device=K.device)
-    phi = expm(block)[:, : 2 * k, 2 * k :]
-    return torch.eye(n, dtype=rows.dtype, device=rows.device) + L @ phi @ Rt
 
 
 class ArbitraryRNN(_MatrixRNN):
