@@ -63,3 +63,21 @@ def test_a_setting_may_train_variants_of_its_own_and_a_bad_name_says_which_setti
     settings["lr 0.001"]["variants"] = ["per sequence"]
     with pytest.raises(ParameterError, match=r"settings\['lr 0.001'\].variants\[0\]='per sequence'"):
         experiment.Config.load("paper", settings=settings)
+
+
+def test_the_authors_per_sequence_mask_decides_beside_the_shared_one():
+    from urnlib.chapters.dyck.claims import SEQUENCE_MASK
+
+    m = _measures([0.8, 0.85, 0.9])  # the shared mask leaves the pairs apart
+    sequence = f"{TURN}, {SEQUENCE_MASK}"
+    m.view[sequence] = None
+    low = PAPER_PAIR_EFFECT / 10
+    m.tables[sequence] = [_table(p) for p in (low, low * 1.1, low * 0.9)]  # the authors' mask: identity
+    cause, evidence = mask_evidence(m, TURN)
+    assert cause == "setting"
+    shared_at, sequence_at = evidence.index(VARIANT), evidence.index(sequence)
+    assert shared_at < sequence_at
+    assert "the authors' mask: one per sequence, shared by its symbols" in evidence
+    assert "largest pair effect 0.850" in evidence and "largest pair effect 0.007" in evidence
+    m.tables[sequence] = [_table(p) for p in (0.5, 0.6, 0.7)]
+    assert mask_evidence(m, TURN)[0] is None  # neither mask reproduces: evidence, no cause
