@@ -83,7 +83,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "urnlib.languages.dyck": ("tests/test_dyck_language.py", *_properties("dyck.")),
     "urnlib.languages.cross_serial": ("tests/test_cross_serial_language_mutants.py",
                                       "tests/test_cross_serial_language.py", *_properties("cross_serial.")),
-    "urnlib.languages.anbn": ("tests/test_anbn.py", *_properties("anbn.")),
+    "urnlib.languages.anbn": ("tests/test_anbn_mutants.py", "tests/test_anbn.py", *_properties("anbn.")),
     "urnlib.languages.elman": ("tests/test_elman.py", *_properties("elman."), "-k", "not stored"),
     "urnlib.languages.agreement_grammar": ("tests/test_agreement_grammar.py", *_properties("grammar.")),
     "urnlib.models.unitary": ("tests/test_models.py", "tests/test_scan.py", *_properties("URN(")),
