@@ -162,3 +162,18 @@ def test_a_chapter_s_config_experiment_and_report_import(chapter):
     assert chapter.experiment.__name__ == f"urnlib.chapters.{chapter.name}.experiment"
     plan = config.load("paper").plan()
     assert {spec.experiment.split("/")[0] for spec in plan} == set(chapter.stores)
+
+
+def test_every_committed_run_trained_from_uncommitted_edits_keeps_their_patch():
+    """A run whose record says it was trained from a dirty tree names the patch of those edits; the store
+    keeps it in .diffs (committed with the run). Without it the code that made the run is lost: retrain it
+    from a clean tree (``python -m urnlib.cli runs --check`` names such runs)."""
+    lost = []
+    for rec in sorted(registry.RESULTS.glob("*/**/record.json")):
+        if ".checkpoints" in rec.parts:
+            continue
+        git = json.loads(rec.read_text()).get("git") or {}
+        # runs stored before patches were kept name no diff (their records say dirty, no more)
+        if git.get("diff") and not (registry.RESULTS / ".diffs" / f"{git['diff']}.patch").is_file():
+            lost.append(str(rec.parent.relative_to(registry.RESULTS)))
+    assert not lost, f"runs without the patch they were trained with: {lost}"
