@@ -87,7 +87,9 @@ MODULES: dict[str, tuple[str, ...]] = {
     "urnlib.languages.elman": ("tests/test_elman.py", *_properties("elman."), "-k", "not stored"),
     "urnlib.languages.agreement_grammar": ("tests/test_agreement_grammar_mutants.py",
                                            "tests/test_agreement_grammar.py", *_properties("grammar.")),
-    "urnlib.models.unitary": ("tests/test_models.py", "tests/test_scan.py", *_properties("URN(")),
+    "urnlib.models.unitary": ("tests/test_unitary_mutants.py", "tests/test_models.py", "tests/test_scan.py",
+                              "tests/test_param_mask.py", "tests/test_param_mask_sequence.py",
+                              *_properties("URN(")),
 }
 
 #: mutants that compute what the module computes: "<module>" -> {mutant id: reason}; a mutant's id is its
@@ -193,6 +195,23 @@ EQUIVALENT: dict[str, dict[str, str]] = {
             "size is a multiple of len(counts) here (checked above): size / len(counts) is the same whole "
             "number, which np.repeat takes as such",
     },
+    "urnlib.models.unitary": {
+        "k = n - 1 if k is None else k | - -> + #2":
+            "the strict upper triangle's rows are 0 .. n - 2: rows < n + 1 keeps them all, as rows < n - 1",
+        "if present is not None and not bool(present.all()):  # only the symbols this batch reads "
+        "| call drops argument 1 #1":
+            "bool() is False: the subset path always; with every symbol present it reads arange(V), the same "
+            "parameters, the same mask shape (V, l) and draws, the identity renumbering",
+        "symbol_rows, mask_rows = self.truncated_rows(self.embedding), self.truncated_rows(masks)  "
+        "# (V|B,k,n) | call drops argument 1 #1": "truncated_rows() without parameters reads self.embedding",
+        "M = self.matrices(present.nonzero().squeeze(1))  # (V', n, n), symbols in increasing order "
+        "| call drops argument 1 #2":
+            "nonzero() is (V', 1): squeeze() drops only its column, but for V' = 1, where the scalar index "
+            "reads a (l,) row that the generators broadcast into l copies of that symbol's matrix (its mask "
+            "the same l draws), and the renumbered tokens (all 0) read the first: the same states",
+        "h, out = self.h0.to(masks.dtype).expand(B, self.n), [] | call drops argument 1 #2":
+            "h0 (a buffer) and the masks (drawn like the embedding) have the model's dtype: .to() is a no-op",
+    },
     "urnlib.languages.dyck": {
         "types = rng.integers(0, len(PAIRS), size=len(skeleton)) | call drops argument 1 #1":
             "integers(5) draws from [0, 5) as integers(0, 5) does, from the same stream",
@@ -208,6 +227,16 @@ _OTHER_DRAWS = ("open: draws another sentence from the same distribution (the un
                 "sentences would see it, and no document promises a seed's sentences across versions")
 #: surviving mutants that are gaps left open, with why: "<module>" -> {mutant id: reason}
 SURVIVING: dict[str, dict[str, str]] = {
+    "urnlib.models.unitary": {
+        **{key: "open: the full vocabulary's path where the batch reads only some symbols (or the reverse): "
+           "the same states in evaluation (test_states_of_a_batch_using_few_symbols_match_the_full_"
+           "vocabulary_path); in training the per-symbol mask is drawn for V symbols, not the V' read "
+           "(another draw of the same distribution): only a pin of a seed's training states would see it"
+           for key in (
+               "present = None if present is None else present > 0 | > -> >= #1",
+               "if present is not None and not bool(present.all()):  # only the symbols this batch reads "
+               "| not x -> x #1")},
+    },
     "urnlib.languages.agreement_grammar": {
         **{key: _OTHER_DRAWS for key in (
             "self.next_draw += 1 | + -> - #1", "self.draws, self.next_draw = draws, 0 | 0 -> 1 #1",
