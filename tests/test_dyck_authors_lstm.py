@@ -27,7 +27,7 @@ def _settings(**lr001):
 
 
 def test_a_setting_trains_the_authors_lstm_beside_its_own_and_changes_no_other_run():
-    plain = experiment.Config.load("paper")
+    plain = experiment.Config.load("paper", settings=_settings(authors_lstm=None))
     config = experiment.Config.load("paper", settings=_settings(authors_lstm=[8, 32]))
     before = {s.name: s.key for s in plain.plan()}
     after = {s.name: s for s in config.plan()}
@@ -42,6 +42,11 @@ def test_a_setting_trains_the_authors_lstm_beside_its_own_and_changes_no_other_r
     assert spec.coords["model"] == f"LSTM 8, {AUTHORS_CELL}" and spec.coords["setting"] == "lr 0.001"
     assert [m for m in config.models() if AUTHORS_CELL in m] == [f"LSTM {n}, {AUTHORS_CELL}" for n in (8, 32)]
     assert f"LSTM 8, {AUTHORS_CELL}" not in config.models(config.settings_()["lr 0.01"])
+
+
+def test_the_presets_authors_lstm_leaves_out_an_lstm_the_overrides_removed():
+    config = experiment.Config.load("paper", units_001=[4])  # the preset names 8, 16 and 32
+    assert not [s for s in config.plan() if AUTHORS_CELL in s.name]
 
 
 @pytest.mark.parametrize("entry, words", [
