@@ -146,6 +146,10 @@ def test_the_settings_summary_in_the_singular_and_statements_without_a_setting()
     plain = across_settings({"a": [claim("c", "s", "x", 1, 1, "r", False)],
                              "b": [claim("c", "s", "x", 1, 1, "r", True)]})
     assert plain[0].cause == "setting"  # a statement without "[setting] " is its own statement
+    ev = claim("c", "s", "[a] x", 1, 1, "r", False, evidence="a variant's runs")
+    three = across_settings({"a": [ev], "b": [made("b", "x", True)], "c": [made("c", "x", True)]})
+    assert three[0].evidence == ("a variant's runs; reproduced under b, c (the same claim on that setting's "
+                                 "runs)")
 
 
 def test_escape_backslashes_every_markdown_character():

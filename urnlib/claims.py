@@ -191,14 +191,24 @@ def both_readings(final: list[Claim], other: list[Claim],
 def across_settings(by_setting: dict[str, list[Claim]]) -> list[Claim]:
     """The claims decided under each training setting (``{setting: claims}``, each statement starting with
     ``"[setting] "``), in that order; a claim missed under one setting for a cause nobody knows yet (``open``)
-    and reproduced under another gets the cause ``setting``: the setting, not the paper, is why it is missed.
+    and reproduced under another gets the cause ``setting``: the setting, not the paper, is why it is missed,
+    and the settings that reproduce it as its evidence (after any evidence it had).
     Another setting's result replaces only ``open``: a cause found from evidence (``data``, ``scale``,
     ``paper``, ``noise``, ``untrained``, ...) stays as it is."""
     def statement(c: Claim) -> str:  # the claim without its setting
         return c.statement.split("] ", 1)[-1] if c.statement.startswith("[") else c.statement
 
-    held = {statement(c) for cs in by_setting.values() for c in cs if c.verdict == "reproduced"}
-    return [replace(c, cause="setting") if c.verdict in MISSES and c.cause == "open" and statement(c) in held
+    held: dict[str, list[str]] = {}
+    for setting, cs in by_setting.items():
+        for c in cs:
+            if c.verdict == "reproduced":
+                held.setdefault(statement(c), []).append(setting)
+
+    def moved(c: Claim) -> Claim:  # the evidence: where the same claim is reproduced, beside any it had
+        where = f"reproduced under {', '.join(held[statement(c)])} (the same claim on that setting's runs)"
+        return replace(c, cause="setting", evidence=f"{c.evidence}; {where}" if c.evidence else where)
+
+    return [moved(c) if c.verdict in MISSES and c.cause == "open" and statement(c) in held
             else c for cs in by_setting.values() for c in cs]
 
 
