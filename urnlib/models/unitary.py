@@ -238,9 +238,15 @@ class URN(_MatrixRNN):
             U = U * _dropout_mask(shape, self.dropout, U)
         return self._exponentials(U)
 
+    @property
+    def _low_rank(self) -> bool:
+        """Whether the exponentials go through the rank-2k form: a k-truncated URN with 2k <= n/2, where it
+        is cheaper than the n x n exponential."""
+        return self.k is not None and 4 * self.k <= self.n
+
     def _exponentials(self, U: torch.Tensor) -> torch.Tensor:
         """``expm(S)`` of every row of parameters ``U`` (``(m, l)`` -> ``(m, n, n)``)."""
-        if self.k is not None and 4 * self.k <= self.n:  # rank 2k <= n/2: the low-rank form is cheaper
+        if self._low_rank:
             return expm_truncated(self.truncated_rows(U))
         return expm(self.generators(U))  # (m, n, n), orthogonal
 
@@ -267,7 +273,7 @@ class URN(_MatrixRNN):
         state_mask = None
         if self.state_dropout:
             state_mask = _dropout_mask((B, self.n), self.dropout, masks)  # one mask per sequence
-        if self.k is not None and 4 * self.k <= self.n:  # the low-rank form: O(k n) a step, no n x n matrix
+        if self._low_rank:  # O(k n) a step, no n x n matrix
             step = self._low_rank_steps(masks)
         else:
             Q = self.sequence_matrices(masks)  # (B, V, n, n)
