@@ -45,8 +45,8 @@ def test_presets_load_and_name_their_scale():
     assert PAPER.scale == "paper" and PAPER.mode == "load"
     assert tiny.scale == "tiny" and tiny.mode == "train"
     assert "scale **paper**" in PAPER.summary() and "*lr 0.001* (Adam lr 0.001" in PAPER.summary()
-    # 69, the 26 of more_seeds, the shared-mask 3-TURN at both rates and lr 0.001's authors' LSTMs
-    assert "(110 runs)" in PAPER.summary()
+    # 69, the 29 of more_seeds, the shared-mask 3-TURN at both rates and lr 0.001's authors' LSTMs
+    assert "(113 runs)" in PAPER.summary()
 
 
 def test_paper_plan_labels_and_specs():
@@ -66,7 +66,8 @@ def test_paper_plan_labels_and_specs():
     more = {("lr 0.01", "3-TURN"): range(3, 14), ("lr 0.01", "3-TURN, no state dropout"): (3, 4),
             ("lr 0.01", "Full URN"): (3, 4, 5), ("lr 0.01", "Arbitrary"): (3, 4, 5),
             ("lr 0.01", "URN 8"): (3,), ("lr 0.01", "LSTM 8"): (3,),
-            ("lr 0.001", "3-TURN"): range(3, 8)}
+            ("lr 0.001", "3-TURN"): range(3, 8), ("lr 0.001", "URN 8"): (3,), ("lr 0.001", "URN 16"): (3,),
+            ("lr 0.001", "URN 32"): (3,)}
     shared = [*models, "3-TURN, shared parameter mask"]  # the variant both full settings train
     authors = [*shared, *(f"LSTM {n}, the authors' cell" for n in (8, 16, 32))]  # lr 0.001 alone
     assert list(plan) == [
