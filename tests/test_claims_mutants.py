@@ -206,3 +206,39 @@ def test_a_setting_is_only_the_first_bracket_and_shares_rank_the_settings():
               made("[b] p", True)]
     summary = setting_summary(ranked, {"a": "four", "b": "one"})
     assert "reproduced under **b** (1 of 1)" in summary  # the larger share, not the larger count
+
+
+def test_authors_cause_from_the_claim_decided_again_on_the_authors_runs():
+    assert C.authors_cause([True, True]) == "setting"  # holds at every size the authors' way: our setting
+    assert C.authors_cause([True, False]) == "authors"  # fails at one: the miss stands there too
+    assert C.authors_cause([None, False]) == "authors"
+    assert C.authors_cause([True, None]) is None  # undecided at one size, failing at none: no cause
+    assert C.authors_cause([]) is None
+    assert C.authors_cause(h for h in (True,)) == "setting"  # any iterable, read once
+
+
+def test_a_miss_stands_in_the_authors_setting_only_when_it_is_decided():
+    missed = claim("c", "s", "x", 1, 0, "r", False, cause="authors")
+    assert (missed.verdict, missed.cause) == ("not reproduced", "authors")
+    partly = claim("c", "s", "x", 1, 0, "r", False, partly=True, cause="authors")
+    assert (partly.verdict, partly.cause) == ("partly reproduced", "authors")
+    undecided = claim("c", "s", "x", 1, 0, "r", None, cause="authors")
+    assert (undecided.verdict, undecided.cause) == ("inconclusive", "noise")  # the seeds, not the authors
+    assert claim("c", "s", "x", 1, 1, "r", True, cause="authors").cause is None
+
+
+def test_an_open_miss_takes_the_authors_cause_from_another_setting_unless_one_reproduces_it():
+    def made(setting, statement, holds, cause=None, evidence=""):
+        return claim("c", "s", f"[{setting}] {statement}", "p", "o", "r", holds, cause=cause,
+                     evidence=evidence)
+
+    out = across_settings({"ours": [made("ours", "x", False, "open"), made("ours", "y", False, "open"),
+                                    made("ours", "z", False, "data")],
+                           "theirs": [made("theirs", "x", False, "authors", "their LSTM 1.9 vs URN 1.5"),
+                                      made("theirs", "y", False, "authors", "e"),
+                                      made("theirs", "z", False, "authors", "e")],
+                           "other": [made("other", "y", True)]})
+    assert [c.cause for c in out[:3]] == ["authors", "setting", "data"]  # reproduced anywhere wins; data kept
+    assert out[0].evidence == "missed under theirs too, their LSTM 1.9 vs URN 1.5"
+    assert out[1].evidence == "reproduced under other (the same claim on that setting's runs)"
+    assert [c.cause for c in out[3:]] == ["authors", "authors", "authors", None]

@@ -30,6 +30,7 @@ import math
 import numbers
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -37,7 +38,7 @@ from urnlib.artefacts import artefact_of
 from urnlib.statements import kind_of
 
 __all__ = ["Claim", "claim", "save_claims", "load_claims", "format_value", "VERDICTS", "CAUSES", "MISSES",
-           "UNDECIDED", "across_settings", "setting_summary", "both_readings", "anchor"]
+           "UNDECIDED", "across_settings", "setting_summary", "both_readings", "anchor", "authors_cause"]
 
 VERDICTS = ("reproduced", "partly reproduced", "not reproduced", "inconclusive", "not run here")
 MISSES = VERDICTS[1:]
@@ -55,6 +56,8 @@ CAUSES = {
                  "before the paper's number of epochs): no evidence either way",
     "tie": "every seed of every side gives the same value (a ceiling or floor of the task): the task cannot "
            "order the models, and no number of seeds would",
+    "authors": "the miss stands with the models trained as the authors' code trains them (their cell, rate "
+               "or mask; the evidence names those runs), not a difference of our setting",
     "open": "not known yet (the claim names the experiment that would settle it)",
 }
 
@@ -161,6 +164,8 @@ def claim(chapter: str, source: str, statement: str, paper: str | float, ours: s
         ours = f"did not train ({'; '.join(idle)}): {format_value(ours)}"
     if cause is not None and cause not in CAUSES:
         raise ValueError(f"cause={cause!r} is not one of {list(CAUSES)}")
+    if cause == "authors" and holds is not False:  # only a decided miss can stand in the authors' setting
+        cause = None
     if holds is None:
         verdict = "not run here" if cause in ("data", "scale") else "inconclusive"
         cause = cause or "noise"
@@ -179,6 +184,20 @@ def claim(chapter: str, source: str, statement: str, paper: str | float, ours: s
                  headline)
 
 
+def authors_cause(holds: Iterable[bool | None]) -> str | None:
+    """The cause of a miss from the same claim decided again on runs trained as the authors' code trains them,
+    one decision per part the claim rests on (``holds``, e.g. one per size; an empty one gives ``None``):
+    ``setting`` where it holds on every part (our setting is why it is missed), ``authors`` where it fails on
+    one (the miss stands in the authors' setting too), ``None`` where no part fails and one is undecided (the
+    claim keeps the cause it had)."""
+    held = list(holds)
+    if not held:
+        return None
+    if any(h is False for h in held):
+        return "authors"
+    return "setting" if all(h is True for h in held) else None
+
+
 def both_readings(final: list[Claim], other: list[Claim],
                   reading: str = "at the lowest test loss (selected on test data)") -> list[Claim]:
     """The claims read at the epoch the paper's protocol implies (``final``), each with the other reading of
@@ -192,23 +211,33 @@ def across_settings(by_setting: dict[str, list[Claim]]) -> list[Claim]:
     """The claims decided under each training setting (``{setting: claims}``, each statement starting with
     ``"[setting] "``), in that order; a claim missed under one setting for a cause nobody knows yet (``open``)
     and reproduced under another gets the cause ``setting``: the setting, not the paper, is why it is missed,
-    and the settings that reproduce it as its evidence (after any evidence it had).
+    and the settings that reproduce it as its evidence (after any evidence it had). Reproduced nowhere but
+    missed under another setting with the cause ``authors`` (the miss stands with the authors' own setting),
+    it takes that cause, with that setting's evidence.
     Another setting's result replaces only ``open``: a cause found from evidence (``data``, ``scale``,
     ``paper``, ``noise``, ``untrained``, ...) stays as it is."""
     def statement(c: Claim) -> str:  # the claim without its setting
         return c.statement.split("] ", 1)[-1] if c.statement.startswith("[") else c.statement
 
     held: dict[str, list[str]] = {}
+    stands: dict[str, list[tuple[str, str]]] = {}
     for setting, cs in by_setting.items():
         for c in cs:
             if c.verdict == "reproduced":
                 held.setdefault(statement(c), []).append(setting)
+            elif c.verdict in MISSES and c.cause == "authors":
+                stands.setdefault(statement(c), []).append((setting, c.evidence))
 
     def moved(c: Claim) -> Claim:  # the evidence: where the same claim is reproduced, beside any it had
-        where = f"reproduced under {', '.join(held[statement(c)])} (the same claim on that setting's runs)"
-        return replace(c, cause="setting", evidence=f"{c.evidence}; {where}" if c.evidence else where)
+        if statement(c) in held:
+            cause, where = "setting", (f"reproduced under {', '.join(held[statement(c)])} (the same claim on "
+                                       "that setting's runs)")
+        else:
+            cause, where = "authors", "; ".join(f"missed under {setting} too, {evidence}"
+                                                for setting, evidence in stands[statement(c)])
+        return replace(c, cause=cause, evidence=f"{c.evidence}; {where}" if c.evidence else where)
 
-    return [moved(c) if c.verdict in MISSES and c.cause == "open" and statement(c) in held
+    return [moved(c) if c.verdict in MISSES and c.cause == "open" and statement(c) in {**held, **stands}
             else c for cs in by_setting.values() for c in cs]
 
 

@@ -74,6 +74,7 @@ MISSED_BECAUSE = {
     "noise": "because the difference is within the seeds' spread",
     "untrained": "because a model it rests on did not train",
     "tie": "because every seed of every model gives the same value (the task cannot order them)",
+    "authors": "even with the models trained as the authors' code trains them",
     "open": "for a reason not known yet (each claim names the experiment that would settle it)",
 }
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from urnlib.claims import authors_cause
 from urnlib.models.recurrent import AUTHORS_CELL
 from urnlib.reports.common import settle_unless_decided
 from urnlib.rules import compare
@@ -52,10 +53,11 @@ def lstm_settle(loss: dict[str, Stat], pairs, seeds, more: str) -> str:
 
 def authors_lstm_evidence(variants, urn: dict[int, Stat], read) -> tuple[str | None, str]:
     """The cause of a Fig. 2a miss from the LSTMs trained with the authors' cell (``variants``: ``{label:
-    Seeds}``; ``urn``: the URN's test loss by size at the epoch ``read`` reads): ``setting`` when, at every
-    size trained that way, the authors' LSTM reaches a lower test loss than the URN (Welch's t-test,
-    :func:`urnlib.rules.compare`), with each size's numbers as the evidence; ``(None, "")`` without such
-    runs (the claim keeps its cause)."""
+    Seeds}``; ``urn``: the URN's test loss by size at the epoch ``read`` reads), whether the authors' LSTM
+    reaches a lower test loss than the URN at each size trained that way (Welch's t-test,
+    :func:`urnlib.rules.compare`), the cause by :func:`urnlib.claims.authors_cause` (``setting``: lower at
+    every such size; ``authors``: higher at one), with each size's numbers as the evidence; ``(None, "")``
+    without such runs (the claim keeps its cause)."""
     found = {n: variants[f"LSTM {n}, {AUTHORS_CELL}"] for n in urn if f"LSTM {n}, {AUTHORS_CELL}" in variants}
     if not found:
         return None, ""
@@ -65,4 +67,4 @@ def authors_lstm_evidence(variants, urn: dict[int, Stat], read) -> tuple[str | N
     text = "; ".join(f"LSTM {n} with the authors' cell (dropout 0.10 with its own output mask, orthogonal "
                      f"recurrent weights): test loss {loss[n].mean_sd(3)} against the URN's "
                      f"{urn[n].mean_sd(3)} ({decided[n].direction})" for n in found)
-    return ("setting" if all(d.holds for d in decided.values()) else None), text
+    return authors_cause(d.holds for d in decided.values()), text
