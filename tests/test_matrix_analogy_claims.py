@@ -137,7 +137,7 @@ def _runs(label: str, kind: str, exp: list, log: list | None, props=None, loss: 
     return runs, scores
 
 
-def _claims(diag, dense, wfsa=None, props=None, word2vec=None, wfsa_loss=6.0):
+def _claims(diag, dense, wfsa=None, props=None, word2vec=None, wfsa_loss=6.0, gap=None):
     runs, scores = {}, {}
     for label, kind, counts in (("4.2 diagonal 100", "4.2", diag), ("4.2 dense 10", "4.2", dense),
                                 ("4.3 dense 10", "4.3", wfsa)):
@@ -150,7 +150,7 @@ def _claims(diag, dense, wfsa=None, props=None, word2vec=None, wfsa_loss=6.0):
         runs[f"word2vec 100 seed {seed}"] = FakeRun(
             name=f"word2vec 100 seed {seed}", coords={"label": "word2vec 100", "seed": seed}, history=[],
             params={"model": {"kind": "word2vec"}}, final={"analogies_correct": count}, record={})
-    return {c.statement: c for c in rep.claims(by_label(runs), scores)}
+    return {c.statement: c for c in rep.claims(by_label(runs), scores, gap)}
 
 
 ORDER = "commutative (diagonal) 4.2 answers more analogies than dense 4.2"
@@ -190,6 +190,17 @@ def test_a_decided_miss_is_open_and_names_the_experiment_that_would_settle_it():
     assert "word2vec on the same sentences: 536.3 ± 14.5 (3 seeds)" in diag.ours
     assert diag.direction == "4.2 diagonal 100 (log entries) 21, below 555"
     assert "at least the paper's 555" in diag.rule
+
+
+def test_a_decided_miss_takes_the_diagonal_s_cause_and_evidence_from_its_gap():
+    gap = {"4.2 diagonal 100": ("authors", "their recipe: 72.0 ± 2.0", "tried here - their recipe. Next: UMBC")}
+    claims = _claims(diag=([40, 42, 44], [20, 21, 22]), dense=([10, 11, 12], [40, 42, 44]), gap=gap)
+    diag, order = claims[DIAG], claims[ORDER]
+    assert (diag.cause, diag.evidence, diag.settle) == ("authors", "their recipe: 72.0 ± 2.0",
+                                                        "tried here - their recipe. Next: UMBC")
+    assert (order.verdict, order.cause) == ("not reproduced", "authors")
+    assert order.evidence == "the diagonal model's count: their recipe: 72.0 ± 2.0"
+    assert claims[DENSE].cause != "authors" and not claims[DENSE].evidence  # no gap of its own given
 
 
 def test_a_count_within_the_seeds_spread_of_the_papers_is_inconclusive_with_the_seeds_that_would_decide():

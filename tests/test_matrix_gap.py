@@ -77,7 +77,8 @@ def test_the_claims_take_the_cause_and_the_settle_text_from_the_evidence():
     after = {c.statement: c for c in rep.claims(view, scores, gap)}
     key = f"{DIAG} answers 555 analogy questions"
     assert before[key].cause == "open" and before[key].settle
-    assert after[key].cause == "setting" and after[key].settle == "" and "ablations: " in after[key].ours
+    assert after[key].cause == "setting" and after[key].settle == ""
+    assert "the paper's 555 reached" in after[key].evidence  # the experiment behind the cause
     slow = gap_causes(view, dict(_shares([(0.25, 11), (0.5, 21)])))
     claim = {c.statement: c for c in rep.claims(view, scores, slow)}[key]
     assert claim.cause == "open" and claim.settle == slow[DIAG][2]
@@ -96,14 +97,19 @@ def test_once_the_authors_recipe_is_run_the_next_experiment_is_their_corpus_with
     # 3 epochs of 36 CPU s each (the builders' cost) on 2,000,000 tokens; the paper's 3.338G words are 1,669
     # times as many: one epoch of them is 36 x 1,669 CPU s a seed, 50 CPU hours for 3
     cause, found, settle = gap_causes(_view(), dict([_recipe([70, 72, 74], epochs=40)]))[DIAG]
-    assert cause == "open" and "Adagrad lr 1.0, batch 10,000: 72.0 ± 2.0" in found
+    # their whole recipe, run to its end, stays clearly below 555: the miss stands with their training
+    assert cause == "authors" and "Adagrad lr 1.0, batch 10,000: 72.0 ± 2.0" in found
     assert "batch of 10,000 sentences (ours: 512)" not in settle  # the recipe is not proposed again
     assert "the paper's corpus (UMBC, 3.338G words" in settle and "about 50 CPU hours for 3 seeds" in settle
     assert "1,669 times ours" in settle and "stopped at their cap" not in settle
     # runs that stopped at their cap: more epochs on our corpus first
-    settle = gap_causes(_view(), dict([_recipe([70, 72, 74], epochs=3)]))[DIAG][2]
+    cause, _, settle = gap_causes(_view(), dict([_recipe([70, 72, 74], epochs=3)]))[DIAG]
     assert "3 of the 3 recipe runs stopped at their cap of 3 epochs" in settle
+    assert cause == "open"  # their recipe cut short by our cap is not their training
+    near = gap_causes(_view(), dict([_recipe([500, 560, 620], epochs=40)]))[DIAG]
+    assert near[0] == "setting"  # not clearly below 555: their recipe reaches it
     # the recipe beside Adagrad at our batch: both are optimiser settings, each named in what was tried
     both = dict([_adagrad([60, 61, 62]), _recipe([70, 72, 74], epochs=40)])
     found = gap_causes(_view(), both)[DIAG][1]
     assert "Adagrad lr 1.0: 61.0 ± 1.0" in found and "Adagrad lr 1.0, batch 10,000: 72.0" in found
+

@@ -211,9 +211,13 @@ def encode_examples(examples: list[AgreementExample], vocab: AgreementVocab) -> 
     return TokenData(inputs, targets)
 
 
-def _split(task: SyntheticTask | CorpusTask
+def _split(task: SyntheticTask | CorpusTask, pool: float = 0.0
            ) -> tuple[list[AgreementExample], list[AgreementExample], dict[str, Any]]:
-    """Training and test examples of a source, and what a source's split reports beyond them."""
+    """Training and test examples of a source, and what a source's split reports beyond them (``pool``: the
+    share of Linzen et al.'s test files that trains, :func:`urnlib.tasks.agreement_linzen.linzen_split`)."""
+    if pool and not (isinstance(task, CorpusTask) and task.source == "linzen"):
+        raise ParameterError(f"pool={pool}: a share of test sentences that trains is for the 'linzen' source "
+                             "(Linzen et al.'s test files), not for this source")
     if isinstance(task, SyntheticTask):
         from urnlib.languages import agreement_grammar as grammar
 
@@ -227,7 +231,7 @@ def _split(task: SyntheticTask | CorpusTask
     if task.source == "linzen":
         from urnlib.tasks.agreement_linzen import linzen_split
 
-        train, test, info = linzen_split(task.seed, task.test_fraction, task.max_examples)
+        train, test, info = linzen_split(task.seed, task.test_fraction, task.max_examples, pool)
         return train, test, {"linzen": info}
     if task.source == "offline":
         from urnlib.corpora.agreement_builder import offline_dataset
@@ -250,15 +254,18 @@ def _hold_out(train: list[AgreementExample], task: CorpusTask
 
 @lru_cache(maxsize=4)
 def make_data(task: SyntheticTask | CorpusTask, validation: bool = False,
-              train_fraction: float = 1.0) -> AgreementData:
+              train_fraction: float = 1.0, pool: float = 0.0) -> AgreementData:
     """Examples of the source, split, vocabulary, encoded prefixes and the data statistics. With
     ``validation``, also validation sentences drawn like the training ones: new grammar sentences
     (:func:`validation_data`), or for real text a part of the training side held out (:func:`_hold_out`;
     the vocabulary is then built from the rest). ``train_fraction`` < 1 (real text only; the agreement
     chapter's size trend) trains on that share of the training sentences, drawn by sentence from the stream
     ``[seed, 3]`` after the validation sentences are held out (a smaller share lies inside a larger one; the
-    test and validation sentences stay those of the whole), and builds the vocabulary from them."""
-    train, test, split_info = _split(task)
+    test and validation sentences stay those of the whole), and builds the vocabulary from them. ``pool``
+    (the ``linzen`` source only): that share of each of Linzen et al.'s test files joins the training
+    sentences before the validation sentences are held out, the rest is tested
+    (:func:`urnlib.tasks.agreement_linzen.linzen_split`)."""
+    train, test, split_info = _split(task, pool)
     valid_examples = None
     if validation and isinstance(task, CorpusTask):
         train, valid_examples = _hold_out(train, task)

@@ -137,8 +137,8 @@ def _valid_shares(seeds: Seeds) -> list[float] | None:
     sentences with attractors); ``None`` for the others, whose test sentences are."""
     if seeds[0].params.get("task", {}).get("source") != "linzen":
         return None
-    return [validation_share(t["seed"], t["test_fraction"], t["max_examples"])
-            for t in (run.params["task"] for run in seeds)]
+    return [validation_share(t["seed"], t["test_fraction"], t["max_examples"], pool)
+            for t, pool in ((run.params["task"], run.params.get("pool", 0.0)) for run in seeds)]
 
 
 def _which(seeds: Seeds, *gaps: Stat) -> str:

@@ -269,11 +269,11 @@ class Config(ChapterConfig):
         specs, out = self.model_specs(), []
         for size in (s for s in self.size_specs() if s.source == source):
             for seed in size.seeds:
-                task, extra = sized_task(self.tasks(seed)[source], size.share)
+                task, extra = sized_task(self.tasks(seed)[source], size.share, size.pool)
                 for label in (MODEL_LABELS[kind].format(k=self.truncation_k) for kind in size.models):
                     out.append(run_spec(size.label(label), seed, task, specs[label], self.train_config(seed),
                                         label=label, stop=self.stop(), setting=size.words, size=size.share,
-                                        extra=extra))
+                                        extra=extra, pool=size.pool))
         return out
 
     def groups(self) -> list[tuple[str, list[RunSpec]]]:
@@ -310,7 +310,8 @@ class Config(ChapterConfig):
         variant = (f"; the {self.turn} also with a vocabulary of {self.small_vocab:,} words on "
                    f"{', '.join(real)}" if self.variant and real else "")
         code = f"; every model also at lr {self.code_lr:g}" if self.code_setting else ""
-        code += "".join(f"; {', '.join(s.models)} on {s.source} at {s.words} (seeds {list(s.seeds)})"
+        code += "".join(f"; {', '.join(s.models)} on {s.source} at {s.words} (seeds {list(s.seeds)}"
+                        + (f", {s.pool:g} of each test file pooled into training)" if s.pool else ")")
                         for s in self.size_specs())
         plural = "s" if self.patience > 1 else ""
         watched = MONITORS[self.monitor]
@@ -326,18 +327,19 @@ class Config(ChapterConfig):
 def run_spec(name: str, seed: int | None, task: SyntheticTask | CorpusTask, model: dict[str, Any],
              train: TrainConfig, *, label: str, setting: str | None = None,
              stop: dict[str, Any] | None = None, size: float | None = None,
-             extra: dict[str, Any] | None = None) -> RunSpec:
+             extra: dict[str, Any] | None = None, pool: float = 0.0) -> RunSpec:
     """One run: ``model`` (a spec dict of :func:`urnlib.models.build_model`) trained on ``task`` under
     ``seed``, its group ``name`` (coordinates: the model's ``label``, the ``setting`` it differs in, the
     data ``source``), stored under ``agreement/<source name>/<key>``; ``stop``: its stopping rule, when it
     has one of its own (:meth:`Config.stop`); ``size`` and ``extra``: a run of the size trend's, its share of
-    the chapter's training sentences (a coordinate) and its parameters beyond the task's (:mod:`.sizes`)."""
+    the chapter's training sentences (a coordinate) and its parameters beyond the task's (:mod:`.sizes`);
+    ``pool``: the pooled trend's share of the test files that trains (a coordinate where given)."""
     params = {"task": asdict(task), "model": model, "train": train.params(),
               **({"stop": stop} if stop else {}), **(extra or {})}
     return RunSpec.of(f"{EXPERIMENT}/{source_name(task)}", name, params,
                       (*COMPONENTS, *DATA_COMPONENTS[source_kind(task)], component_of(model)),
                       train_run, seed=seed, source=source_name(task), model=label,
-                      setting=setting, **({"size": size} if size else {}))
+                      setting=setting, **({"size": size} if size else {}), **({"pool": pool} if pool else {}))
 
 
 @dataclass

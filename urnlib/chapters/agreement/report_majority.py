@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from urnlib.chapters.agreement.sizes import POOL_PARAM
 from urnlib.errors import DataError
 from urnlib.metrics import accuracy_by_count_seeds
 from urnlib.seeds import Seeds
@@ -58,10 +59,11 @@ def bucket_majority(rows, min_total: int = 1) -> dict[str, np.ndarray]:
 
 
 @lru_cache(maxsize=64)
-def test_counts(task) -> tuple[tuple[int, ...], tuple[int, ...], float]:
+def test_counts(task, pool: float = 0.0) -> tuple[tuple[int, ...], tuple[int, ...], float]:
     """``(plural[a], total[a], plural share)`` of the test sentences of ``task`` (a frozen task of
-    :mod:`urnlib.tasks.agreement`), read from its data as the run's split drew them."""
-    _, test, _ = _split(task)
+    :mod:`urnlib.tasks.agreement`), read from its data as the run's split drew them (``pool``: the run's share
+    of Linzen et al.'s test files that trained, :mod:`urnlib.chapters.agreement.sizes`)."""
+    _, test, _ = _split(task, pool)
     plural, total = bucket_counts(test)
     return tuple(plural), tuple(total), float(np.mean([ex.plural for ex in test]))
 
@@ -69,7 +71,7 @@ def test_counts(task) -> tuple[tuple[int, ...], tuple[int, ...], float]:
 def _checked(run) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """:func:`test_counts` of a run's stored task, checked against the histogram and plural share the run
     stored when it was tested."""
-    plural, total, share = test_counts(task_of(run.params["task"]))
+    plural, total, share = test_counts(task_of(run.params["task"]), run.params.get(POOL_PARAM, 0.0))
     stats = run.final["data"]
     stored = {int(k): v for k, v in stats["test_attractors"].items()}
     read = {a: t for a, t in enumerate(total) if t}

@@ -14,6 +14,16 @@ that the chapter's own run of each seed is the trend's point at the full size. A
 the chapter's ``lr`` with only its training sentences changed, under the label ``"<model>, <size>"``
 (``"3-TURN, 2x sentences"``, ``"LSTM, 1/4 of the sentences"``), kept apart from the chapter's groups
 (:func:`split_sizes`).
+
+``pool`` (0 < pool < 1; the ``linzen`` source only) makes the entry a point of the **pooled** trend: that
+share of each of Linzen et al.'s test files (split by sentence with a fixed stream, the same for every seed)
+joins the training sentences, and the rest of each file is the bucket tested
+(:func:`urnlib.tasks.agreement_linzen.linzen_split`): no sentence both trains and is tested. ``fraction``
+(0 < fraction <= 1, 1 allowed here) keeps that nested part of the pooled training sentences, as above; the
+validation sentences are carved from the training side as in the chapter's runs. Every pooled entry of a
+source has one pool, so that the trend is tested on one set of sentences. Its runs carry the run parameter
+:data:`POOL_PARAM` (the chapter's runs and the other sizes have none: their keys are unchanged), the
+coordinate ``pool`` and labels such as ``"3-TURN, 1/4 of the pooled sentences"``.
 """
 
 from __future__ import annotations
@@ -27,25 +37,32 @@ from urnlib.params import ParameterError, check_choice, check_entries, check_flo
 from urnlib.seeds import Seeds, check_seeds, coords_of
 from urnlib.tasks.agreement import CorpusTask, SyntheticTask
 
-__all__ = ["SIZE_KEYS", "SIZE_EXAMPLE", "Size", "size_words", "sizes_of", "sized_task", "split_sizes"]
+__all__ = ["SIZE_KEYS", "SIZE_EXAMPLE", "FRACTION_PARAM", "POOL_PARAM", "Size", "size_words", "sizes_of",
+           "sized_task", "split_sizes"]
 
 #: what an entry of ``sizes`` may set
-SIZE_KEYS = ("source", "factor", "fraction", "models", "seeds")
+SIZE_KEYS = ("source", "factor", "fraction", "pool", "models", "seeds")
 SIZE_EXAMPLE = "{source: synthetic, factor: 2, models: [urn, lstm], seeds: [0, 1, 2]}"
 #: the sources known by name (an entry on one of them that the chapter does not train is left out)
 NAMED = NAMED_SOURCES
 #: the run parameter of a part of real text's training sentences (read by the training, a key of its params)
 FRACTION_PARAM = "train_fraction"
+#: the run parameter of the share of Linzen et al.'s test files that trains (read by the training)
+POOL_PARAM = "pool"
+#: the source whose test files a pool draws on
+POOL_SOURCE = "linzen"
 
 
-def size_words(share: float) -> str:
+def size_words(share: float, pool: float = 0.0) -> str:
     """A size relative to the chapter's training sentences, in words: ``"2x sentences"``, ``"1/4 of the
-    sentences"``, ``"all sentences"`` (1)."""
+    sentences"``, ``"all sentences"`` (1); with a ``pool``, of the pooled training sentences: ``"1/4 of the
+    pooled sentences"``, ``"all pooled sentences"``."""
+    pooled = "pooled " if pool else ""
     if share == 1:
-        return "all sentences"
+        return f"all {pooled}sentences"
     if share > 1:
         return f"{share:g}x sentences"
-    return f"{Fraction(share).limit_denominator(1000)} of the sentences"
+    return f"{Fraction(share).limit_denominator(1000)} of the {pooled}sentences"
 
 
 @dataclass(frozen=True)
@@ -56,10 +73,11 @@ class Size:
     share: float  # times the chapter's training sentences (> 1: more grammar sentences; < 1: a part)
     models: tuple[str, ...]
     seeds: tuple[int, ...]
+    pool: float = 0.0  # the share of Linzen et al.'s test files that trains (0: none)
 
     @property
     def words(self) -> str:
-        return size_words(self.share)
+        return size_words(self.share, self.pool)
 
     def label(self, model: str) -> str:
         """The runs' label: ``"3-TURN, 2x sentences"`` (``model``: the model's label in the chapter)."""
@@ -81,21 +99,8 @@ def sizes_of(entries: Any, *, tasks: dict[str, SyntheticTask | CorpusTask], mode
         if entry["source"] in NAMED and entry["source"] not in tasks:
             continue  # a source this configuration does not train: no trend on it
         check_choice(f"{name}.source", entry["source"], list(tasks))
-        synthetic = isinstance(tasks[entry["source"]], SyntheticTask)
-        if ("factor" in entry) == ("fraction" in entry):
-            raise ParameterError(f"{name}={entry!r}: give either factor (> 1, more grammar sentences) or "
-                                 "fraction (0 < fraction < 1, a part of the chapter's training sentences)")
-        if "factor" in entry:
-            if not synthetic:
-                raise ParameterError(f"{name}: factor={entry['factor']!r} on {entry['source']!r}: real text "
-                                     "has no more sentences than the chapter's runs read; give a fraction")
-            share = check_float(f"{name}.factor", entry["factor"], minimum=1.0, maximum=1000.0,
-                                strict_min=True)
-        else:
-            share = check_float(f"{name}.fraction", entry["fraction"], minimum=0.0, maximum=1.0,
-                                strict_min=True)
-            if share == 1:
-                raise ParameterError(f"{name}.fraction=1 is the chapter's own runs; give a part below 1")
+        pool = _pool(name, entry, tasks[entry["source"]])
+        share = _share(name, entry, tasks[entry["source"]], pool)
         kinds = entry.get("models", models)
         if not isinstance(kinds, list) or not kinds or len(set(kinds)) != len(kinds):
             raise ParameterError(f"{name}.models={kinds!r}: give a non-empty list of the chapter's models "
@@ -107,21 +112,62 @@ def sizes_of(entries: Any, *, tasks: dict[str, SyntheticTask | CorpusTask], mode
         if set(chosen) - set(seeds):
             raise ParameterError(f"{name}.seeds={chosen!r}: {sorted(set(chosen) - set(seeds))} are not among "
                                  f"the chapter's seeds {seeds} (their runs are the trend's full size)")
-        size = Size(entry["source"], float(share), tuple(kinds), tuple(chosen))
-        if any((s.source, s.share) == (size.source, size.share) for s in out):
+        size = Size(entry["source"], float(share), tuple(kinds), tuple(chosen), pool)
+        if any((s.source, s.share, s.pool) == (size.source, size.share, size.pool) for s in out):
             raise ParameterError(f"{name} repeats {size.source!r} at {size.words}; give each size one entry")
+        other = next((s.pool for s in out if s.source == size.source and s.pool and s.pool != pool), None)
+        if pool and other is not None:
+            raise ParameterError(f"{name}.pool={pool:g}: another entry pools {other:g} of {size.source!r}'s "
+                                 "test files; give every pooled entry of a source one pool (the trend is "
+                                 "tested on one held-out share)")
         out.append(size)
     return out
 
 
-def sized_task(task: SyntheticTask | CorpusTask, share: float) -> tuple[SyntheticTask | CorpusTask,
-                                                                      dict[str, Any]]:
+def _pool(name: str, entry: dict[str, Any], task: SyntheticTask | CorpusTask) -> float:
+    """An entry's ``pool`` checked (0 without one): on the ``linzen`` source only, strictly between 0 and
+    1."""
+    if "pool" not in entry:
+        return 0.0
+    if not (isinstance(task, CorpusTask) and task.source == POOL_SOURCE):
+        raise ParameterError(f"{name}.pool={entry['pool']!r} on {entry['source']!r}: a pool trains on a "
+                             f"share of Linzen et al.'s test files, so it is for the source {POOL_SOURCE!r} "
+                             "only")
+    if "factor" in entry:
+        raise ParameterError(f"{name}: pool with factor: a pooled entry keeps a fraction (0 < fraction "
+                             "<= 1) of the pooled training sentences")
+    pool = check_float(f"{name}.pool", entry["pool"], minimum=0.0, maximum=1.0, strict_min=True)
+    if pool == 1:
+        raise ParameterError(f"{name}.pool=1 would leave no test sentence in Linzen et al.'s test files; "
+                             "give a share strictly between 0 and 1")
+    return pool
+
+
+def _share(name: str, entry: dict[str, Any], task: SyntheticTask | CorpusTask, pool: float) -> float:
+    """An entry's share of the training sentences: its ``factor`` (> 1, the grammar) or ``fraction`` (0 < f <
+    1; up to 1 with a ``pool``)."""
+    if ("factor" in entry) == ("fraction" in entry):
+        raise ParameterError(f"{name}={entry!r}: give either factor (> 1, more grammar sentences) or "
+                             "fraction (0 < fraction < 1, a part of the chapter's training sentences)")
+    if "factor" in entry:
+        if not isinstance(task, SyntheticTask):
+            raise ParameterError(f"{name}: factor={entry['factor']!r} on {entry['source']!r}: real text "
+                                 "has no more sentences than the chapter's runs read; give a fraction")
+        return check_float(f"{name}.factor", entry["factor"], minimum=1.0, maximum=1000.0, strict_min=True)
+    share = check_float(f"{name}.fraction", entry["fraction"], minimum=0.0, maximum=1.0, strict_min=True)
+    if share == 1 and not pool:
+        raise ParameterError(f"{name}.fraction=1 is the chapter's own runs; give a part below 1")
+    return share
+
+
+def sized_task(task: SyntheticTask | CorpusTask, share: float, pool: float = 0.0
+               ) -> tuple[SyntheticTask | CorpusTask, dict[str, Any]]:
     """``(task, extra run parameters)`` of a run on ``share`` times ``task``'s training sentences: the grammar
-    draws that many sentences; real text keeps the task and adds :data:`FRACTION_PARAM` (read by
-    :func:`urnlib.tasks.agreement.make_data`)."""
+    draws that many sentences; real text keeps the task and adds :data:`FRACTION_PARAM` (below 1) and, with a
+    ``pool``, :data:`POOL_PARAM` (both read by :func:`urnlib.tasks.agreement.make_data`)."""
     if isinstance(task, SyntheticTask):
         return replace(task, train_size=max(2, round(task.train_size * share))), {}
-    return task, {FRACTION_PARAM: share}
+    return task, {**({FRACTION_PARAM: share} if share < 1 else {}), **({POOL_PARAM: pool} if pool else {})}
 
 
 def split_sizes(grouped: dict[str, Seeds]) -> tuple[dict[str, Seeds], dict[str, Seeds]]:

@@ -31,7 +31,8 @@ def train_run(spec: RunSpec, checkpoint: Path | None, *, analysis_words: int = A
     """
     task, cfg = task_of(spec.params["task"]), TrainConfig(**spec.params["train"])
     validating = cfg.monitor == "val_loss"  # the protocol: select on validation sentences, read test ones
-    data = make_data(task, validating, spec.params.get("train_fraction", 1.0))  # < 1: the size trend's
+    data = make_data(task, validating, spec.params.get("train_fraction", 1.0),  # < 1: the size trend's
+                     spec.params.get("pool", 0.0))  # > 0: the pooled size trend's (.sizes)
     seed_everything(cfg.seed)
     model = build_model(spec.params["model"], len(data.vocab))
     history, _ = fit(model, data.train, data.test, cfg, valid=data.valid,

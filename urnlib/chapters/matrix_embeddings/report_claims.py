@@ -141,9 +141,13 @@ def _order(m: Measures) -> Measured | None:
     a, b = m.log[m.diag], m.log[m.dense]
     decision = rules.compare(a, b, names=("diagonal (log entries)", "dense (log entries)"))
     holds, cause, note = _guarded(decision, m.chance, {"diagonal": a, "dense": b})
-    own = m.gap.get(m.diag, ("open", "", m.settle))[2] or m.settle  # the diagonal's gap
+    # the side that misses is the diagonal (far below its paper count, the dense model near its): its gap's
+    # cause and evidence explain the order
+    cause, found, own = m.gap[m.diag] if cause == "open" and m.diag in m.gap else (cause, "", m.settle)
+    found = f"the diagonal model's count: {found}" if found else ""
     return Measured(f"diagonal: {m.both(m.diag)}; dense: {m.both(m.dense)}{note}", holds,
-                    rests=[m.diag, m.dense], cause=cause, direction="", settle=own if cause == "open" else "")
+                    rests=[m.diag, m.dense], cause=cause, direction="", evidence=found,
+                    settle=(own or m.settle) if cause in ("open", "authors") else "")
 
 
 def _count(which: str, paper: int):
@@ -156,10 +160,9 @@ def _count(which: str, paper: int):
         decision = rules.threshold(s, paper, name=f"{label} (log entries)")
         holds, cause, note = _guarded(decision, m.chance, {label: s})
         cause, found, own = m.gap[label] if cause == "open" and label in m.gap else (cause, "", m.settle)
-        note += f" - ablations: {found}" if found else ""
         return Measured(f"log {s.text(1)}; exp {m.exp[label].text(1)} ({STAND_IN}{m.vectors}){note}", holds,
-                        rests=[label], cause=cause, direction="",
-                        settle=(own or m.settle) if cause == "open" else "")
+                        rests=[label], cause=cause, direction="", evidence=found,
+                        settle=(own or m.settle) if cause in ("open", "authors") else "")
     return measure
 
 
