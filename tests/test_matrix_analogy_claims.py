@@ -193,7 +193,8 @@ def test_a_decided_miss_is_open_and_names_the_experiment_that_would_settle_it():
 
 
 def test_a_decided_miss_takes_the_diagonal_s_cause_and_evidence_from_its_gap():
-    gap = {"4.2 diagonal 100": ("authors", "their recipe: 72.0 ± 2.0", "tried here - their recipe. Next: UMBC")}
+    gap = {"4.2 diagonal 100": ("authors", "their recipe: 72.0 ± 2.0",
+                                "tried here - their recipe. Next: UMBC")}
     claims = _claims(diag=([40, 42, 44], [20, 21, 22]), dense=([10, 11, 12], [40, 42, 44]), gap=gap)
     diag, order = claims[DIAG], claims[ORDER]
     assert (diag.cause, diag.evidence, diag.settle) == ("authors", "their recipe: 72.0 ± 2.0",
@@ -313,3 +314,14 @@ def test_rounding_is_highams_bound_for_a_row_of_m_star():
     seeds = by_label(runs)["4.2 dense 10"]
     assert rep.rounding(seeds) == (V * 10 - 1) * 2.0 ** -24
     assert rep.rounding(seeds, factors=3) == 3 * rep.rounding(seeds)
+
+
+def test_a_missed_range_takes_the_cause_and_evidence_of_4_3_s_gap():
+    gap = {"4.3 dense 10": ("setting", "their recipe: 1.3 ± 0.6, in [1, 2]", "")}
+    wfsa = _claims(diag=([10, 11, 12], [40, 42, 44]), dense=([30, 31, 32], [20, 21, 22]),
+                   wfsa=([40, 41, 42], [30, 31, 32]), gap=gap)[WFSA]
+    assert (wfsa.verdict, wfsa.cause) == ("not reproduced", "setting")
+    assert wfsa.evidence == "their recipe: 1.3 ± 0.6, in [1, 2]" and wfsa.settle == ""
+    alone = _claims(diag=([10, 11, 12], [40, 42, 44]), dense=([30, 31, 32], [20, 21, 22]),
+                    wfsa=([40, 41, 42], [30, 31, 32]))[WFSA]
+    assert (alone.cause, alone.evidence) == ("open", "") and alone.settle  # without it: the next experiment

@@ -178,8 +178,9 @@ def _wfsa(m: Measures) -> Measured | None:
                     (None, "untrained" if w.n else "open"))
     note = ("" if trained else
             f" - 4.3 did not train (held-out loss not clearly below log V = {m.uniform:.2f})")
+    cause, found = m.gap[m.wfsa][:2] if cause == "open" and m.wfsa in m.gap else (cause, "")
     return Measured(f"{m.both(m.wfsa)}{note}", holds, rests=[m.wfsa], cause=cause, direction="",
-                    settle=m.settle if cause == "open" else "")
+                    evidence=found, settle=m.settle if cause == "open" else "")
 
 
 def _within_rounding(m: Measures, test) -> list[bool | None]:
