@@ -42,7 +42,8 @@ from urnlib.corpora.brown import brown_sentences, normalise_tag
 from urnlib.corpora.linzen import AgreementExample, split_sentences
 from urnlib.corpora.numpred import NumpredExample, load_numpred
 
-__all__ = ["SOURCE", "NOUN_NUMBER", "OTHER", "UNKNOWN", "POOL_STREAM", "noun_lexicon", "tag_of", "to_example",
+__all__ = ["SOURCE", "NOUN_NUMBER", "OTHER", "UNKNOWN", "POOL_STREAM", "POOL_PARAM",
+           "noun_lexicon", "tag_of", "to_example",
            "zero_attractor", "lexicon_recall", "pooled_buckets", "validation_share", "linzen_split"]
 
 #: the source's name in a chapter's ``sources``
@@ -56,6 +57,8 @@ UNKNOWN = -1
 #: the stream that splits each test file for a pool (``[POOL_STREAM, N]`` for ``numpred.test.N``): fixed,
 #: never the run's seed (issue 50 asked for the pooled trend)
 POOL_STREAM = 50
+#: the run parameter that gives a run's pool (the agreement chapter's pooled size trend; absent: none)
+POOL_PARAM = "pool"
 
 
 @lru_cache(maxsize=1)

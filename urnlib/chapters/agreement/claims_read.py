@@ -27,7 +27,7 @@ from urnlib import rules
 from urnlib.metrics import accuracy_by_count_seeds
 from urnlib.results import Run
 from urnlib.seeds import Seeds, Stat
-from urnlib.tasks.agreement_linzen import validation_share
+from urnlib.tasks.agreement_linzen import POOL_PARAM, validation_share
 
 __all__ = ["HEURISTICS", "PAPER_EPOCHS", "SELECTED", "best_index", "best_row", "at_epoch", "data_stats",
            "by_attractors", "heuristic_by_attractors", "with_attractors", "attractor_stat", "heuristic_stat",
@@ -138,7 +138,7 @@ def _valid_shares(seeds: Seeds) -> list[float] | None:
     if seeds[0].params.get("task", {}).get("source") != "linzen":
         return None
     return [validation_share(t["seed"], t["test_fraction"], t["max_examples"], pool)
-            for t, pool in ((run.params["task"], run.params.get("pool", 0.0)) for run in seeds)]
+            for t, pool in ((run.params["task"], run.params.get(POOL_PARAM, 0.0)) for run in seeds)]
 
 
 def _which(seeds: Seeds, *gaps: Stat) -> str:

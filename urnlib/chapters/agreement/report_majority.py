@@ -24,11 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
-from urnlib.chapters.agreement.sizes import POOL_PARAM
 from urnlib.errors import DataError
 from urnlib.metrics import accuracy_by_count_seeds
 from urnlib.seeds import Seeds
 from urnlib.tasks.agreement import _split, task_of
+from urnlib.tasks.agreement_linzen import POOL_PARAM
 
 __all__ = ["bucket_counts", "bucket_majority", "test_counts", "majority_by_attractors", "CACHE"]
 

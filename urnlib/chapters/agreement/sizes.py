@@ -36,6 +36,7 @@ from urnlib.corpora.linzen import NAMED_SOURCES
 from urnlib.params import ParameterError, check_choice, check_entries, check_float
 from urnlib.seeds import Seeds, check_seeds, coords_of
 from urnlib.tasks.agreement import CorpusTask, SyntheticTask
+from urnlib.tasks.agreement_linzen import POOL_PARAM  # the share of Linzen et al.'s test files that trains
 
 __all__ = ["SIZE_KEYS", "SIZE_EXAMPLE", "FRACTION_PARAM", "POOL_PARAM", "Size", "size_words", "sizes_of",
            "sized_task", "split_sizes"]
@@ -47,8 +48,6 @@ SIZE_EXAMPLE = "{source: synthetic, factor: 2, models: [urn, lstm], seeds: [0, 1
 NAMED = NAMED_SOURCES
 #: the run parameter of a part of real text's training sentences (read by the training, a key of its params)
 FRACTION_PARAM = "train_fraction"
-#: the run parameter of the share of Linzen et al.'s test files that trains (read by the training)
-POOL_PARAM = "pool"
 #: the source whose test files a pool draws on
 POOL_SOURCE = "linzen"
 

@@ -12,6 +12,7 @@ from urnlib.chapters.agreement.data import run_extras
 from urnlib.models import build_model, count_parameters
 from urnlib.results import Run, RunSpec, Trained
 from urnlib.tasks.agreement import evaluate_agreement, make_data, task_of
+from urnlib.tasks.agreement_linzen import POOL_PARAM
 from urnlib.train import TrainConfig, fit, seed_everything
 
 __all__ = ["ANALYSIS_WORDS", "train_run", "rebuild_model"]
@@ -32,7 +33,7 @@ def train_run(spec: RunSpec, checkpoint: Path | None, *, analysis_words: int = A
     task, cfg = task_of(spec.params["task"]), TrainConfig(**spec.params["train"])
     validating = cfg.monitor == "val_loss"  # the protocol: select on validation sentences, read test ones
     data = make_data(task, validating, spec.params.get("train_fraction", 1.0),  # < 1: the size trend's
-                     spec.params.get("pool", 0.0))  # > 0: the pooled size trend's (.sizes)
+                     spec.params.get(POOL_PARAM, 0.0))  # > 0: the pooled size trend's (.sizes)
     seed_everything(cfg.seed)
     model = build_model(spec.params["model"], len(data.vocab))
     history, _ = fit(model, data.train, data.test, cfg, valid=data.valid,
