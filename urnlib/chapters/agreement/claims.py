@@ -30,7 +30,7 @@ from urnlib.chapters.agreement.claims_read import (HEURISTICS, PAPER_EPOCHS, SEL
                                                    by_attractors, data_stats, fall, heuristic_by_attractors,
                                                    heuristic_stat, majority, untrained, untrained_settle,
                                                    with_attractors)
-from urnlib.chapters.agreement.claims_sizes import Points, parts, size_cause, trends_of
+from urnlib.chapters.agreement.claims_sizes import Points, parts, pooled_trends_of, size_cause, trends_of
 from urnlib.chapters.agreement.report_tables import PAPER_SENTENCES, analysis_claims
 from urnlib.claims import Claim, across_settings
 from urnlib.declare import Measured, Spec, evaluate
@@ -77,6 +77,7 @@ class Measures:
     settle: dict[str, str]  # model -> the experiment that would settle a miss
     trends: dict[str, Points] = field(default_factory=dict)  # model -> its size trend (none: the cause stays)
     trend_note: str = ""
+    pooled: dict[str, Points] = field(default_factory=dict)  # model -> its pooled trend (claims_sizes)
 
     def subject(self, label: str) -> str:
         """The words of :func:`untrained`'s sentence that name the model ("the LSTM", "the LSTM's"): the
@@ -122,10 +123,11 @@ def _miss(source: str, runs: dict[str, Seeds], epochs: int) -> tuple[str, str]:
 
 
 def measures(source: str, runs: dict[str, Seeds], *, turn: str, min_total: int, epochs: int,
-             trends: dict[str, Points] | None = None, trend_note: str = "") -> Measures:
+             trends: dict[str, Points] | None = None, trend_note: str = "",
+             pooled: dict[str, Points] | None = None) -> Measures:
     """What the claims on one source's runs read; the LSTM's decline is put down to the data (the paper's
-    curve is Linzen et al.'s, on their Wikipedia sentences: not ours); a model's size trend (``trends``)
-    decides the cause of its misses instead."""
+    curve is Linzen et al.'s, on their Wikipedia sentences: not ours); a model's size trend (``trends``) and
+    pooled trend (``pooled``) decide the cause of its misses instead."""
     first = next(iter(runs.values()))
     base = baseline_stat(first)
     base_text = (f"best of majority class and heuristics {base.text()} ("
@@ -138,7 +140,8 @@ def measures(source: str, runs: dict[str, Seeds], *, turn: str, min_total: int, 
     why = {label: untrained(runs[label], label, epochs, at_zero=label == "LSTM")
            for label in (turn, "LSTM") if label in runs}
     return Measures(source, runs, turn, min_total, epochs, why, base, base_text, FIRST_EXACT.get(source, 0),
-                    {turn: miss, "LSTM": "data"}, {turn: settle, "LSTM": lstm}, trends or {}, trend_note)
+                    {turn: miss, "LSTM": "data"}, {turn: settle, "LSTM": lstm}, trends or {}, trend_note,
+                    pooled or {})
 
 
 # --------------------------------------------------------------------------- one reading of the runs
@@ -221,7 +224,7 @@ def _read_twice(m: Measures, label: str, decide: Callable[[Measures, object], Re
     if main.holds is False:  # a miss: its size trend, where the model has one, decides the cause
         found = size_cause(m.trends.get(label), parts(TREND[decide.__name__], read=at_epoch(m.epochs),
                                                       min_total=m.min_total, start=m.start,
-                                                      base=m.base.mean), m.trend_note)
+                                                      base=m.base.mean), m.trend_note, m.pooled.get(label))
         cause, evidence = found or (cause, evidence)
     return Measured(f"at epoch {m.epochs}: {main.text}; at the {SELECTED}: {best.text} ({same})",
                     main.decided, rests=rests, direction=main.direction, seeds_needed=main.seeds_needed,
@@ -275,18 +278,21 @@ def _specs(m: Measures) -> list[Spec]:
 
 def claims(runs_by_source: dict[str, dict[str, Seeds]], *, turn: str, analysis_source: str | None,
            min_total: int = 20, setting: str | None = None, epochs: int = PAPER_EPOCHS,
-           trends: dict[str, dict[str, Points]] | None = None, trend_note: str = "") -> list[Claim]:
+           trends: dict[str, dict[str, Points]] | None = None, trend_note: str = "",
+           pooled: dict[str, dict[str, Points]] | None = None) -> list[Claim]:
     """The claims of one setting's runs (with ``setting``, each statement starts with ``"[setting] "``), each
     read at the paper's final epoch ``epochs`` beside the lowest-validation-loss reading, behind the training
     guard (:func:`untrained`). A flat curve means something only above the heuristics (the first-noun
     heuristic is flat too): "does not drop" also needs the model to beat, on the sentences with attractors,
     the best of the majority class and the two heuristics (:func:`baseline_stat`). ``trends``: each source's
     size trends by model (:func:`.claims_sizes.trends_of`), which decide a miss's cause
-    (:func:`.claims_sizes.size_cause`; ``trend_note``: what the evidence says of them beyond the epoch)."""
+    (:func:`.claims_sizes.size_cause`; ``trend_note``: what the evidence says of them beyond the epoch), with
+    each source's pooled trends by model (``pooled``: :func:`.claims_sizes.pooled_trends_of`)."""
     out = []
     for source, runs in runs_by_source.items():
         m = measures(source, runs, turn=turn, min_total=min_total, epochs=epochs,
-                     trends=(trends or {}).get(source), trend_note=f", read at epoch {epochs}{trend_note}")
+                     trends=(trends or {}).get(source), trend_note=f", read at epoch {epochs}{trend_note}",
+                     pooled=(pooled or {}).get(source))
         out += evaluate(CHAPTER, _specs(m), m, seeds=m.seeds, idle=m.idle)
     if analysis_source is not None and turn in runs_by_source.get(analysis_source, {}):
         seeds = runs_by_source[analysis_source][turn]
@@ -310,10 +316,11 @@ def chapter_claims(runs, config) -> list[Claim]:
     cause of a miss under either setting (under the other, its evidence says so)."""
     views = runs.views(config)
     trends = trends_of(getattr(runs, "sizes", {}), runs.by_source)
+    pooled = pooled_trends_of(getattr(runs, "sizes", {}))
     other = f", at {config.setting}: the sizes train at the chapter's learning rate only"
     by_setting = {name: claims(view, turn=config.turn, min_total=config.min_total,
                                analysis_source=(config.analysis_source or None) if name == config.setting
                                else None, setting=name if len(views) > 1 else None, trends=trends,
-                               trend_note="" if name == config.setting else other)
+                               trend_note="" if name == config.setting else other, pooled=pooled)
                   for name, view in views.items()}
     return across_settings(by_setting)

@@ -16,6 +16,17 @@ sentences, over every seed's run at every size (:func:`fit_part`):
 
 A model without size runs gets no trend: its claims keep the chapter's cause (:func:`size_cause` returns
 ``None``).
+
+On Linzen et al.'s files a second trend tells the training set's **size** apart from its **distribution**
+(the **pooled** trend, :func:`pooled_trends_of`): a share of each test file trains beside the validation
+file's sentences, held apart from the sentences tested, at a quarter, a half and all of that pooled set. The
+cause is then decided from both trends: ``data`` when, on either trend's line, every part improves and
+reaches the paper's value within its training size; and the evidence names **the training distribution**
+where, for a part, the pooled trend improves significantly more per doubling of the training sentences than
+the other (the two lines' slopes compared in one least-squares fit with a term per trend, two-sided p below
+:data:`urnlib.rules.LEVEL`), lies significantly above it at equal size (the same fit with one slope), or
+reaches the paper's value where the other does not (:func:`compare_trends`). A claim whose trends show
+neither stays ``open``, with both trends as its evidence.
 """
 
 from __future__ import annotations
@@ -32,13 +43,16 @@ from urnlib.chapters.agreement.claims_read import attractor_stat, by_attractors,
 from urnlib.chapters.agreement.report_tables import PAPER_SENTENCES
 from urnlib.seeds import Seeds, Stat, coords_of
 
-__all__ = ["PAPER_TRAIN", "Points", "Part", "Fit", "trends_of", "sentences", "size_of", "parts", "fit_part",
-           "size_cause"]
+__all__ = ["PAPER_TRAIN", "Points", "Part", "Fit", "Compared", "trends_of", "pooled_trends_of", "sentences",
+           "size_of", "parts", "fit_part", "compare_trends", "size_cause"]
 
 #: paper 000 sec. 4: 90% of its 1.7 million sentences train
 PAPER_TRAIN = PAPER_SENTENCES * 0.9
 #: a model's trend: ``[(share of the chapter's training sentences, its runs)]``, by increasing share
 Points = list[tuple[float, Seeds]]
+#: the trends' names in a claim's evidence
+PLAIN = "trend on the validation file's sentences"
+POOLED = "pooled trend (a share of each test file trains, held apart from the sentences tested)"
 
 
 def _subset(seeds: Seeds, wanted: set[int]) -> Seeds | None:
@@ -56,6 +70,8 @@ def trends_of(sizes: dict[str, dict[str, Seeds]], by_source: dict[str, dict[str,
         models: dict[str, Points] = {}
         for seeds in groups.values():
             coords = coords_of(seeds.runs[0])
+            if coords.get("pool"):
+                continue  # the pooled trend's (pooled_trends_of)
             models.setdefault(coords["model"], []).append((float(coords["size"]), seeds))
         for model, points in models.items():
             wanted = {s for _, seeds in points for s in seeds.seeds}
@@ -66,12 +82,28 @@ def trends_of(sizes: dict[str, dict[str, Seeds]], by_source: dict[str, dict[str,
     return out
 
 
+def pooled_trends_of(sizes: dict[str, dict[str, Seeds]]) -> dict[str, dict[str, Points]]:
+    """``{source: {model: points}}`` of the pooled trend's groups (a ``pool`` coordinate), by increasing share
+    of the pooled training sentences; none of the chapter's runs (they trained on no test file)."""
+    out: dict[str, dict[str, Points]] = {}
+    for source, groups in sizes.items():
+        for seeds in groups.values():
+            coords = coords_of(seeds.runs[0])
+            if coords.get("pool"):
+                point = (float(coords["size"]), seeds)
+                out.setdefault(source, {}).setdefault(coords["model"], []).append(point)
+    return {source: {model: sorted(points, key=lambda p: p[0]) for model, points in models.items()}
+            for source, models in out.items()}
+
+
 def size_of(share: float, seeds: Seeds) -> str:
-    """A point's size in words: its runs' ``setting`` coordinate (``"1/4 of the sentences"``, written by
-    :func:`urnlib.chapters.agreement.sizes.size_words`), ``"the chapter's runs"`` for the chapter's own."""
-    if share == 1:
+    """A point's size in words: its runs' ``setting`` coordinate (``"1/4 of the sentences"``, ``"all pooled
+    sentences"``, written by :func:`urnlib.chapters.agreement.sizes.size_words`), ``"the chapter's runs"`` for
+    the chapter's own."""
+    setting = coords_of(seeds.runs[0]).get("setting")
+    if share == 1 and not coords_of(seeds.runs[0]).get("pool"):
         return "the chapter's runs"
-    return str(coords_of(seeds.runs[0]).get("setting") or f"{share:g}x")
+    return str(setting or f"{share:g}x")
 
 
 def sentences(seeds: Seeds) -> float:
@@ -161,17 +193,114 @@ def fit_part(points: Points, part: Part) -> Fit:
                head + trend + f"): {reach}; the paper trained on {room:.1f} doublings more")
 
 
-def size_cause(points: Points | None, claim_parts: list[Part], note: str = "") -> tuple[str, str] | None:
-    """``(cause, evidence)`` of a miss from a model's size trend: ``data`` when every part improves with size
-    and reaches the paper's value within the paper's training sentences on its line, else ``open``;
-    ``None`` without a trend (under two sizes). ``note`` opens the evidence (e.g. the trend's learning
-    rate when the claim is another's)."""
-    if not points or len(points) < 2:
+def _values(points: Points, part: Part) -> tuple[list[float], list[float]]:
+    """``(log2 of the training sentences, the part's value)`` of every seed's run at every size."""
+    x, y = [], []
+    for _, seeds in points:
+        for run, value in zip(seeds.runs, part.measure(seeds).values):
+            if not math.isnan(value):
+                x.append(math.log2(run.final["data"]["train_examples"]))
+                y.append(value)
+    return x, y
+
+
+def _term(columns: list[list[float]], y: list[float]) -> tuple[float, float]:
+    """The last coefficient of a least-squares fit of ``y`` on ``columns`` and its two-sided p-value (a t-test
+    on the residuals' degrees of freedom); NaN where the fit has none to spare."""
+    design, target = np.column_stack(columns), np.asarray(y, float)
+    if len(target) <= design.shape[1] or np.linalg.matrix_rank(design) < design.shape[1]:
+        return math.nan, math.nan
+    beta, *_ = np.linalg.lstsq(design, target, rcond=None)
+    df = len(target) - design.shape[1]
+    sigma2 = float(np.sum((target - design @ beta) ** 2)) / df
+    se = math.sqrt(sigma2 * float(np.linalg.inv(design.T @ design)[-1, -1]))
+    if se == 0:
+        return float(beta[-1]), (0.0 if beta[-1] else 1.0)
+    return float(beta[-1]), float(2 * _stats.t.sf(abs(beta[-1] / se), df))
+
+
+@dataclass(frozen=True)
+class Compared:
+    """A part's pooled trend against its trend on the validation file's sentences alone: how much more the
+    pooled line improves per doubling (``steeper``, in the claim's favour when positive) and where it lies at
+    equal size (``above``: one slope for both lines, the pooled line's offset in the claim's favour), each
+    with its two-sided p-value; and whether only the pooled trend reaches the paper's value."""
+
+    steeper: float
+    steeper_p: float
+    above: float
+    above_p: float
+    only_pooled: bool
+
+    @property
+    def distribution(self) -> bool:
+        """The training distribution shows: a steeper line, a higher one at equal size (both in the claim's
+        favour, p below :data:`urnlib.rules.LEVEL`), or the paper's value reached only with the pool."""
+        steeper = self.steeper > 0 and self.steeper_p < rules.LEVEL
+        return steeper or (self.above > 0 and self.above_p < rules.LEVEL) or self.only_pooled
+
+
+def compare_trends(plain: Points, pooled: Points, part: Part,
+                   fits: tuple[Fit, Fit] | None = None) -> Compared:
+    """:class:`Compared` of ``part`` on the two trends (``fits``: their :func:`fit_part`, computed when not
+    given): the slopes' difference from ``y = a + b x + c g + d x g`` (``g`` 1 on the pooled trend), the
+    offset from ``y = a + b x + c g``, both signed so that positive is the claim's favour."""
+    (x0, y0), (x1, y1) = _values(plain, part), _values(pooled, part)
+    x, y, g = x0 + x1, y0 + y1, [0.0] * len(x0) + [1.0] * len(x1)
+    ones, sign = [1.0] * len(x), 1 if part.higher else -1
+    steeper, steeper_p = _term([ones, x, g, [a * b for a, b in zip(x, g)]], y)
+    above, above_p = _term([ones, x, g], y)
+    plain_fit, pooled_fit = fits or (fit_part(plain, part), fit_part(pooled, part))
+    return Compared(sign * steeper, steeper_p, sign * above, above_p, pooled_fit.data and not plain_fit.data)
+
+
+def _compared_text(part: Part, c: Compared) -> str:
+    steeper = (f"{c.steeper:+.3g} per doubling in the claim's favour against the other trend (p = "
+               f"{c.steeper_p:.2g})")
+    above = f"{c.above:+.3g} at equal size (one slope for both, p = {c.above_p:.2g})"
+    only = ("; only the pooled trend reaches the paper's value within its training size" if c.only_pooled
+            else "")
+    return f"{part.what}: {steeper}, {above}{only}"
+
+
+def size_cause(points: Points | None, claim_parts: list[Part], note: str = "",
+               pooled: Points | None = None) -> tuple[str, str] | None:
+    """``(cause, evidence)`` of a miss from a model's size trend and, where it has one, its pooled trend:
+    ``data`` when on a trend's line every part improves with size and reaches the paper's value within the
+    paper's training sentences, else ``open``; ``None`` without a trend (under two sizes). With both trends,
+    the evidence gives both and, where :attr:`Compared.distribution` holds for a part, names the training
+    distribution (:func:`compare_trends`). ``note`` opens the evidence (e.g. the trend's learning rate when
+    the claim is another's)."""
+    trends = {name: p for name, p in ((PLAIN, points), (POOLED, pooled)) if p and len(p) >= 2}
+    if not trends:
         return None
-    fits = [fit_part(points, part) for part in claim_parts]
-    cause = "data" if all(f.data for f in fits) else "open"
-    verdict = ("every part improves with the training sentences and reaches the paper's value within its "
-               "training size" if cause == "data" else
-               "the trend does not show the training size as the cause")
-    seeds = len(points[-1][1])
-    return cause, (f"size trend ({seeds} seeds{note}): " + "; ".join(f.text for f in fits) + f". {verdict}")
+    fits = {name: [fit_part(p, part) for part in claim_parts] for name, p in trends.items()}
+    reached = [name for name, found in fits.items() if all(f.data for f in found)]
+    cause = "data" if reached else "open"
+    head = f"size trend ({len(next(iter(trends.values()))[-1][1])} seeds{note})"
+    if list(trends) == [PLAIN]:  # the chapter's trend alone, as before the pool
+        verdict = ("every part improves with the training sentences and reaches the paper's value within its "
+                   "training size" if cause == "data" else
+                   "the trend does not show the training size as the cause")
+        return cause, f"{head}: " + "; ".join(f.text for f in fits[PLAIN]) + f". {verdict}"
+    said = " ".join(f"{name[0].upper()}{name[1:]}: " + "; ".join(f.text for f in found) + "."
+                    for name, found in fits.items())
+    verdict = (f"On the {' and on the '.join(reached)}, every part improves with the training sentences and "
+               "reaches the paper's value within its training size." if reached else
+               "Neither trend shows the training data as the cause: on neither does every part improve and "
+               "reach the paper's value within its training size.")
+    return cause, f"{head}. {said} {verdict}" + (_distribution(points, pooled, claim_parts, fits)
+                                                  if len(trends) == 2 else "")
+
+
+def _distribution(points: Points, pooled: Points, claim_parts: list[Part], fits: dict[str, list[Fit]]) -> str:
+    """What the two trends say of the training distribution (:func:`compare_trends`), part by part."""
+    compared = [compare_trends(points, pooled, part, (a, b))
+                for part, a, b in zip(claim_parts, fits[PLAIN], fits[POOLED])]
+    shown = [part.what for part, c in zip(claim_parts, compared) if c.distribution]
+    each = "; ".join(_compared_text(part, c) for part, c in zip(claim_parts, compared))
+    if not shown:
+        return f" No sign of the training distribution: {each}."
+    return (f" The training distribution: {each} ({', '.join(shown)}: better with the test files' sentences "
+            "than with the validation file's alone).")
+
