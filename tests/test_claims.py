@@ -342,7 +342,10 @@ def test_a_claim_missed_under_one_setting_and_held_under_another_is_missed_for_t
     assert [c.cause for c in out[7:]] == [None] * 5 + ["open", None]
     assert [c.verdict for c in out] == [c.verdict for c in printed + code]  # verdicts untouched
     assert out[0].evidence == "reproduced under lr 0.001 (the same claim on that setting's runs)"
-    assert all(not c.evidence for c in out[1:6]) and out[6].evidence == out[0].evidence
+    assert all(not c.evidence for c in out[1:5]) and out[6].evidence == out[0].evidence
+    # missed under both, open: what the other setting found is its evidence, the cause stays open
+    assert out[5].evidence == "not reproduced under lr 0.001: o"
+    assert out[12].evidence == "not reproduced under lr 0.01: o"
     summary = setting_summary(out, {"lr 0.01": "printed", "lr 0.001": "code"})
     assert ("- **lr 0.01** (printed): 7 claims, 1 reproduced, 1 partly reproduced, 3 not reproduced, "
             "2 inconclusive." in summary)

@@ -213,7 +213,8 @@ def across_settings(by_setting: dict[str, list[Claim]]) -> list[Claim]:
     and reproduced under another gets the cause ``setting``: the setting, not the paper, is why it is missed,
     and the settings that reproduce it as its evidence (after any evidence it had). Reproduced nowhere but
     missed under another setting with the cause ``authors`` (the miss stands with the authors' own setting),
-    it takes that cause, with that setting's evidence.
+    it takes that cause, with that setting's evidence; otherwise it stays ``open``, with what the other
+    settings found (their verdicts and numbers) as its evidence.
     Another setting's result replaces only ``open``: a cause found from evidence (``data``, ``scale``,
     ``paper``, ``noise``, ``untrained``, ...) stays as it is."""
     def statement(c: Claim) -> str:  # the claim without its setting
@@ -221,8 +222,10 @@ def across_settings(by_setting: dict[str, list[Claim]]) -> list[Claim]:
 
     held: dict[str, list[str]] = {}
     stands: dict[str, list[tuple[str, str]]] = {}
+    elsewhere: dict[str, list[Claim]] = {}
     for setting, cs in by_setting.items():
         for c in cs:
+            elsewhere.setdefault(statement(c), []).append(c)
             if c.verdict == "reproduced":
                 held.setdefault(statement(c), []).append(setting)
             elif c.verdict in MISSES and c.cause == "authors":
@@ -232,13 +235,19 @@ def across_settings(by_setting: dict[str, list[Claim]]) -> list[Claim]:
         if statement(c) in held:
             cause, where = "setting", (f"reproduced under {', '.join(held[statement(c)])} (the same claim on "
                                        "that setting's runs)")
-        else:
+        elif statement(c) in stands:
             cause, where = "authors", "; ".join(f"missed under {setting} too, {evidence}"
                                                 for setting, evidence in stands[statement(c)])
+        else:  # no cause from the others, but what they found is evidence too
+            cause, where = "open", "; ".join(
+                f"{o.verdict} under {o.statement[1:].split('] ', 1)[0]}: {o.ours}"
+                for o in elsewhere[statement(c)] if o is not c and o.statement.startswith("["))
+            if not where:
+                return c
         return replace(c, cause=cause, evidence=f"{c.evidence}; {where}" if c.evidence else where)
 
-    return [moved(c) if c.verdict in MISSES and c.cause == "open" and statement(c) in {**held, **stands}
-            else c for cs in by_setting.values() for c in cs]
+    return [moved(c) if c.verdict in MISSES and c.cause == "open" else c
+            for cs in by_setting.values() for c in cs]
 
 
 def setting_summary(claims: list[Claim], settings: dict[str, str]) -> str:
