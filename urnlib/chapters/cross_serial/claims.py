@@ -110,8 +110,8 @@ def _lstm_lower(m: Measures) -> Measured | None:
     cause = cause if combine(parts)[0] is False else None  # a cause explains a miss only
     return Measured(
         "; ".join(f"{n}: LSTM {ms(loss[f'LSTM {n}'])} vs URN {ms(loss[f'URN {n}'])}" for n in m.pairs),
-        parts, settle="" if cause else lstm_settle(loss, m.pairs, m.seeds, m.more), cause=cause,
-        evidence=evidence)
+        parts, settle="" if cause else lstm_settle(loss, m.pairs, m.seeds, m.more, tried=bool(evidence)),
+        cause=cause, evidence=evidence)
 
 
 def _below_10(m: Measures) -> Measured | None:
