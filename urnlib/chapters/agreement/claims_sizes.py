@@ -255,9 +255,10 @@ def compare_trends(plain: Points, pooled: Points, part: Part,
 
 
 def _compared_text(part: Part, c: Compared) -> str:
-    steeper = (f"{c.steeper:+.3g} per doubling in the claim's favour against the other trend (p = "
-               f"{c.steeper_p:.2g})")
-    above = f"{c.above:+.3g} at equal size (one slope for both, p = {c.above_p:.2g})"
+    steeper = (f"the pooled line gains {c.steeper:+.3g} more per doubling than the other (in the claim's "
+               f"favour; p = {c.steeper_p:.2g})")
+    above = (f"and lies {c.above:+.3g} beyond it at equal size (in the claim's favour; one slope for both, "
+             f"p = {c.above_p:.2g})")
     only = ("; only the pooled trend reaches the paper's value within its training size" if c.only_pooled
             else "")
     return f"{part.what}: {steeper}, {above}{only}"

@@ -201,10 +201,11 @@ def reach_text(data: pd.DataFrame) -> str:
                 top = math.log2(g["sentences"].max())
                 gap = (1 - PAPER_ERROR) - (fit.intercept + fit.slope * top)
                 need = 0 if gap <= 0 else (gap / fit.slope if fit.slope > 0 else math.inf)
-                where = ("never" if math.isinf(need) else
-                         f"{g['sentences'].max() * 2 ** need:,.0f} sentences" if need < 40 else
-                         f"{need:.0f} more doublings")
-                each.append(f"{trend} {fit.slope:+.3f} per doubling (p = {fit.pvalue:.2g}), 99% at {where}")
+                size = g["sentences"].max() * 2 ** need if not math.isinf(need) else math.inf
+                where = ("never on that line" if math.isinf(need) else "already" if need == 0 else
+                         f"at about {size:,.0f} sentences" if size <= PAPER_TRAIN else
+                         f"only {need:.1f} doublings on, beyond the paper's {PAPER_TRAIN / 1e6:.2f} million")
+                each.append(f"{trend} {fit.slope:+.3f} per doubling (p = {fit.pvalue:.2g}), 99% {where}")
             said.append(f"{n}: " + "; ".join(each))
         lines.append(f"* **{model}**, by attractor count: " + " · ".join(said) + ".")
     return "\n".join(lines)
