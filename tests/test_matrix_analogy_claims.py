@@ -299,6 +299,7 @@ def test_the_properties_are_decided_within_float32_rounding_on_every_seed():
     assert claims[POWER].verdict == "reproduced"
     star = claims[STAR]
     assert (star.verdict, star.cause, star.seeds) == ("partly reproduced", "paper", 3)
+    assert star.evidence.startswith("the trained models' M_* inserted into sequences: appended, the")
     # the bound: (V x a row's entries - 1) 2^-24: diagonal 1002 u = 6.0e-05, dense 10029 u = 6.0e-04
     assert "4.2 diagonal 100 6.0e-05, 4.2 dense 10 6.0e-04" in claims[SUMS].rule
     worse = dict(PROPS, sum_length2=1 + 2 * 7e-4)  # past the dense bound for the two factors of length 2

@@ -433,6 +433,13 @@ def test_check_claims():
     assert v["with d' < d the TPRU has fewer parameters than the GRU"] == ("not reproduced", "paper", None)
     # the GRU and Table 4 match, the TPRU and LSTM of Table 2 do not
     assert v["the printed parameter counts"] == ("partly reproduced", "paper", None)
+    # each miss of the paper's own carries the check that shows it as its evidence
+    by = {c.statement: c for c in decide({}, {}, grad, t1)}
+    assert by["eq. 8 (d b~_t / d b_{t-1} = W_r E J_t N_t S_b,t E^T W_u^T V_b) as printed is the Jacobian"
+              ].evidence.startswith("eq. 8 against autograd's Jacobian on 3 settings of random TPRU steps")
+    assert by[psd].evidence.startswith("J_t on 3 settings of random TPRU steps in float64")
+    assert "TPRU d=64 printed 98.3k, built 49,152 weights" in by["the printed parameter counts"].evidence
+    assert all(c.evidence for c in by.values() if c.cause == "paper")
     assert len(checks_report.gradient_table(grad)) == 3 and len(checks_report.table1_table(t1)) == len(t1)
     row = checks_report.gradient_table(grad).iloc[0]
     assert "e-" in row["eq. 8 corrected: max |diff|"] and len(row["J_t (from f_t): max eig / max f"]) == 5

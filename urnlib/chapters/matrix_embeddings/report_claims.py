@@ -234,7 +234,10 @@ def _star(m: Measures) -> Measured | None:
     return Measured(f"appended: {end:.1e}; in the middle: median {middle:.1e} (it gives the skip-gram "
                     "marginal)", anywhere, partly or appended is True, rests=list(m.props),
                     direction=f"relative change: appended {end:.1e}, in the middle (median) {middle:.1e}",
-                    cause="noise" if anywhere is None else "paper")
+                    cause="noise" if anywhere is None else "paper",
+                    evidence=f"the trained models' M_* inserted into sequences: appended, the probability "
+                    f"changes by {end:.1e} (none); in the middle by a median {middle:.1e}, as the paper's "
+                    "own formula just before the statement implies (M_* there sums over the middle word)")
 
 
 def _every(m: Measures) -> str:

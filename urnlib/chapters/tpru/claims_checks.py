@@ -46,9 +46,11 @@ def check_claims(grad_rows: list[dict], t1_rows: list[dict], tol: float = 1e-8) 
     return evaluate(CHAPTER, CHECKS, Checks(grad_rows, t1_rows, tol))
 
 
-def _found(ours: str, holds: bool, partly: bool = False) -> Measured:
-    """A check's result: no seeds, and a miss is the paper's own formula or count."""
-    return Measured(ours, holds, partly, rests=(), cause="paper", direction="")
+def _found(ours: str, holds: bool, partly: bool = False, check: str = "") -> Measured:
+    """A check's result: no seeds, and a miss is the paper's own formula or count, with the check that shows
+    it (``check``, in words) and what it found as the evidence."""
+    return Measured(ours, holds, partly, rests=(), cause="paper", direction="",
+                    evidence=f"{check}: {ours}" if check else ours)
 
 
 def _psd(m: Checks) -> Measured | None:
@@ -61,7 +63,9 @@ def _psd(m: Checks) -> Measured | None:
     corrected = jmin >= -m.tol and jratio <= 1 + m.tol
     return _found(f"J_t from the normalised f_t: min eigenvalue {jmin:.1e}, max eigenvalue / max f "
                   f"{jratio:.4f}; as printed (from f_b,t): min eigenvalue {pmin:.1f}, max f_b {fb:.1f}",
-                  pmin >= -m.tol and fb <= 1 + m.tol and corrected, corrected)
+                  pmin >= -m.tol and fb <= 1 + m.tol and corrected, corrected,
+                  check=f"J_t on {len(m.grad)} settings of random TPRU steps in float64, as printed (from "
+                  "f_b,t) and from the normalised f_t the text defines")
 
 
 def _jacobian(eq: str, fix: str):
@@ -72,7 +76,8 @@ def _jacobian(eq: str, fix: str):
         printed_err = max(r[f"{eq}_printed"] for r in m.grad)
         fixed_err = max(r[f"{eq}_corrected"] for r in m.grad)
         return _found(f"max |printed - autograd| = {printed_err:.3g}; corrected ({fix}): {fixed_err:.1e}",
-                      printed_err < m.tol)
+                      printed_err < m.tol, check=f"eq. {eq[2:] if eq.startswith('eq') else eq} against "
+                      f"autograd's Jacobian on {len(m.grad)} settings of random TPRU steps in float64")
     return measure
 
 
@@ -81,7 +86,8 @@ def _formulas(m: Checks) -> Measured | None:
         return None
     return _found("built encoders: " + ", ".join(f"{r['kind']} d={r['d']} d'={r['d_in']}: {r['weights']:,}"
                                                  for r in m.t1),
-                  all(r["formula"] == r["weights"] for r in m.t1))
+                  all(r["formula"] == r["weights"] for r in m.t1),
+                  check="Table 1's formulas against the weights of the encoders built here")
 
 
 def _fewer_than_lstm(m: Checks) -> Measured | None:
@@ -91,7 +97,7 @@ def _fewer_than_lstm(m: Checks) -> Measured | None:
     r0 = min(base, key=lambda r: r["d"])
     tp, ls = (next(r for r in base if r["kind"] == k and r["d"] == r0["d"]) for k in ("tpru", "lstm"))
     return _found(f"d = {r0['d']}, two layers: {tp['total']:,} vs {ls['total']:,} (with biases)",
-                  tp["total"] < ls["total"])
+                  tp["total"] < ls["total"], check="the parameters of the encoders built here")
 
 
 def _fewer_than_gru(m: Checks) -> Measured | None:
@@ -103,7 +109,8 @@ def _fewer_than_gru(m: Checks) -> Measured | None:
     tp, gr = (next(r for r in same if r["kind"] == k) for k in ("tpru", "gru"))
     return _found(f"d = {r0['d']}, d' = {r0['d_in']}, two layers: weights {tp['weights']:,} vs "
                   f"{gr['weights']:,} (with biases {tp['total']:,} vs {gr['total']:,}); by Table 1's own "
-                  "formulas 4d^2 + 2dd' < 3d^2 + 3dd' iff d < d'", tp["weights"] < gr["weights"])
+                  "formulas 4d^2 + 2dd' < 3d^2 + 3dd' iff d < d'", tp["weights"] < gr["weights"],
+                  check="the weights of the encoders built here, and Table 1's own formulas")
 
 
 def _printed(m: Checks) -> Measured | None:
@@ -115,7 +122,10 @@ def _printed(m: Checks) -> Measured | None:
           < (1e5 if r["paper"] >= 1e6 else 100) for r in printed]
     return Measured(", ".join(f"{r['kind'].upper()} d={r['d']}: {r['weights']:,} weights, {r['total']:,} "
                               "with biases" for r in printed), all(ok), any(ok), rests=(), cause="paper",
-                    direction="",
+                    direction="", evidence="the printed counts against the encoders built here, at the "
+                    "printed precision: " + ", ".join(f"{r['kind'].upper()} d={r['d']} printed "
+                                              f"{format_params(r['paper'])}, built {r['weights']:,} weights "
+                                              f"({r['total']:,} with biases)" for r in printed),
                     paper=", ".join(f"{r['kind'].upper()} {format_params(r['paper'])} ({r['paper_source']})"
                                     for r in printed))
 
