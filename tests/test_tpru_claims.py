@@ -294,6 +294,17 @@ def test_language_model_claims():
     assert v[DEDICATED] == ("reproduced", None, 3)  # 7 of 8 ranked tags on every seed
     assert v["the roles the TPRU learns are informative about POS tags"] == ("reproduced", None, 3)
     assert v["the perplexities themselves"] == ("not run here", "data", 3)
+    by = {c.statement: c for c in decide({}, runs, [], [])}
+    assert by[SIMILAR].evidence.startswith("the training, by validation perplexity: TPRU LM 8 N=4: 2 ± 0 "
+                                           "(3 seeds) epochs trained")
+    assert by[SIMILAR].evidence.endswith("more epochs at this size are not the experiment left, a larger "
+                                         "size is.")
+    for run in runs["LSTM LM 8"]:
+        run.params["train"]["epochs"] = 2  # its best epoch is its last, at the cap: still improving
+    assert {c.statement: c for c in decide({}, runs, [], [])}[SIMILAR].evidence.endswith(
+        "Some runs were still improving at their cap: more epochs come first.")
+    for run in runs["LSTM LM 8"]:
+        run.params["train"]["epochs"] = 20
     near = {**runs, "TPRU LM 8 N=4": lm_seeds("TPRU LM 8 N=4", [5.0, 4.0], [300, 250], 252.5)}
     assert verdicts(decide({}, near, [], []))[SIMILAR] == ("reproduced", None, 3)  # +1%
     idle = {**runs, "LSTM LM 8": lm_seeds("LSTM LM 8", [5.5, 4.1], [320, 240], 250.0, vocabulary=200)}

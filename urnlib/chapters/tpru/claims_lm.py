@@ -13,7 +13,8 @@ import numpy as np
 
 from urnlib import rules
 from urnlib.chapters.tpru.claims_rules import CHAPTER, LM_TRAINED_RULE, QUOTES as Q, SIMILAR, paired
-from urnlib.chapters.tpru.report import PAPER_LM, PMI_GAP, dedicated_tags, tpru_lm_runs
+from urnlib.chapters.tpru.report import (PAPER_LM, PMI_GAP, best_epoch, dedicated_tags, stopping_line,
+                                         tpru_lm_runs)
 from urnlib.claims import Claim
 from urnlib.declare import Measured, Spec, evaluate
 from urnlib.reports.common import cpu_hours
@@ -80,9 +81,16 @@ def _similar(m: LanguageModels) -> Measured | None:
     t, s = m.lm[m.tpru], m.lm[m.lstm]
     pt, pl = t.final("test_ppl"), s.final("test_ppl")
     ratio = paired(t, s, lambda a, b: a.final["test_ppl"] / b.final["test_ppl"] - 1)
+    # the evidence: whether the pair was still improving when it stopped (then more epochs come first)
+    stopped = stopping_line({m.tpru: t, m.lstm: s}, "valid_ppl", minimize=True)
+    capped = [r for r in (*t, *s) if len(r.history) == r.params["train"]["epochs"]
+              and best_epoch(r, "valid_ppl", True) == len(r.history)]
     return Measured(f"Brown test {pt.text(1)} vs {pl.text(1)}; TPRU / LSTM - 1 per seed {ratio.text(3)}",
                     rules.matches(pt, pl, SIMILAR, relative=True, higher=False, names=("TPRU", "LSTM")),
-                    rests=[m.tpru, m.lstm],
+                    rests=[m.tpru, m.lstm], evidence=f"the training, by validation perplexity: {stopped} "
+                    + ("Some runs were still improving at their cap: more epochs come first." if capped else
+                       "Every run stopped past its best epoch, before its cap: more epochs at this size are "
+                       "not the experiment left, a larger size is."),
                     settle=f"whether the gap closes at a larger size: both models at 4 times our dimension "
                            f"on Brown, every seed: about {m.bigger():.0f} CPU hours (ours took "
                            f"{cpu_hours(t, s):.1f}); WikiText is not here")
