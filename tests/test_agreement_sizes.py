@@ -64,11 +64,13 @@ def test_the_paper_preset_adds_the_size_runs_apart_from_the_chapters():
     sized = [s for s in plan if "size" in s.coords]
     main = [s for s in plan if "size" not in s.coords]
     assert [s.key for s in main] == [s.key for s in ex.Config.load("paper", sizes=[]).plan()]
-    assert len(main) == 98 and len(sized) == 36
+    assert len(main) == 98 and len(sized) == 54
     assert all("train_fraction" not in s.params for s in main)
     assert {(s.coords["source"], s.coords["size"]) for s in sized} == {
-        ("synthetic", 2.0), ("synthetic", 4.0), ("linzen", 0.25), ("linzen", 0.5), ("offline", 0.25),
-        ("offline", 0.5)}
+        ("synthetic", 2.0), ("synthetic", 4.0), ("linzen", 0.25), ("linzen", 0.5), ("linzen", 1.0),
+        ("offline", 0.25), ("offline", 0.5)}
+    assert {(s.coords["size"], s.params["pool"]) for s in sized if "pool" in s.coords} == {
+        (0.25, 0.5), (0.5, 0.5), (1.0, 0.5)}  # the pooled trend (tests/test_agreement_pool.py)
     assert {s.coords["seed"] for s in sized} == {0, 1, 2} and {s.coords["model"] for s in sized} == {
         "3-TURN", "LSTM"}
     assert {s.params["train"]["lr"] for s in sized} == {config.lr}
@@ -82,7 +84,7 @@ def test_the_paper_preset_adds_the_size_runs_apart_from_the_chapters():
     assert quarter.params == {**named[("agreement/linzen", "LSTM seed 2")].params, "train_fraction": 0.25}
     assert quarter.coords["setting"] == "1/4 of the sentences"
     assert len({(s.experiment, s.key) for s in plan}) == len(plan)  # every run its own folder
-    assert "4x sentences" in config.summary() and "134 runs" in config.summary()
+    assert "4x sentences" in config.summary() and "152 runs" in config.summary()
 
 
 def test_an_entry_on_a_named_source_not_trained_is_left_out():
