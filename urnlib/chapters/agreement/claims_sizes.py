@@ -255,10 +255,12 @@ def compare_trends(plain: Points, pooled: Points, part: Part,
 
 
 def _compared_text(part: Part, c: Compared) -> str:
-    steeper = (f"the pooled line gains {c.steeper:+.3g} more per doubling than the other (in the claim's "
-               f"favour; p = {c.steeper_p:.2g})")
-    above = (f"and lies {c.above:+.3g} beyond it at equal size (in the claim's favour; one slope for both, "
-             f"p = {c.above_p:.2g})")
+    """The comparison in words, signed for the claim: "more"/"less" per doubling, "better"/"worse" at equal
+    size."""
+    steeper = (f"the pooled line improves {abs(c.steeper):.3g} {'more' if c.steeper >= 0 else 'less'} per "
+               f"doubling than the other (p = {c.steeper_p:.2g})")
+    above = (f"and lies {abs(c.above):.3g} {'better' if c.above >= 0 else 'worse'} at equal size (one slope "
+             f"for both, p = {c.above_p:.2g})")
     only = ("; only the pooled trend reaches the paper's value within its training size" if c.only_pooled
             else "")
     return f"{part.what}: {steeper}, {above}{only}"

@@ -204,7 +204,8 @@ def reach_text(data: pd.DataFrame) -> str:
                 size = g["sentences"].max() * 2 ** need if not math.isinf(need) else math.inf
                 where = ("never on that line" if math.isinf(need) else "already" if need == 0 else
                          f"at about {size:,.0f} sentences" if size <= PAPER_TRAIN else
-                         f"only {need:.1f} doublings on, beyond the paper's {PAPER_TRAIN / 1e6:.2f} million")
+                         f"after {need:.1f} more doublings, beyond the paper's "
+                         f"{PAPER_TRAIN / 1e6:.2f} million")
                 each.append(f"{trend} {fit.slope:+.3f} per doubling (p = {fit.pvalue:.2g}), 99% {where}")
             said.append(f"{n}: " + "; ".join(each))
         lines.append(f"* **{model}**, by attractor count: " + " · ".join(said) + ".")
@@ -213,28 +214,27 @@ def reach_text(data: pd.DataFrame) -> str:
 
 def found_text(data: pd.DataFrame | None) -> str:
     """What the pooled trend found, written from the runs (Markdown): per model, the accuracy at the fewest
-    and the most attractors of the chapter's runs scored on the pooled test share against the smallest and the
-    largest pooled training set (means over seeds, best epochs)."""
+    and the most attractors (:data:`COUNTS`) of the chapter's runs scored on the pooled test share, then of
+    the smallest and the largest pooled training set (means over seeds, best epochs)."""
     if data is None or not len(data):
         return "*No pooled size trend in this preset.*"
-    said = []
+    said, sizes = [], ""
     for model, part in data.groupby("model", sort=False):
-        pooled = part[part["trend"] == POOLED]
-        own = part[part["trend"] == RESCORED]
+        pooled, own = part[part["trend"] == POOLED], part[part["trend"] == RESCORED]
         if own.empty or pooled.empty:
             continue
-        low, high = pooled["sentences"].min(), pooled["sentences"].max()
-        each = []
-        for n in (COUNTS[0], COUNTS[-1]):
-            mean = {name: rows[rows["attractors"] == str(n)]["accuracy"].mean() for name, rows in (
-                ("own", own), ("low", pooled[pooled["sentences"] == low]),
-                ("high", pooled[pooled["sentences"] == high]))}
-            each.append(f"at {n} attractor{'s' if n != 1 else ''} {mean['own']:.2f} with the validation "
-                        f"file's {own['sentences'].iloc[0]:,.0f} sentences, {mean['low']:.2f} with "
-                        f"{low:,.0f} pooled ones and {mean['high']:.2f} with {high:,.0f}")
-        said.append(f"the {model} scores " + "; ".join(each))
-    return ("On the same held-out test sentences, " + ", and ".join(said) + " (means over seeds, each run at "
-            "its best epoch).") if said else ""
+        points = [own, pooled[pooled["sentences"] == pooled["sentences"].min()],
+                  pooled[pooled["sentences"] == pooled["sentences"].max()]]
+        said.append(f"**{model}** " + ", ".join(" and ".join(
+            f"{rows[rows['attractors'] == str(n)]['accuracy'].mean():.2f}" for n in (COUNTS[0], COUNTS[-1]))
+            for rows in points))
+        low, high = (f"{rows['sentences'].iloc[0]:,.0f}" for rows in points[1:])
+        sizes = (f"after the validation file's {own['sentences'].iloc[0]:,.0f} sentences, then after {low} "
+                 f"and {high} pooled ones")
+    if not said:
+        return ""
+    return (f"On the same held-out test sentences, the accuracy at {COUNTS[0]} and at {COUNTS[-1]} "
+            f"attractors {sizes}: " + "; ".join(said) + " (means over seeds, each run at its best epoch).")
 
 
 def data_text(pooled: dict[str, Points]) -> str:
