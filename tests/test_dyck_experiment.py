@@ -45,8 +45,9 @@ def test_presets_load_and_name_their_scale():
     assert PAPER.scale == "paper" and PAPER.mode == "load"
     assert tiny.scale == "tiny" and tiny.mode == "train"
     assert "scale **paper**" in PAPER.summary() and "*lr 0.001* (Adam lr 0.001" in PAPER.summary()
-    # 69, the 29 of more_seeds, the shared-mask 3-TURN at both rates and lr 0.001's authors' LSTMs
-    assert "(113 runs)" in PAPER.summary()
+    # 69, the 40 of more_seeds, the shared-mask 3-TURN at both rates and lr 0.001's
+    # authors' LSTMs
+    assert "(124 runs)" in PAPER.summary()
 
 
 def test_paper_plan_labels_and_specs():
@@ -65,7 +66,8 @@ def test_paper_plan_labels_and_specs():
     ]
     more = {("lr 0.01", "3-TURN"): range(3, 14), ("lr 0.01", "3-TURN, no state dropout"): (3, 4),
             ("lr 0.01", "Full URN"): (3, 4, 5), ("lr 0.01", "Arbitrary"): (3, 4, 5),
-            ("lr 0.01", "URN 8"): (3,), ("lr 0.01", "LSTM 8"): (3,),
+            ("lr 0.01", "URN 8"): (3, 4, 5, 6), ("lr 0.01", "LSTM 8"): (3,), ("lr 0.01", "URN 16"): (3, 4, 5, 6),
+            ("lr 0.01", "URN 32"): (3, 4, 5, 6),
             ("lr 0.001", "3-TURN"): range(3, 8), ("lr 0.001", "URN 8"): (3,), ("lr 0.001", "URN 16"): (3,),
             ("lr 0.001", "URN 32"): (3,)}
     shared = [*models, "3-TURN, shared parameter mask"]  # the variant both full settings train
@@ -137,8 +139,8 @@ def test_views_group_a_setting_by_model():
     assert list(views) == ["lr 0.01", "lr 0.001", "midpoint, lr 0.001"]
     assert list(views["midpoint, lr 0.001"]) == ["3-TURN", "Full URN", "Arbitrary"]
     assert "3-TURN, no state dropout" in views["lr 0.001"]
-    assert views["lr 0.01"]["URN 16"].seeds == [0, 1, 2]
-    assert views["lr 0.01"]["URN 8"].seeds == [0, 1, 2, 3]  # the preset's more_seeds
+    assert views["lr 0.01"]["LSTM 16"].seeds == [0, 1, 2]
+    assert views["lr 0.01"]["URN 8"].seeds == [0, 1, 2, 3, 4, 5, 6]  # the preset's more_seeds
     assert views["lr 0.01"]["URN 8"][2].name == "URN 8, lr 0.01 seed 2"
     assert set(PAPER.data_tasks()) == {"walk", "midpoint"}
 
@@ -154,8 +156,8 @@ def test_variants_off_and_other_choices():
     assert config.overrides["variants"] == (True, False)
     # the preset's more_seeds name the 3-TURN, which truncation_k=2 removed: left out, and the summary says so
     assert not any(s.name.startswith("2-TURN, lr 0.01 seed 3") for s in config.plan())
-    assert ("the preset's more_seeds for `3-TURN`, `3-TURN, no state dropout`, `URN 8`, `LSTM 8` left out"
-            in config.summary())
+    assert ("the preset's more_seeds for `3-TURN`, `3-TURN, no state dropout`, `URN 8`, `LSTM 8`, `URN 16`, "
+            "`URN 32` left out" in config.summary())
 
 
 BAD = [
