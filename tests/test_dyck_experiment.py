@@ -45,9 +45,9 @@ def test_presets_load_and_name_their_scale():
     assert PAPER.scale == "paper" and PAPER.mode == "load"
     assert tiny.scale == "tiny" and tiny.mode == "train"
     assert "scale **paper**" in PAPER.summary() and "*lr 0.001* (Adam lr 0.001" in PAPER.summary()
-    # 69, the 40 of more_seeds, the shared-mask 3-TURN at both rates and lr 0.001's
-    # authors' LSTMs
-    assert "(124 runs)" in PAPER.summary()
+    # 69, the 40 of more_seeds, the shared-mask 3-TURN at both rates, the per-sequence mask at lr 0.001 and
+    # lr 0.001's authors' LSTMs
+    assert "(127 runs)" in PAPER.summary()
 
 
 def test_paper_plan_labels_and_specs():
@@ -66,12 +66,14 @@ def test_paper_plan_labels_and_specs():
     ]
     more = {("lr 0.01", "3-TURN"): range(3, 14), ("lr 0.01", "3-TURN, no state dropout"): (3, 4),
             ("lr 0.01", "Full URN"): (3, 4, 5), ("lr 0.01", "Arbitrary"): (3, 4, 5),
-            ("lr 0.01", "URN 8"): (3, 4, 5, 6), ("lr 0.01", "LSTM 8"): (3,), ("lr 0.01", "URN 16"): (3, 4, 5, 6),
-            ("lr 0.01", "URN 32"): (3, 4, 5, 6),
+            ("lr 0.01", "URN 8"): (3, 4, 5, 6), ("lr 0.01", "LSTM 8"): (3,),
+            ("lr 0.01", "URN 16"): (3, 4, 5, 6), ("lr 0.01", "URN 32"): (3, 4, 5, 6),
             ("lr 0.001", "3-TURN"): range(3, 8), ("lr 0.001", "URN 8"): (3,), ("lr 0.001", "URN 16"): (3,),
             ("lr 0.001", "URN 32"): (3,)}
     shared = [*models, "3-TURN, shared parameter mask"]  # the variant both full settings train
-    authors = [*shared, *(f"LSTM {n}, the authors' cell" for n in (8, 16, 32))]  # lr 0.001 alone
+    # lr 0.001 alone: the per-sequence mask and the authors' LSTMs
+    authors = [*shared, "3-TURN, sequence parameter mask",
+               *(f"LSTM {n}, the authors' cell" for n in (8, 16, 32))]
     assert list(plan) == [
         f"{m}, {setting} seed {seed}"
         for setting, ms in [("lr 0.01", shared), ("lr 0.001", authors), ("midpoint, lr 0.001", models[:3])]
@@ -80,8 +82,9 @@ def test_paper_plan_labels_and_specs():
     ]
     assert PAPER.paper000_labels() == ["3-TURN", "Full URN", "Arbitrary"]
     assert PAPER.comparison_labels() == ["URN 8", "URN 16", "URN 32", "LSTM 8", "LSTM 16", "LSTM 32"]
-    assert PAPER.variant_labels() == ["3-TURN, no state dropout", "3-TURN, shared parameter mask"]
-    assert PAPER.variant_labels(PAPER.settings_()["lr 0.01"]) == PAPER.variant_labels()
+    assert PAPER.variant_labels() == ["3-TURN, no state dropout", "3-TURN, shared parameter mask",
+                                      "3-TURN, sequence parameter mask"]
+    assert PAPER.variant_labels(PAPER.settings_()["lr 0.01"]) == PAPER.variant_labels()[:2]
     assert plan["LSTM 8, the authors' cell, lr 0.001 seed 0"].params["model"]["init"] == "typedflow"
     assert plan["3-TURN, shared parameter mask, lr 0.001 seed 0"].params["model"]["param_mask"] == "shared"
     assert PAPER.full_settings() == ["lr 0.01", "lr 0.001"]
