@@ -145,8 +145,11 @@ def mask_evidence(m: Measures, lab: str) -> tuple[str | None, str]:
         pair_max, single = _pair_effects(m, f"{lab}, {name}")
         decided = rules.threshold(pair_max, PAPER_PAIR_EFFECT, above=False, name="largest pair effect")
         cause = "setting" if decided.holds else cause
+        undecided = (f"; not decided at {pair_max.n} seeds, about {decided.seeds_needed} would decide it"
+                     if decided.holds is None and decided.seeds_needed else "")
         texts.append(f"the {lab}, {name} ({MASK_WORDS[name]}; the book's: one per symbol): largest pair "
-                     f"effect {fmt(pair_max)}; mean single effect {fmt(single, 2)} ({decided.direction})")
+                     f"effect {fmt(pair_max)}; mean single effect {fmt(single, 2)} ({decided.direction}"
+                     f"{undecided})")
     return cause, "; ".join(texts)
 
 
