@@ -44,3 +44,9 @@ def test_no_trend_from_one_size_and_nan_values_are_left_out():
     assert log2_trend([8, 16], [0.1, float("nan")], target=1, higher=True, room=1) is None
     with pytest.raises(ValueError):
         log2_trend([8, 16], [0.1], target=1, higher=True, room=1)
+
+
+def test_the_gap_is_measured_at_the_size_asked_for():
+    # the line 0.5 + 0.1 log2(n / 1000): at 2,000 it gives 0.6, so 0.9 lies 3 doublings on; at 4,000, 2
+    t = log2_trend([1000, 2000, 4000] * 2, [0.5, 0.6, 0.7] * 2, target=0.9, higher=True, room=3.5, top=2000)
+    assert t.need == pytest.approx(3.0) and t.reaches

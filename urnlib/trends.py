@@ -54,10 +54,11 @@ class LogTrend:
 
 
 def log2_trend(sizes: Sequence[float], values: Sequence[float], *, target: float, higher: bool,
-               room: float) -> LogTrend | None:
+               room: float, top: float | None = None) -> LogTrend | None:
     """The trend of ``values`` (one per run) on log2 of ``sizes`` (the run's size), against the paper's
-    ``target`` (``higher``: more is better), with ``room`` doublings from the largest size to the paper's.
-    ``None`` under two distinct sizes (no trend); NaN values are left out."""
+    ``target`` (``higher``: more is better), with ``room`` doublings from ``top`` (the size the gap is
+    measured at; default the largest) to the paper's. ``None`` under two distinct sizes (no trend); NaN values
+    are left out."""
     pairs = [(math.log2(s), float(v)) for s, v in zip(sizes, values, strict=True) if not math.isnan(float(v))]
     if len({x for x, _ in pairs}) < 2:
         return None
@@ -66,7 +67,7 @@ def log2_trend(sizes: Sequence[float], values: Sequence[float], *, target: float
     sign = 1 if higher else -1
     improves = bool(sign * line.slope > 0 and line.pvalue < rules.LEVEL)
     worse = bool(sign * line.slope < 0 and line.pvalue < rules.LEVEL)
-    top = line.intercept + line.slope * max(x)  # the line at the largest size
-    gap = sign * (target - top)  # > 0: still short of the target
+    at = line.intercept + line.slope * (max(x) if top is None else math.log2(top))  # the line at ``top``
+    gap = sign * (target - at)  # > 0: still short of the target
     need = 0.0 if gap <= 0 else (gap / (sign * line.slope) if sign * line.slope > 0 else math.inf)
     return LogTrend(float(line.slope), float(line.intercept), float(line.pvalue), improves, worse, need, room)

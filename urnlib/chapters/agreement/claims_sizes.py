@@ -42,6 +42,7 @@ from urnlib import rules
 from urnlib.chapters.agreement.claims_read import attractor_stat, by_attractors, fall
 from urnlib.chapters.agreement.report_tables import PAPER_SENTENCES
 from urnlib.seeds import Seeds, Stat, coords_of
+from urnlib.trends import log2_trend
 
 __all__ = ["PAPER_TRAIN", "Points", "Part", "Fit", "Compared", "trends_of", "pooled_trends_of", "sentences",
            "size_of", "parts", "fit_part", "compare_trends", "size_cause"]
@@ -158,34 +159,26 @@ class Fit:
 
 
 def fit_part(points: Points, part: Part) -> Fit:
-    """Fit ``part`` over every seed's run at every size of ``points``; the text gives the measure per size
-    (mean ± sd over seeds), the slope per doubling and how far the line would have to run to reach the
-    paper's value (an extrapolation)."""
-    x, y, shown = [], [], []
-    for share, seeds in points:
-        stat = part.measure(seeds)
-        for run, value in zip(seeds.runs, stat.values):
-            if not math.isnan(value):
-                x.append(math.log2(run.final["data"]["train_examples"]))
-                y.append(value)
-        shown.append(f"{stat.mean_sd(3)} at {sentences(seeds):,.0f} sentences ({size_of(share, seeds)})")
+    """Fit ``part`` over every seed's run at every size of ``points`` (:func:`urnlib.trends.log2_trend`, the
+    gap measured at the largest size's mean sentences); the text gives the measure per size (mean ± sd over
+    seeds), the slope per doubling and how far the line would have to run to reach the paper's value (an
+    extrapolation)."""
+    stats = [part.measure(seeds) for _, seeds in points]
+    sizes, y = _sizes_values(points, stats)
+    shown = [f"{stat.mean_sd(3)} at {sentences(seeds):,.0f} sentences ({size_of(share, seeds)})"
+             for (share, seeds), stat in zip(points, stats)]
     top_size = sentences(points[-1][1])
     room = math.log2(PAPER_TRAIN / top_size)
     head = f"{part.what} " + ", ".join(shown)
-    if len(set(x)) < 2:
+    line = log2_trend(sizes, y, target=part.target, higher=part.higher, room=room, top=top_size)
+    if line is None:
         return Fit(math.nan, math.nan, math.nan, False, math.inf, room,
                    head + " (fewer than two sizes: no trend)")
-    line = _stats.linregress(x, y)
-    top = line.intercept + line.slope * math.log2(top_size)  # the line at the largest size
-    sign = 1 if part.higher else -1
-    improves = bool(sign * line.slope > 0 and line.pvalue < rules.LEVEL)
-    gap = sign * (part.target - top)  # > 0: still short of the target
-    need = 0.0 if gap <= 0 else (gap / (sign * line.slope) if sign * line.slope > 0 else math.inf)
     trend = f"; {line.slope:+.3g} per doubling of the training sentences (p = {line.pvalue:.2g}"
-    if not improves:
-        worse = sign * line.slope < 0 and line.pvalue < rules.LEVEL
-        return Fit(line.slope, line.intercept, line.pvalue, False, need, room, head + trend + (
-            ": significantly worse with more sentences)" if worse else ": no significant improvement)"))
+    if not line.improves:
+        return Fit(line.slope, line.intercept, line.pvalue, False, line.need, room, head + trend + (
+            ": significantly worse with more sentences)" if line.worse else ": no significant improvement)"))
+    need = line.need
     reach = ("the paper's value already reached" if need == 0 else
              f"the paper's {part.target_text()} about {need:.1f} doublings beyond the largest size "
              f"({top_size * 2 ** need:,.0f} sentences) on the fitted line, an extrapolation")
@@ -193,15 +186,22 @@ def fit_part(points: Points, part: Part) -> Fit:
                head + trend + f"): {reach}; the paper trained on {room:.1f} doublings more")
 
 
+def _sizes_values(points: Points, stats: list[Stat]) -> tuple[list[float], list[float]]:
+    """``(training sentences, the part's value)`` of every seed's run at every size (``stats``: the part's
+    measure of each point's seeds), NaN values left out."""
+    sizes, y = [], []
+    for (_, seeds), stat in zip(points, stats):
+        for run, value in zip(seeds.runs, stat.values):
+            if not math.isnan(value):
+                sizes.append(float(run.final["data"]["train_examples"]))
+                y.append(value)
+    return sizes, y
+
+
 def _values(points: Points, part: Part) -> tuple[list[float], list[float]]:
     """``(log2 of the training sentences, the part's value)`` of every seed's run at every size."""
-    x, y = [], []
-    for _, seeds in points:
-        for run, value in zip(seeds.runs, part.measure(seeds).values):
-            if not math.isnan(value):
-                x.append(math.log2(run.final["data"]["train_examples"]))
-                y.append(value)
-    return x, y
+    sizes, y = _sizes_values(points, [part.measure(seeds) for _, seeds in points])
+    return [math.log2(n) for n in sizes], y
 
 
 def _term(columns: list[list[float]], y: list[float]) -> tuple[float, float]:
