@@ -2,12 +2,10 @@
 
 * logical entailment with TPRU, GRU and LSTM encoders in a siamese classifier (Table 2, Figs. 1 and 2): data,
   encoders and the training of one run in :mod:`urnlib.chapters.tpru.entailment`;
-* TPRU against LSTM language models on Brown, and the role/POS PMI (stand-ins for Tables 4 and 5):
-  :mod:`urnlib.chapters.tpru.lm`;
-* the gradient analysis of sec. 4 and Table 1's counts, measured on modules without training:
-  :mod:`urnlib.chapters.tpru.checks`;
-* how many directions the trained encoders' sentence vectors use (why encoders stay at chance):
-  :mod:`urnlib.chapters.tpru.features`;
+* TPRU against LSTM language models on Brown (``lm_sizes``: again at other dimensions, a size trend), and
+  the role/POS PMI (stand-ins for Tables 4 and 5): :mod:`urnlib.chapters.tpru.lm`;
+* the gradient analysis of sec. 4 and Table 1's counts, measured without training: :mod:`.checks`; how many
+  directions the trained encoders' sentence vectors use (why encoders stay at chance): :mod:`.features`;
 * the entailment runs scored on Evans et al.'s released files (Table 2), from a committed cache:
   :mod:`urnlib.chapters.tpru.released`;
 * the scaled group, extra entailment runs on a larger training set (parameter ``scaled``):
@@ -34,7 +32,7 @@ epoch, so the final metrics are the best epoch's.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -122,6 +120,7 @@ class Config(ChapterConfig):
     check_trials: int
     ablations: list  # the ablation of the few-role TPRUs (issue 33; not in the paper): :meth:`ablation_plan`
     scaled: dict | None  # extra runs on a larger training set (None, {}: none): :meth:`scaled_plan`
+    lm_sizes: list = field(default_factory=list)  # the language models again at other dimensions
 
     # ------------------------------------------------------------------ checks
     def validate(self) -> None:
@@ -165,6 +164,7 @@ class Config(ChapterConfig):
         _optional("lm_clip", self.lm_clip, lambda n, v: check_float(n, v, minimum=0.0, strict_min=True))
         check_int("lm_batch_size", self.lm_batch_size, minimum=1)
         check_float("lm_lr", self.lm_lr, minimum=0.0, strict_min=True)
+        lm.check_sizes(self.lm_sizes, self.lm_d, self.lm_slices)
         check_int("pmi_min_joint", self.pmi_min_joint, minimum=1)
         check_int("check_trials", self.check_trials, minimum=1, maximum=10_000)
         self.ablation_specs()
@@ -285,9 +285,10 @@ class Config(ChapterConfig):
         group = self.scaled_group()
         return {} if group is None else group.plan(self._entailment_spec)
 
-    def lm_plan(self) -> dict[str, list[RunSpec]]:
-        """``{label: [one RunSpec per seed of lm_seeds]}`` of the language models of ``lm_models``."""
-        task, setup = asdict(self.lm_task()), self.lm_setup()
+    def lm_plan(self, setup: lm.LMSetup | None = None) -> dict[str, list[RunSpec]]:
+        """``{label: [one RunSpec per seed of lm_seeds]}`` of the language models of ``lm_models`` (``setup``:
+        another than the chapter's, :meth:`lm_size_plan`)."""
+        task, setup = asdict(self.lm_task()), setup or self.lm_setup()
         return {lm.lm_label(kind, setup): [
             RunSpec.of(lm.EXPERIMENT, lm.lm_label(kind, setup),
                        {"task": task, "setup": asdict(setup), "kind": kind,
@@ -296,14 +297,20 @@ class Config(ChapterConfig):
             for seed in self.lm_seeds]
             for kind in self.lm_models}
 
+    def lm_size_plan(self) -> dict[int, dict[str, list[RunSpec]]]:
+        """``{d: lm_plan}`` of each dimension of ``lm_sizes``: the language models trained again at that
+        dimension, the TPRU's roles scaled with it (:func:`urnlib.chapters.tpru.lm.resized`)."""
+        return {d: self.lm_plan(lm.resized(self.lm_setup(), d)) for d in self.lm_sizes}
+
     def plan(self) -> list[RunSpec]:
         """Every run: each entailment encoder of ``models`` once per seed of ``seeds``, each language model
         of ``lm_models`` once per seed of ``lm_seeds``, then the ablation's runs that are not main runs
         already, then the encoders' runs at the other rates of ``lr_choices``, then the scaled group's."""
         other_rates = [specs for rates in self.lr_plan().values()
                        for lr, specs in rates.items() if lr != self.lr]
-        groups = [*self.entailment_plan().values(), *self.lm_plan().values(), *self.ablation_plan().values(),
-                  *other_rates]
+        sized = [specs for group in self.lm_size_plan().values() for specs in group.values()]
+        groups = [*self.entailment_plan().values(), *self.lm_plan().values(), *sized,
+                  *self.ablation_plan().values(), *other_rates]
         out: dict[str, RunSpec] = {}
         for spec in (s for specs in groups for s in specs):
             if spec.name in out and out[spec.name].key != spec.key:
@@ -345,12 +352,14 @@ class TpruRuns:
     ablations: dict[str, Seeds]  # ablation label -> its runs (:meth:`Config.ablation_plan`)
     roles: list[dict[str, Any]]  # rows of tpru_features.filler_use: the ablated encoders' use of their roles
     scaled: dict[str, Seeds]  # the scaled group: label -> its runs (:meth:`Config.scaled_plan`; {}: none)
+    lm_sizes: dict[int, dict[str, Seeds]] = field(default_factory=dict)  # d -> the language models at it
 
     def __iter__(self) -> Iterator[Run]:
         seen: set[str] = set()
         at_rates = [seeds for c in self.lr_choice for seeds in c.runs.values() if seeds]
-        for runs in [*self.entailment.values(), *at_rates, *self.lm.values(), *self.ablations.values(),
-                     *self.scaled.values()]:
+        sized = [seeds for group in self.lm_sizes.values() for seeds in group.values()]
+        for runs in [*self.entailment.values(), *at_rates, *self.lm.values(), *sized,
+                     *self.ablations.values(), *self.scaled.values()]:
             for r in runs:
                 if r.name not in seen:  # an ablation and the rate choice share main runs
                     seen.add(r.name)
@@ -387,4 +396,5 @@ def run(config: Config, *, store: str | Path | None = None, mode: str | None = N
                     table1=tpru_checks.table1_check(),
                     features=tpru_features.feature_spread(entailment, seed=config.seed), released=released,
                     ablations=ablated, roles=tpru_features.filler_use(measured, seed=config.seed),
-                    scaled=scaled)
+                    scaled=scaled, lm_sizes={d: {label: seeds(label, group) for label, group in plan.items()}
+                                             for d, plan in config.lm_size_plan().items()})

@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -37,7 +37,7 @@ from urnlib.corpora import text
 from urnlib.corpora.brown import brown_sentences
 from urnlib.models.tpru_counts import weight_matrix_count
 from urnlib.models.tpru_stack import StackLM
-from urnlib.params import ParameterError, check_bool, check_float, check_int
+from urnlib.params import ParameterError, check_bool, check_float, check_int, check_list
 from urnlib.progress import progress
 from urnlib.results import Run, RunSpec, Trained
 from urnlib.tasks.brown_lm import (BROWN_SENTENCES, BROWN_TOKENS, BROWN_TYPES, BrownTask, make_data,
@@ -47,7 +47,8 @@ from urnlib.train import TokenData, TrainConfig, fit, seed_everything
 
 #: the BROWN_ counts are urnlib.tasks.brown_lm's, named here for the chapter's config
 __all__ = ["EXPERIMENT", "COMPONENTS", "UPOS", "BROWN_TOKENS", "BROWN_TYPES", "BROWN_SENTENCES", "LMSetup",
-           "brown_to_upos", "test_tags", "reading_positions", "selected_roles", "role_tag_pmi", "lm_label",
+           "brown_to_upos", "test_tags", "reading_positions", "selected_roles", "role_tag_pmi", "resized",
+           "check_sizes", "lm_label",
            "build_lm", "train_run", "rebuild_lm", "check_brown_split", "check_brown_corpus"]
 
 EXPERIMENT = "tpru_lm"
@@ -212,6 +213,30 @@ def role_tag_pmi(roles: Sequence[int], tags: Sequence[str], *, top: int = 2,
                     "top": [{"role": r, "pmi": p, "joint": joint[r, tag], "role_count": c_role[r]}
                             for p, r in cands]}
     return {"tokens": n, "roles_used": len(c_role), "mutual_information": mi, "tags": out}
+
+
+def resized(setup: LMSetup, d: int) -> LMSetup:
+    """``setup`` at dimension ``d``, the TPRU's roles scaled with it (at least one): a size trend keeps the
+    ratio of roles to dimension, as paper 002 Table 4's 1,024 roles at dimension 1,024 do."""
+    return replace(setup, d=d, n_roles=max(1, setup.n_roles * d // setup.d))
+
+
+def check_sizes(sizes: Any, d: int, slices: int) -> None:
+    """``lm_sizes``: a list of dimensions (``[]``: none), each an integer >= 1 other than ``d`` (``lm_d``,
+    trained already) and divisible by ``slices``, none twice.
+
+    Raises:
+        ParameterError: naming ``lm_sizes`` and what to write.
+    """
+    example = f"[{max(1, d // 2)}] (the language models again at half lm_d={d}; [] for none)"
+    if not isinstance(sizes, (list, tuple)):
+        raise ParameterError(f"lm_sizes={sizes!r} must be a list of dimensions, e.g. {example}")
+    if sizes:
+        check_list("lm_sizes", sizes, example=example, each=lambda name, v: check_int(name, v, minimum=1))
+    for v in sizes:
+        if v == d or v % slices:
+            raise ParameterError(f"lm_sizes={list(sizes)!r}: each dimension other than lm_d={d} (trained "
+                                 f"already) and divisible by lm_slices={slices}, e.g. {example}")
 
 
 def lm_label(kind: str, setup: LMSetup) -> str:
