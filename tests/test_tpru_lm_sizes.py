@@ -23,8 +23,8 @@ def test_each_size_plans_both_language_models_with_roles_scaled_and_the_main_key
     assert spec.params["train"] == config.lm_plan()["TPRU LM 64 N=64"][1].params["train"]  # trained alike
     after = {s.name: s.key for s in config.plan()}
     assert {k: v for k, v in after.items() if k in before} == before  # every other run as stored
-    assert sorted(set(after) - set(before)) == sorted(f"{m} seed {s}" for m in ("LSTM LM 32", "TPRU LM 32 N=32")
-                                                        for s in PAPER.lm_seeds)
+    added = sorted(f"{m} seed {s}" for m in ("LSTM LM 32", "TPRU LM 32 N=32") for s in PAPER.lm_seeds)
+    assert sorted(set(after) - set(before)) == added
 
 
 def test_resized_keeps_the_ratio_of_roles_to_dimension():
