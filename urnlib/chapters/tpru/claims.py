@@ -51,7 +51,8 @@ NOT_TRAINED = "- (not trained)"
 
 def claims(ent_runs: dict[str, Seeds], lm_runs: dict[str, Seeds], grad_rows: list[dict],
            t1_rows: list[dict], released, ablation: Ablation | None = None,
-           scaled: dict[str, Seeds] | None = None) -> list[Claim]:
+           scaled: dict[str, Seeds] | None = None,
+           lm_sizes: dict[int, dict[str, Seeds]] | None = None) -> list[Claim]:
     """The chapter's claims (``ent_runs``, ``lm_runs``: ``{label: Seeds}``; ``released``: the entailment runs'
     scores on Evans et al.'s released files, :func:`urnlib.chapters.tpru.released.released_results`;
     ``ablation``: :func:`urnlib.chapters.tpru.report_ablation.groups`, which the untrained claims' settle
@@ -66,7 +67,8 @@ def claims(ent_runs: dict[str, Seeds], lm_runs: dict[str, Seeds], grad_rows: lis
     return (evaluate(CHAPTER, TABLE2, t2, seeds=t2.seeds, idle=t2.idle)
             + evaluate(CHAPTER, ACCURACIES, t2, seeds=t2.seeds)  # against the printed numbers: no guard
             + evaluate(CHAPTER, FIGURES, main, seeds=main.seeds, idle=main.idle)
-            + lm_claims(lm_runs) + check_claims(grad_rows, t1_rows) + evaluate(CHAPTER, NOT_RUN, None))
+            + lm_claims(lm_runs, lm_sizes) + check_claims(grad_rows, t1_rows)
+            + evaluate(CHAPTER, NOT_RUN, None))
 
 
 def _gru(m: Entailment) -> Measured | None:

@@ -6,8 +6,9 @@ resting on one that did not is no evidence."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -19,6 +20,7 @@ from urnlib.claims import Claim
 from urnlib.declare import Measured, Spec, evaluate
 from urnlib.reports.common import cpu_hours
 from urnlib.seeds import Seeds
+from urnlib.trends import log2_trend
 
 __all__ = ["lm_claims", "LanguageModels", "PAIR", "PERPLEXITIES", "TAGS"]
 
@@ -32,6 +34,7 @@ class LanguageModels:
     (``idle``: their test perplexity not clearly below the vocabulary's size)."""
 
     lm: dict[str, Seeds]
+    sizes: dict[int, dict[str, Seeds]] = field(default_factory=dict)  # d -> both models again at it
 
     def __post_init__(self):
         self.tpru = next((k for k in self.lm if k.startswith("TPRU")), None)
@@ -66,10 +69,12 @@ class LanguageModels:
         return 16 * cpu_hours(self.lm[self.tpru], self.lm[self.lstm])
 
 
-def lm_claims(lm: dict[str, Seeds]) -> list[Claim]:
-    """The language-model claims on the runs ``lm`` (``{label: Seeds}``); the perplexities themselves are
-    not comparable with the paper's whether the models trained or not (no guard)."""
-    m = LanguageModels(lm)
+def lm_claims(lm: dict[str, Seeds], sizes: dict[int, dict[str, Seeds]] | None = None) -> list[Claim]:
+    """The language-model claims on the runs ``lm`` (``{label: Seeds}``; ``sizes``: both models again at
+    other dimensions, ``{d: {label: Seeds}}``, the size trend behind the perplexity claim's cause); the
+    perplexities themselves are not comparable with the paper's whether the models trained or not (no
+    guard)."""
+    m = LanguageModels(lm, sizes or {})
     return (evaluate(CHAPTER, PAIR, m, seeds=m.seeds, idle=m.idle)
             + evaluate(CHAPTER, PERPLEXITIES, m, seeds=m.seeds)
             + evaluate(CHAPTER, TAGS, m, seeds=m.seeds, idle=m.idle))
@@ -85,15 +90,49 @@ def _similar(m: LanguageModels) -> Measured | None:
     stopped = stopping_line({m.tpru: t, m.lstm: s}, "valid_ppl", minimize=True)
     capped = [r for r in (*t, *s) if len(r.history) == r.params["train"]["epochs"]
               and best_epoch(r, "valid_ppl", True) == len(r.history)]
+    cause, trend = size_trend(m)
     return Measured(f"Brown test {pt.text(1)} vs {pl.text(1)}; TPRU / LSTM - 1 per seed {ratio.text(3)}",
                     rules.matches(pt, pl, SIMILAR, relative=True, higher=False, names=("TPRU", "LSTM")),
                     rests=[m.tpru, m.lstm], evidence=f"the training, by validation perplexity: {stopped} "
                     + ("Some runs were still improving at their cap: more epochs come first." if capped else
                        "Every run stopped past its best epoch, before its cap: more epochs at this size are "
-                       "not the experiment left, a larger size is."),
+                       "not the experiment left, a larger size is.") + trend, cause=cause,
                     settle=f"whether the gap closes at a larger size: both models at 4 times our dimension "
                            f"on Brown, every seed: about {m.bigger():.0f} CPU hours (ours took "
                            f"{cpu_hours(t, s):.1f}); WikiText is not here")
+
+
+def _ratio(a, b) -> float:
+    return a.final["test_ppl"] / b.final["test_ppl"] - 1
+
+
+def size_trend(m: LanguageModels) -> tuple[str | None, str]:
+    """The perplexity claim's cause from the size trend: TPRU / LSTM - 1 per seed at each dimension (ours and
+    ``m.sizes``' where both models trained), fitted on log2 of the dimension
+    (:func:`urnlib.trends.log2_trend`) against the paper's gap :data:`SIMILAR`; ``scale`` where the line
+    improves and reaches it within the doublings to the paper's dimension (1,024), else no cause;
+    ``(None, "")`` without another size."""
+    d0 = m.lm[m.tpru][0].params["setup"]["d"]
+    points = {d0: paired(m.lm[m.tpru], m.lm[m.lstm], _ratio)}
+    for d, group in sorted(m.sizes.items()):
+        tpru = next((v for k, v in group.items() if k.startswith("TPRU")), None)
+        lstm = next((v for k, v in group.items() if k.startswith("LSTM")), None)
+        if tpru is not None and lstm is not None and all(
+                rules.off_chance(run.final["data"]["vocabulary"], seeds.final("test_ppl"), higher=False)
+                for seeds in (tpru, lstm) for run in seeds[:1]):
+            points[d] = paired(tpru, lstm, _ratio)
+    if len(points) < 2:
+        return None, ""
+    sizes = [d for d, stat in points.items() for _ in stat.values]
+    line = log2_trend(sizes, [v for stat in points.values() for v in stat.values], target=SIMILAR,
+                      higher=False, room=math.log2(PAPER_LM["d"] / max(points)))
+    each = "; ".join(f"dimension {d}: {points[d].text(3)}" for d in sorted(points))
+    said = line.words("dimension", f"{SIMILAR:.3f}", max(points), what="dimension",
+                      theirs=f"the paper's {PAPER_LM['d']:,} is")
+    verdict = ("the gap closes with the dimension and reaches the paper's within its size: the scale "
+               "explains the miss" if line.reaches else "the trend does not show the scale as the cause")
+    return ("scale" if line.reaches else None), (f" Size trend (TPRU / LSTM - 1 per seed, by dimension, the "
+                                                 f"TPRU's roles scaled alike): {each}; {said}. {verdict}.")
 
 
 def _gap(a, b) -> float:
