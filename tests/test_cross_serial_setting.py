@@ -77,3 +77,32 @@ def test_once_the_authors_cell_is_tried_the_settle_names_their_strings_for_both_
     after = lstm_settle(loss, [16], seeds, "more seeds", tried=True)
     assert "the authors' LSTM cell did not change that" in after and "m + n drawn uniformly" in after
     assert after.endswith("(about 4.5 hours of training, from the stored runs' epoch times)")  # 3 x (1 + 0.5)
+
+
+def test_both_models_in_the_authors_whole_setting_decide_fig_2a_s_cause():
+    """Their LSTM (their cell) and the URN, both on their strings with 10 classes: the LSTM lower at every
+    size makes the cause 'setting', higher at one 'authors' (the miss stands in their setting too), a tie
+    none; the whole setting decides even where the cell alone was higher (hand-made runs)."""
+    from urnlib.chapters.cross_serial.claims_settle import AUTHORS_CELL, WHOLE, authors_lstm_evidence
+    from urnlib.seeds import Stat
+
+    def seeds(values):
+        return Seeds("x", [_loss_run(v) for v in values], list(range(len(values))))
+
+    read = lambda run: run.history[-1]  # noqa: E731
+    urn = {16: Stat.of([0.50, 0.51, 0.52]), 32: Stat.of([0.48, 0.49, 0.50])}
+    cell_worse = {f"LSTM {n}, {AUTHORS_CELL}": seeds([0.60, 0.61, 0.62]) for n in urn}
+    whole = {f"LSTM {n}, {WHOLE}, {AUTHORS_CELL}": seeds([0.30, 0.31, 0.32]) for n in urn}
+    whole |= {f"URN {n}, {WHOLE}": seeds([0.40, 0.41, 0.42]) for n in urn}
+    cause, text = authors_lstm_evidence({**cell_worse, **whole}, urn, read)
+    assert cause == "setting"
+    assert "in the authors' whole setting" in text
+    assert "16 units: LSTM 0.310 ± 0.010 against URN 0.410" in text
+    assert "LSTM 16 with the authors' cell" in text  # the cell alone stays in the evidence
+    higher = {**whole, f"LSTM 32, {WHOLE}, {AUTHORS_CELL}": seeds([0.50, 0.51, 0.52])}
+    assert authors_lstm_evidence({**cell_worse, **higher}, urn, read)[0] == "authors"
+    assert authors_lstm_evidence(higher, urn, read)[0] == "authors"  # without the cell-only runs too
+    tied = {**whole, f"LSTM 32, {WHOLE}, {AUTHORS_CELL}": seeds([0.38, 0.41, 0.44])}
+    assert authors_lstm_evidence({**cell_worse, **tied}, urn, read)[0] is None
+    alone = {f"LSTM {n}, {WHOLE}, {AUTHORS_CELL}": seeds([0.30, 0.31, 0.32]) for n in urn}  # no URN pair
+    assert authors_lstm_evidence(alone, urn, read) == (None, "")

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from urnlib.chapters.cross_serial.claims_settle import authors_lstm_evidence, lstm_settle, more_seeds
+from urnlib.chapters.cross_serial.claims_settle import (authors_lstm_evidence, authors_whole, lstm_settle,
+                                                       more_seeds)
 from urnlib.chapters.cross_serial.report import (CHAPTER, PAPER_EPOCHS, PAPER_ERROR, PAPER_URN32_ERROR,
                                                  PAPER_URN32_LOSS, SHARE, Grouped, best_row, final_row,
                                                  grouped, labels_of, ms, table1, unseen_seen, untrained)
@@ -110,7 +111,8 @@ def _lstm_lower(m: Measures) -> Measured | None:
     cause = cause if combine(parts)[0] is False else None  # a cause explains a miss only
     return Measured(
         "; ".join(f"{n}: LSTM {ms(loss[f'LSTM {n}'])} vs URN {ms(loss[f'URN {n}'])}" for n in m.pairs),
-        parts, settle="" if cause else lstm_settle(loss, m.pairs, m.seeds, m.more, tried=bool(evidence)),
+        parts, settle="" if cause else lstm_settle(loss, m.pairs, m.seeds, m.more, tried=bool(evidence),
+                                                   whole=bool(authors_whole(m.variants, m.pairs, m.read)[1])),
         cause=cause, evidence=evidence)
 
 
