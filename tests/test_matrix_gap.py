@@ -141,3 +141,21 @@ def test_the_range_of_4_3_takes_its_cause_from_the_authors_recipe_seed_by_seed()
     assert gap_causes(*_wfsa_view([30, 35, 40]))[WFSA][0] == "authors"  # outside it on every seed too
     assert WFSA not in gap_causes(*_wfsa_view([1, 2, 1], epochs=3))  # cut short at its cap: no cause
     assert WFSA not in gap_causes(view, {})  # no recipe, no cause
+
+
+def test_4_3_capped_past_the_training_the_other_models_had_is_read_after_equal_amount_of_training():
+    """Paper 003 sec. 5 counts 4.3's questions "after equal amount of training": a 4.3 recipe run stopped at
+    its cap still decides once it trained at least as many epochs as the other models' recipe runs, which
+    their validation loss stopped (here 3); before that, or where they too hit their cap, it does not."""
+    view, recipe = _wfsa_view([30, 35, 40], epochs=3)  # 4.3's recipe: 3 epochs, its cap
+    view = {**_view(), **view}
+    for epochs, expected in ((40, "authors"), (2, None)):  # 4.2's recipe: 3 epochs, stopped or capped
+        label, diag = _recipe([70, 72, 74], epochs=epochs)
+        for run in diag:
+            run.history = run.history[:epochs]
+        causes = gap_causes(view, {**recipe, label: diag})
+        assert causes.get(WFSA, (None,))[0] == expected
+    found = gap_causes(view, {**recipe, _recipe([70, 72, 74], epochs=40)[0]:
+                              _recipe([70, 72, 74], epochs=40)[1]})[WFSA][1]
+    assert "stopped at their cap of 3 epochs, past the 3 the other models trained" in found
+    assert '"equal amount of training"' in found

@@ -9,10 +9,10 @@ For a model whose count at the kept epoch (log entries, the paper's representati
   share, t-test at :data:`urnlib.rules.LEVEL`), and that line reaches the paper's count within the doublings
   from our corpus to the paper's (UMBC, not reachable offline): the missing corpus is the cause.
 * ``authors`` (:func:`urnlib.claims.authors_cause`): the authors' whole recipe (Adagrad at lr 1.0 with their
-  batch) was run, none of its runs stopped at its epoch cap, its count is still clearly below the paper's,
-  and the trend does not reach it within the
-  paper's corpus: the miss stands with their training; the corpus itself (UMBC) is the experiment left, named
-  with its cost.
+  batch) was run, none of its runs stopped at its epoch cap (for 4.3's range "after equal amount of
+  training": none before the epochs the other models trained with it), its count is still clearly below the
+  paper's, and the trend does not reach it within the paper's corpus: the miss stands with their training;
+  the corpus itself (UMBC) is the experiment left, named with its cost.
 * ``open`` otherwise, with what was tried and the experiment that would settle it, its cost estimated from the
   stored runs' CPU seconds.
 
@@ -111,14 +111,16 @@ def _cause(model: str, row: dict[str, Seeds], paper: float) -> tuple[str, str, s
     return "open", tried, settle
 
 
-def _range_cause(model: str, row: dict[str, Seeds]) -> tuple[str, str, str] | None:
+def _range_cause(model: str, row: dict[str, Seeds], equal: int = 0) -> tuple[str, str, str] | None:
     """``(cause, what the recipe found, "")`` of a count the paper prints as a range (4.3's "1-2") from the
     authors' whole recipe, decided seed by seed as the claim is (:func:`urnlib.statements.in_range`):
     ``setting`` where their recipe answers inside the range, ``authors`` where it answers outside it too;
-    ``None`` where undecided, or where a recipe run stopped at its epoch cap (not their training)."""
+    ``None`` where undecided, or where a recipe run stopped at its epoch cap (not their training) before
+    ``equal`` epochs: the most the other models trained with the same recipe before their validation loss
+    stopped them (paper 003 sec. 5 counts 4.3's questions "after equal amount of training")."""
     recipe = _authors_recipe(row)
     low, high = (int(n) for n in re.findall(r"\d+", PAPER_CORRECT[model]))
-    if recipe is None or any(len(r.history) >= run_setting(r).epochs for r in recipe):
+    if recipe is None or any(_cut_short(r, equal) for r in recipe):
         return None
     counts = _count(recipe)
     decision = in_range(counts.values, low, high, name=f"{model} with the authors' recipe (log entries)")
@@ -126,8 +128,29 @@ def _range_cause(model: str, row: dict[str, Seeds]) -> tuple[str, str, str] | No
     if cause is None:
         return None
     name = next(n for n, s in optimiser_settings(row).items() if s is recipe)
+    capped = equal and any(len(r.history) >= run_setting(r).epochs for r in recipe)
+    equally = (f"; its runs stopped at their cap of {run_setting(recipe[0]).epochs} epochs, past the "
+               f"{equal} the other models trained with the same recipe before their validation loss stopped "
+               "them: at least the paper's \"equal amount of training\"") if capped else ""
     return cause, (f"{name} (the authors' whole recipe): {counts.mean_sd(1)} against the chapter's "
-                   f"{_count(row[CHAPTER_RUNS]).mean_sd(1)} ({decision.direction})"), ""
+                   f"{_count(row[CHAPTER_RUNS]).mean_sd(1)} ({decision.direction}){equally}"), ""
+
+
+def _cut_short(run, equal: int) -> bool:
+    """A run stopped at its epoch cap, before ``equal`` epochs (at any epoch where ``equal`` is 0)."""
+    capped = len(run.history) >= run_setting(run).epochs
+    return capped and (not equal or len(run.history) < equal)
+
+
+def _equal_training(rows: dict[str, dict[str, Seeds]], model: str) -> int:
+    """The most epochs any run of the other models trained with the authors' whole recipe where none of
+    them stopped at its cap (their validation loss stopped them): the "equal amount of training" a range
+    is read after; 0 where there is none."""
+    others = [_authors_recipe(row) for m, row in rows.items() if m != model]
+    runs = [r for recipe in others if recipe is not None for r in recipe]
+    if not runs or any(len(r.history) >= run_setting(r).epochs for r in runs):
+        return 0
+    return max(len(r.history) for r in runs)
 
 
 def _authors_recipe(row: dict[str, Seeds]) -> Seeds | None:
@@ -161,11 +184,11 @@ def _corpus_next(recipe: Seeds) -> str:
 def gap_causes(view: View, ablations: View | None = None) -> dict[str, tuple[str, str, str]]:
     """``{model: (cause, finding, settle text)}`` for every matrix model of ``view`` whose count at the kept
     epoch is below the paper's and which has ablation runs (see the module docstring)."""
-    out = {}
-    for model, row in settings(view, ablations).items():
+    out, rows = {}, settings(view, ablations)
+    for model, row in rows.items():
         paper = paper_count(model)
         if paper is not None and paper < 10 and _authors_recipe(row) is not None:  # 4.3's "1 or 2"
-            decided = _range_cause(model, row)
+            decided = _range_cause(model, row, _equal_training(rows, model))
             if decided is not None:
                 out[model] = decided
             continue
