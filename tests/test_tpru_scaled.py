@@ -258,3 +258,40 @@ def test_the_labels_say_the_training_set_and_its_ranges():
         "TPRU 64 N=4 s=8, 100,000 pairs (released ranges)"
     assert tpru_scaled.scaled_label(ent.encoder_spec("lstm 64"), 40000, "reconstruction") == \
         "LSTM 64, 40,000 pairs (reconstructed ranges)"
+
+
+# --------------------------------------------------------------------------- an encoder on its own seeds
+def test_an_encoder_on_its_own_seeds_trains_them_alone_and_shows_in_the_tables_but_decides_no_claim():
+    """``{model: "tpru 64 N512", seeds: [0]}`` in ``scaled.models``: that encoder on seed 0 only, under the
+    key it would have with the group's seeds (its run of a larger plan is the same run); the summary says
+    so; Table 2's rows show it, the sentence gives its seeds, and the claims still decide on the encoders
+    trained on all the group's seeds."""
+    config = replace(PAPER, scaled={**GROUP, "models": [*GROUP["models"], {"model": "tpru 64 N512",
+                                                                            "seeds": [0]}]})
+    plan = config.scaled_plan()
+    wide = "TPRU 64 N=512, 100,000 pairs (released ranges)"
+    assert list(plan) == [*LABELS, wide] and [s.name for s in plan[wide]] == [f"{wide} seed 0"]
+    every = replace(PAPER, scaled={**GROUP, "models": [*GROUP["models"], "tpru 64 N512"]}).scaled_plan()
+    assert plan[wide][0].key == every[wide][0].key and plan[LABELS[0]] == every[LABELS[0]]
+    assert "TPRU 64 N=64, TPRU 64 N=512 (seeds [0]) on 100,000 training pairs" in config.summary()
+    main, scaled = ent_runs_of(*GOOD), scaled_of(*SCALED, hours=1.0)
+    name, seeds = scaled_seeds(*ent_seeds("tpru", 512, 1, {"vacc": (0.6, 0.7, 0.9)}))
+    one = {**scaled, name: Seeds(name, seeds.runs[:1], [0])}
+    assert scaled_report.table2_basis(main, one) == scaled_report.table2_basis(main, scaled)
+    released = released_of({**main, **one})
+    assert list(report.table2(main, one)["model"])[-1] == name
+    line = scaled_report.scaled_line(one, main)
+    assert "3 initialisation seeds per model (TPRU 64 N=512: 1; the paper: 3)" in line
+    assert "the TPRU has 64 and 512 roles (Table 2: 512 at dimension 64)" in line
+    assert tpru_claims.claims(main, {}, [], [], released, None, one) == tpru_claims.claims(
+        main, {}, [], [], released, None, scaled)
+
+
+@pytest.mark.parametrize("entry, words", [
+    ({"model": "tpru 64 N512"}, "scaled.models[3]="),
+    ({"model": "tpru 64 N512", "seeds": [0], "epochs": 3}, "on its own seeds"),
+    ({"model": "tpru 64 N512", "seeds": []}, "scaled.models[3].seeds=[] must be a non-empty list")])
+def test_a_bad_entry_with_its_own_seeds_names_it(entry, words):
+    with pytest.raises(ParameterError) as info:
+        tpru.Config.load("paper", scaled={**GROUP, "models": [*GROUP["models"], entry]})
+    assert words in str(info.value)

@@ -10,6 +10,9 @@ other key defaults to the chapter's value, e.g.::
     scaled: {models: ["gru 64", "lstm 64", "tpru 64 N64"], train_size: 100000, split_profile: released,
              seeds: [0, 1, 2], epochs: 30, min_epochs: 10}
 
+An entry of ``models`` may also be ``{model: "tpru 64 N512", seeds: [0]}``: that encoder on its own seeds (an
+encoder too costly for every seed of the group); its key is the one it would have with the group's seeds.
+
 Its runs are trained exactly like the chapter's main encoders (architecture, optimiser, learning rate, batch,
 clipping, stopping rule, validation and test sizes, generator seed), on the group's training set and split
 ranges, for at most its ``epochs``: a run's parameters are those the chapter's main run of the same encoder
@@ -27,7 +30,7 @@ while Evans et al.'s released files, on which both are scored, are the same.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from urnlib.chapters.tpru import entailment as ent
@@ -64,6 +67,12 @@ class Scaled:
     epochs: int
     min_epochs: int
     patience: int | None
+    own_seeds: dict[str, list[int]] = field(default_factory=dict)  # label -> its seeds, where not ``seeds``
+
+    def seeds_of(self, label: str) -> list[int]:
+        """The seeds an encoder of the group trains on: its own where its entry gives them, else the
+        group's."""
+        return self.own_seeds.get(label, self.seeds)
 
     def task(self, usual: ent.EntailmentTask) -> ent.EntailmentTask:
         """The chapter's task ``usual`` with the group's training set and split ranges."""
@@ -84,7 +93,7 @@ class Scaled:
     def plan(self, spec_of: Callable[..., RunSpec]) -> dict[str, list[RunSpec]]:
         """``{label: [one RunSpec per seed]}``; ``spec_of(label, encoder spec, seed, scaled=self)`` is the
         chapter's run spec of an encoder and seed, here changed by this group."""
-        return {label: [spec_of(label, spec, seed, scaled=self) for seed in self.seeds]
+        return {label: [spec_of(label, spec, seed, scaled=self) for seed in self.seeds_of(label)]
                 for label, spec in self.encoders.items()}
 
 
@@ -94,7 +103,9 @@ def summary(group: Scaled | None) -> str:
         return ""
     stop = f", stopped after {group.patience} without a better one" if group.patience else ""
     least = f" but never before {group.min_epochs}" if group.patience and group.min_epochs else ""
-    return (f"; the scaled group: {', '.join(map(ent.model_label, group.encoders.values()))} on "
+    own = {label: f" (seeds {seeds})" for label, seeds in group.own_seeds.items()}
+    names = ", ".join(ent.model_label(spec) + own.get(label, "") for label, spec in group.encoders.items())
+    return (f"; the scaled group: {names} on "
             f"{group.train_size:,} training pairs ({_ranges(group.split_profile)}; seeds {group.seeds}, at "
             f"most {group.epochs} epochs{stop}{least})")
 
@@ -134,12 +145,15 @@ def _checked(key: str, check) -> Any:
         raise ParameterError(f"{err}; write {_HINTS[key]}" if key in _HINTS else str(err)) from None
 
 
-def _encoders(models: Any) -> dict[str, dict[str, Any]]:
+def _encoders(models: Any) -> tuple[dict[str, dict[str, Any]], dict[str, list[int]]]:
+    """``({label: encoder spec}, {label: its own seeds})`` of ``scaled.models``."""
     if not isinstance(models, (list, tuple)) or not models:
         raise ParameterError(f"scaled.models={models!r} must be a non-empty list of encoders, each written "
                              f"{ent.ENCODER_FORMS}")
     out: dict[str, dict[str, Any]] = {}
-    for text in models:
+    own: dict[str, list[int]] = {}
+    for i, entry in enumerate(models):
+        text, seeds = _entry(i, entry)
         try:
             spec = ent.encoder_spec(text)
         except ParameterError as err:
@@ -148,7 +162,20 @@ def _encoders(models: Any) -> dict[str, dict[str, Any]]:
             raise ParameterError(f"scaled.models lists {ent.model_label(spec)!r} twice ({list(models)!r}); "
                                  "give each encoder once")
         out[ent.model_label(spec)] = spec
-    return out
+        if seeds is not None:
+            own[ent.model_label(spec)] = seeds
+    return out, own
+
+
+def _entry(i: int, entry: Any) -> tuple[Any, list[int] | None]:
+    """An encoder of ``scaled.models`` and its own seeds (``None``: the group's)."""
+    if not isinstance(entry, dict):
+        return entry, None
+    if set(entry) != {"model", "seeds"}:
+        raise ParameterError(f"scaled.models[{i}]={entry!r}: an entry is an encoder, e.g. 'tpru 64 N64', or "
+                             "{model: 'tpru 64 N512', seeds: [0]} (that encoder on its own seeds)")
+    check_seeds(entry["seeds"], f"scaled.models[{i}].seeds")
+    return entry["model"], list(entry["seeds"])
 
 
 def scaled_group(value: Any, chapter: Any) -> Scaled | None:
@@ -172,7 +199,7 @@ def scaled_group(value: Any, chapter: Any) -> Scaled | None:
     if missing:
         raise ParameterError(f"scaled needs {' and '.join(missing)} (every other key defaults to the "
                              f"chapter's value), e.g. {SCALED_EXAMPLE}")
-    encoders = _encoders(value["models"])
+    encoders, own = _encoders(value["models"])
     size = _checked("train_size", lambda: ent.check_pairs("scaled.train_size", value["train_size"]))
     profile = value.get("split_profile", chapter.split_profile)
     check_choice("scaled.split_profile", profile, list(PROFILES))
@@ -186,5 +213,6 @@ def scaled_group(value: Any, chapter: Any) -> Scaled | None:
     wait = value.get("patience", chapter.patience)
     if wait is not None:
         _checked("patience", lambda: check_int("scaled.patience", wait, minimum=1))
-    return Scaled({scaled_label(spec, size, profile): spec for spec in encoders.values()}, size, profile,
-                  list(chosen), cap, least, wait)
+    labels = {label: scaled_label(spec, size, profile) for label, spec in encoders.items()}
+    return Scaled({labels[label]: spec for label, spec in encoders.items()}, size, profile, list(chosen), cap,
+                  least, wait, {labels[label]: seeds for label, seeds in own.items()})
