@@ -20,10 +20,8 @@ expands them to one :class:`~urnlib.results.RunSpec` per source, model and seed 
 the split of real text -, initialisation, data order and dropout masks), and :func:`train_run` trains one of
 them (a module-level function, so that any worker process can run it). A run trains for at most ``epochs``
 epochs, stops early after ``patience`` epochs without a lower ``monitor`` (never before ``min_epochs``), and
-keeps the weights and metrics of its best epoch. The book's protocol monitors ``val_loss``, on validation
-sentences drawn like the training ones (held out from the training side of real text); the paper preset's
-runs, stored before it, monitor the test loss (paper 000 sec. 4 holds out one 10% split "for validation and
-testing") until the agreement retrain.
+keeps the weights and metrics of its best epoch, the lowest ``val_loss`` on validation sentences drawn like
+the training ones (held out from the training side of real text). ``more_seeds``: :mod:`.more_seeds`.
 """
 
 from __future__ import annotations
@@ -47,6 +45,7 @@ from urnlib.train import TrainConfig
 # training one run and rebuilding it live beside this module; named here, as the plans name them
 from urnlib.chapters.agreement.training import ANALYSIS_WORDS, rebuild_model, train_run
 from urnlib.chapters.agreement.sizes import Size, sized_task, sizes_of, split_sizes
+from urnlib.chapters.agreement import more_seeds as more
 
 __all__ = ["Config", "AgreementRuns", "run_spec", "train_run", "run", "rebuild_model", "EXPERIMENT",
            "MODEL_LABELS", "MONITORS", "ANALYSIS_WORDS", "SyntheticTask", "CorpusTask", "task_for",
@@ -103,6 +102,7 @@ class Config(ChapterConfig):
     min_total: int
     phrases: list
     sizes: list = field(default_factory=list)  # the size trend's runs (.sizes; []: none)
+    more_seeds: dict = field(default_factory=dict)  # seeds of some models only (.more_seeds; {}: none)
 
     # ------------------------------------------------------------------ checks
     def validate(self) -> None:
@@ -130,9 +130,10 @@ class Config(ChapterConfig):
                                                          for p in self.phrases):
             raise ParameterError(f"phrases={self.phrases!r}: give a list of non-empty strings of "
                                  "space-separated words, e.g. ['the', 'of the']")
-        self.model_specs()
         self.train_config(self.seeds[0])
         tasks = self.tasks()
+        more.check_more_seeds(self.more_seeds, sources=list(tasks), labels=list(self.model_specs()),
+                              seeds=list(self.seeds))
         files = self._check_data(tasks) if self.mode != "load" else {}
         if self.analysis_source and self.analysis_source not in tasks:
             raise ParameterError(f"analysis_source={self.analysis_source!r} is not one of the sources "
@@ -284,10 +285,13 @@ class Config(ChapterConfig):
         out = []
         for name in self.tasks():
             runs = []
-            for seed in self.seeds:
+            for seed in more.seeds_of_source(self.more_seeds, name, list(self.seeds)):
                 task, cfg = self.tasks(seed)[name], self.train_config(seed)
                 runs += [run_spec(label, seed, task, spec, cfg, label=label, stop=self.stop())
-                         for label, spec in specs.items()]
+                         for label, spec in specs.items()
+                         if more.trains(self.more_seeds, name, label, seed, list(self.seeds))]
+                if seed not in self.seeds:  # more_seeds: the main setting's models only
+                    continue
                 if self.variant and isinstance(task, CorpusTask):
                     small = replace(task, vocab_size=self.small_vocab)
                     runs.append(run_spec(self.variant, seed, small, specs[self.turn], cfg, label=self.turn,
