@@ -36,7 +36,8 @@ def tiny(**changes) -> ex.Config:
     ([{"source": "synthetic", "factor": 2, "seeds": [0, 5]}], ["[5] are not among the chapter's seeds"]),
     ([{"source": "synthetic", "factor": 2, "models": ["gru"]}], ["sizes[0].models", "gru"]),
     ([{"source": "synthetic", "factor": 2}, {"source": "synthetic", "factor": 2.0}], ["sizes[1] repeats"]),
-    ([{"source": "synthetic", "factor": 2, "lr": 0.1}], ["sizes[0] has ['lr']"]),
+    ([{"source": "synthetic", "factor": 2, "lr": 0.1}], ["sizes[0].lr=0.1", "or its code_lr=0.001",
+                                                         "drop lr or give one of those"]),
     ({"source": "synthetic"}, ["sizes=", "list"]),
 ])
 def test_a_bad_size_entry_is_refused_naming_it(sizes, words):

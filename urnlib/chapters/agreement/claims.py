@@ -78,6 +78,7 @@ class Measures:
     trends: dict[str, Points] = field(default_factory=dict)  # model -> its size trend (none: the cause stays)
     trend_note: str = ""
     pooled: dict[str, Points] = field(default_factory=dict)  # model -> its pooled trend (claims_sizes)
+    own: frozenset = frozenset()  # models whose trend trained at this setting's rate (no trend_note's words)
 
     def subject(self, label: str) -> str:
         """The words of :func:`untrained`'s sentence that name the model ("the LSTM", "the LSTM's"): the
@@ -124,7 +125,7 @@ def _miss(source: str, runs: dict[str, Seeds], epochs: int) -> tuple[str, str]:
 
 def measures(source: str, runs: dict[str, Seeds], *, turn: str, min_total: int, epochs: int,
              trends: dict[str, Points] | None = None, trend_note: str = "",
-             pooled: dict[str, Points] | None = None) -> Measures:
+             pooled: dict[str, Points] | None = None, own: frozenset = frozenset()) -> Measures:
     """What the claims on one source's runs read; the LSTM's decline is put down to the data (the paper's
     curve is Linzen et al.'s, on their Wikipedia sentences: not ours); a model's size trend (``trends``) and
     pooled trend (``pooled``) decide the cause of its misses instead."""
@@ -141,7 +142,7 @@ def measures(source: str, runs: dict[str, Seeds], *, turn: str, min_total: int, 
            for label in (turn, "LSTM") if label in runs}
     return Measures(source, runs, turn, min_total, epochs, why, base, base_text, FIRST_EXACT.get(source, 0),
                     {turn: miss, "LSTM": "data"}, {turn: settle, "LSTM": lstm}, trends or {}, trend_note,
-                    pooled or {})
+                    pooled or {}, own)
 
 
 # --------------------------------------------------------------------------- one reading of the runs
@@ -222,9 +223,10 @@ def _read_twice(m: Measures, label: str, decide: Callable[[Measures, object], Re
         f"there it {best.word(clause=True)}: the two readings disagree")
     cause, evidence = ("noise" if main.holds is None else m.miss[label]), ""
     if main.holds is False:  # a miss: its size trend, where the model has one, decides the cause
+        note = f", read at epoch {m.epochs}" if label in m.own else m.trend_note
         found = size_cause(m.trends.get(label), parts(TREND[decide.__name__], read=at_epoch(m.epochs),
                                                       min_total=m.min_total, start=m.start,
-                                                      base=m.base.mean), m.trend_note, m.pooled.get(label))
+                                                      base=m.base.mean), note, m.pooled.get(label))
         cause, evidence = found or (cause, evidence)
     return Measured(f"at epoch {m.epochs}: {main.text}; at the {SELECTED}: {best.text} ({same})",
                     main.decided, rests=rests, direction=main.direction, seeds_needed=main.seeds_needed,
@@ -279,6 +281,7 @@ def _specs(m: Measures) -> list[Spec]:
 def claims(runs_by_source: dict[str, dict[str, Seeds]], *, turn: str, analysis_source: str | None,
            min_total: int = 20, setting: str | None = None, epochs: int = PAPER_EPOCHS,
            trends: dict[str, dict[str, Points]] | None = None, trend_note: str = "",
+           own: dict[str, set[str]] | None = None,
            pooled: dict[str, dict[str, Points]] | None = None) -> list[Claim]:
     """The claims of one setting's runs (with ``setting``, each statement starts with ``"[setting] "``), each
     read at the paper's final epoch ``epochs`` beside the lowest-validation-loss reading, behind the training
@@ -286,13 +289,14 @@ def claims(runs_by_source: dict[str, dict[str, Seeds]], *, turn: str, analysis_s
     heuristic is flat too): "does not drop" also needs the model to beat, on the sentences with attractors,
     the best of the majority class and the two heuristics (:func:`baseline_stat`). ``trends``: each source's
     size trends by model (:func:`.claims_sizes.trends_of`), which decide a miss's cause
-    (:func:`.claims_sizes.size_cause`; ``trend_note``: what the evidence says of them beyond the epoch), with
-    each source's pooled trends by model (``pooled``: :func:`.claims_sizes.pooled_trends_of`)."""
+    (:func:`.claims_sizes.size_cause`; ``trend_note``: what the evidence says of them beyond the epoch, except
+    for the models of ``own``, ``{source: models}`` whose trend trained at this setting's rate), with each
+    source's pooled trends by model (``pooled``: :func:`.claims_sizes.pooled_trends_of`)."""
     out = []
     for source, runs in runs_by_source.items():
         m = measures(source, runs, turn=turn, min_total=min_total, epochs=epochs,
                      trends=(trends or {}).get(source), trend_note=f", read at epoch {epochs}{trend_note}",
-                     pooled=(pooled or {}).get(source))
+                     pooled=(pooled or {}).get(source), own=frozenset((own or {}).get(source, ())))
         out += evaluate(CHAPTER, _specs(m), m, seeds=m.seeds, idle=m.idle)
     if analysis_source is not None and turn in runs_by_source.get(analysis_source, {}):
         seeds = runs_by_source[analysis_source][turn]
@@ -308,19 +312,32 @@ def settings(config) -> dict[str, str]:
     return out
 
 
+def _own_or_main(own: dict[str, dict[str, Points]], main: dict[str, dict[str, Points]]
+                 ) -> dict[str, dict[str, Points]]:
+    """A setting's size trends by source and model: its own where it trained one, else the main setting's."""
+    return {source: {**models, **own.get(source, {})} for source, models in main.items()} | \
+        {source: models for source, models in own.items() if source not in main}
+
+
 def chapter_claims(runs, config) -> list[Claim]:
     """The claims under each setting the runs were trained in (statements prefixed with the setting when
     there are two), Tables 1-2's on the main setting's k-TURN only; a claim missed for an open cause under
     one setting and reproduced under the other gets the cause ``setting``
-    (:func:`urnlib.claims.across_settings`). The size trend, trained at the chapter's ``lr``, decides the
-    cause of a miss under either setting (under the other, its evidence says so)."""
-    views = runs.views(config)
-    trends = trends_of(getattr(runs, "sizes", {}), runs.by_source)
-    pooled = pooled_trends_of(getattr(runs, "sizes", {}))
+    (:func:`urnlib.claims.across_settings`). A setting's size trend decides the cause of its misses: its own
+    where the chapter trained one at its rate (``sizes`` entries with ``lr``), else the main setting's (its
+    evidence then says so)."""
+    views, sizes = runs.views(config), getattr(runs, "sizes", {})
+    pooled = pooled_trends_of(sizes)
+    trends = {name: trends_of(sizes, view, None if name == config.setting else config.code_lr)
+              for name, view in views.items()}
+    main = trends[config.setting]
     other = f", at {config.setting}: the sizes train at the chapter's learning rate only"
     by_setting = {name: claims(view, turn=config.turn, min_total=config.min_total,
                                analysis_source=(config.analysis_source or None) if name == config.setting
-                               else None, setting=name if len(views) > 1 else None, trends=trends,
-                               trend_note="" if name == config.setting else other, pooled=pooled)
+                               else None, setting=name if len(views) > 1 else None,
+                               trends=_own_or_main(trends[name], main),
+                               trend_note="" if name == config.setting else other,
+                               own={source: set(models) for source, models in trends[name].items()},
+                               pooled=pooled)
                   for name, view in views.items()}
     return across_settings(by_setting)

@@ -61,18 +61,18 @@ def _subset(seeds: Seeds, wanted: set[int]) -> Seeds | None:
     return Seeds(seeds.label, [r for r, _ in kept], [s for _, s in kept]) if kept else None
 
 
-def trends_of(sizes: dict[str, dict[str, Seeds]], by_source: dict[str, dict[str, Seeds]]
-              ) -> dict[str, dict[str, Points]]:
-    """``{source: {model: points}}`` of the size trend's groups (``sizes``: ``AgreementRuns.sizes``), each
-    model's points with the chapter's runs of the same seeds at share 1 (``by_source``: the chapter's runs at
-    the trend's learning rate)."""
+def trends_of(sizes: dict[str, dict[str, Seeds]], by_source: dict[str, dict[str, Seeds]],
+              rate: float | None = None) -> dict[str, dict[str, Points]]:
+    """``{source: {model: points}}`` of the size trend's groups (``sizes``: ``AgreementRuns.sizes``) at the
+    chapter's learning rate (``rate``: at the second setting's, the groups trained at it), each model's points
+    with the chapter's runs of the same seeds at share 1 (``by_source``: the chapter's runs at that rate)."""
     out: dict[str, dict[str, Points]] = {}
     for source, groups in sizes.items():
         models: dict[str, Points] = {}
         for seeds in groups.values():
             coords = coords_of(seeds.runs[0])
-            if coords.get("pool"):
-                continue  # the pooled trend's (pooled_trends_of)
+            if coords.get("pool") or coords.get("rate") != rate:
+                continue  # the pooled trend's (pooled_trends_of), or another rate's
             models.setdefault(coords["model"], []).append((float(coords["size"]), seeds))
         for model, points in models.items():
             wanted = {s for _, seeds in points for s in seeds.seeds}
@@ -90,7 +90,7 @@ def pooled_trends_of(sizes: dict[str, dict[str, Seeds]]) -> dict[str, dict[str, 
     for source, groups in sizes.items():
         for seeds in groups.values():
             coords = coords_of(seeds.runs[0])
-            if coords.get("pool"):
+            if coords.get("pool") and not coords.get("rate"):
                 point = (float(coords["size"]), seeds)
                 out.setdefault(source, {}).setdefault(coords["model"], []).append(point)
     return {source: {model: sorted(points, key=lambda p: p[0]) for model, points in models.items()}

@@ -177,8 +177,7 @@ class Config(ChapterConfig):
         return tasks_for(self.sources, synthetic=synthetic, corpus=corpus)
 
     def train_config(self, seed: int, lr: float | None = None) -> TrainConfig:
-        """At most ``epochs`` epochs, stopped after ``patience`` without a lower test loss (0: never), the
-        best epoch's weights kept; Adam at ``lr`` (default: the chapter's ``lr``)."""
+        """At most ``epochs`` epochs, the best epoch's weights (lowest ``monitor``) kept; Adam at ``lr``."""
         check_int("epochs", self.epochs, minimum=1, maximum=100_000)
         check_int("patience", self.patience, minimum=0, maximum=100_000)
         check_int("batch_size", self.batch_size, minimum=1, maximum=1_000_000)
@@ -261,20 +260,21 @@ class Config(ChapterConfig):
 
     def size_specs(self) -> list[Size]:
         """The entries of ``sizes`` (:func:`.sizes.sizes_of`)."""
-        return sizes_of(self.sizes, tasks=self.tasks(), models=list(self.models), seeds=list(self.seeds))
+        return sizes_of(self.sizes, tasks=self.tasks(), models=list(self.models), seeds=list(self.seeds),
+                        rates=(self.lr, self.code_lr))
 
     def size_runs(self, source: str) -> list[RunSpec]:
-        """The size trend's runs on ``source`` (:mod:`.sizes`): the chapter's run at ``lr`` on another number
-        of training sentences, labelled ``"3-TURN, 2x sentences"``, with coordinates ``setting`` (the size in
-        words) and ``size`` (the share of the chapter's training sentences)."""
+        """The size trend's runs on ``source`` (:mod:`.sizes`): the chapter's run (at its entry's rate) on
+        another number of training sentences, labelled ``"3-TURN, 2x sentences"``."""
         specs, out = self.model_specs(), []
         for size in (s for s in self.size_specs() if s.source == source):
             for seed in size.seeds:
                 task, extra = sized_task(self.tasks(seed)[source], size.share, size.pool)
                 for label in (MODEL_LABELS[kind].format(k=self.truncation_k) for kind in size.models):
-                    out.append(run_spec(size.label(label), seed, task, specs[label], self.train_config(seed),
-                                        label=label, stop=self.stop(), setting=size.words, size=size.share,
-                                        extra=extra, pool=size.pool))
+                    out.append(run_spec(size.label(label), seed, task, specs[label],
+                                        self.train_config(seed, size.rate), label=label, stop=self.stop(),
+                                        setting=size.words, size=size.share, extra=extra, pool=size.pool,
+                                        rate=size.rate))
         return out
 
     def groups(self) -> list[tuple[str, list[RunSpec]]]:
@@ -331,19 +331,19 @@ class Config(ChapterConfig):
 def run_spec(name: str, seed: int | None, task: SyntheticTask | CorpusTask, model: dict[str, Any],
              train: TrainConfig, *, label: str, setting: str | None = None,
              stop: dict[str, Any] | None = None, size: float | None = None,
-             extra: dict[str, Any] | None = None, pool: float = 0.0) -> RunSpec:
-    """One run: ``model`` (a spec dict of :func:`urnlib.models.build_model`) trained on ``task`` under
-    ``seed``, its group ``name`` (coordinates: the model's ``label``, the ``setting`` it differs in, the
-    data ``source``), stored under ``agreement/<source name>/<key>``; ``stop``: its stopping rule, when it
-    has one of its own (:meth:`Config.stop`); ``size`` and ``extra``: a run of the size trend's, its share of
-    the chapter's training sentences (a coordinate) and its parameters beyond the task's (:mod:`.sizes`);
-    ``pool``: the pooled trend's share of the test files that trains (a coordinate where given)."""
+             extra: dict[str, Any] | None = None, pool: float = 0.0, rate: float | None = None) -> RunSpec:
+    """One run: ``model`` (a spec of :func:`urnlib.models.build_model`) trained on ``task`` under ``seed``,
+    its group ``name`` (coordinates: the model's ``label``, the ``setting`` it differs in, the ``source``),
+    stored under ``agreement/<source name>/<key>``; ``stop``: its own stopping rule (:meth:`Config.stop`);
+    a size trend's run (:mod:`.sizes`): its ``size`` (share), ``pool`` and ``rate`` (coordinates where
+    given) and ``extra`` parameters beyond the task's."""
     params = {"task": asdict(task), "model": model, "train": train.params(),
               **({"stop": stop} if stop else {}), **(extra or {})}
     return RunSpec.of(f"{EXPERIMENT}/{source_name(task)}", name, params,
                       (*COMPONENTS, *DATA_COMPONENTS[source_kind(task)], component_of(model)),
                       train_run, seed=seed, source=source_name(task), model=label,
-                      setting=setting, **({"size": size} if size else {}), **({"pool": pool} if pool else {}))
+                      setting=setting, **({"size": size} if size else {}), **({"pool": pool} if pool else {}),
+                      **({"rate": rate} if rate else {}))
 
 
 @dataclass

@@ -15,6 +15,10 @@ the chapter's ``lr`` with only its training sentences changed, under the label `
 (``"3-TURN, 2x sentences"``, ``"LSTM, 1/4 of the sentences"``), kept apart from the chapter's groups
 (:func:`split_sizes`).
 
+``lr`` (default: the chapter's ``lr``) may name the chapter's second rate ``code_lr``: the entry is then a
+point of that setting's trend, whose full size is the chapter's runs at ``code_lr``; its runs carry the
+coordinate ``rate`` and labels such as ``"3-TURN, 2x sentences, lr 0.001"``.
+
 ``pool`` (0 < pool < 1; the ``linzen`` source only) makes the entry a point of the **pooled** trend: that
 share of each of Linzen et al.'s test files (split by sentence with a fixed stream, the same for every seed)
 joins the training sentences, and the rest of each file is the bucket tested
@@ -42,7 +46,7 @@ __all__ = ["SIZE_KEYS", "SIZE_EXAMPLE", "FRACTION_PARAM", "POOL_PARAM", "Size", 
            "sized_task", "split_sizes"]
 
 #: what an entry of ``sizes`` may set
-SIZE_KEYS = ("source", "factor", "fraction", "pool", "models", "seeds")
+SIZE_KEYS = ("source", "factor", "fraction", "pool", "models", "seeds", "lr")
 SIZE_EXAMPLE = "{source: synthetic, factor: 2, models: [urn, lstm], seeds: [0, 1, 2]}"
 #: the sources known by name (an entry on one of them that the chapter does not train is left out)
 NAMED = NAMED_SOURCES
@@ -73,10 +77,12 @@ class Size:
     models: tuple[str, ...]
     seeds: tuple[int, ...]
     pool: float = 0.0  # the share of Linzen et al.'s test files that trains (0: none)
+    rate: float | None = None  # the chapter's code_lr where the entry trains at it (None: at lr)
 
     @property
     def words(self) -> str:
-        return size_words(self.share, self.pool)
+        """The size in words, with the rate where it is not the chapter's: ``"2x sentences, lr 0.001"``."""
+        return size_words(self.share, self.pool) + (f", lr {self.rate:g}" if self.rate else "")
 
     def label(self, model: str) -> str:
         """The runs' label: ``"3-TURN, 2x sentences"`` (``model``: the model's label in the chapter)."""
@@ -84,7 +90,7 @@ class Size:
 
 
 def sizes_of(entries: Any, *, tasks: dict[str, SyntheticTask | CorpusTask], models: list[str],
-             seeds: list[int]) -> list[Size]:
+             seeds: list[int], rates: tuple[float, float] = (0.0, 0.0)) -> list[Size]:
     """The entries of ``sizes`` read (``tasks``: the chapter's sources by name; ``models`` and ``seeds``: the
     chapter's, the defaults and what an entry may name). An entry on a named source (``synthetic``,
     ``offline``, ``linzen``) the chapter does not train is left out: a preset's trend follows its sources.
@@ -111,8 +117,10 @@ def sizes_of(entries: Any, *, tasks: dict[str, SyntheticTask | CorpusTask], mode
         if set(chosen) - set(seeds):
             raise ParameterError(f"{name}.seeds={chosen!r}: {sorted(set(chosen) - set(seeds))} are not among "
                                  f"the chapter's seeds {seeds} (their runs are the trend's full size)")
-        size = Size(entry["source"], float(share), tuple(kinds), tuple(chosen), pool)
-        if any((s.source, s.share, s.pool) == (size.source, size.share, size.pool) for s in out):
+        size = Size(entry["source"], float(share), tuple(kinds), tuple(chosen), pool,
+                    _rate(name, entry, rates))
+        if any((s.source, s.share, s.pool, s.rate) == (size.source, size.share, size.pool, size.rate)
+               for s in out):
             raise ParameterError(f"{name} repeats {size.source!r} at {size.words}; give each size one entry")
         other = next((s.pool for s in out if s.source == size.source and s.pool and s.pool != pool), None)
         if pool and other is not None:
@@ -121,6 +129,19 @@ def sizes_of(entries: Any, *, tasks: dict[str, SyntheticTask | CorpusTask], mode
                                  "tested on one held-out share)")
         out.append(size)
     return out
+
+
+def _rate(name: str, entry: dict[str, Any], rates: tuple[float, float]) -> float | None:
+    """An entry's ``lr``: ``None`` at the chapter's ``lr`` (``rates[0]``), else the second setting's
+    ``code_lr`` (``rates[1]``), the only other rate whose full size the chapter trains."""
+    lr, code = rates
+    if "lr" not in entry or entry["lr"] == lr:
+        return None
+    if not code or entry["lr"] != code:
+        raise ParameterError(f"{name}.lr={entry['lr']!r}: a size trend trains at the chapter's lr={lr:g}"
+                             + (f" or its code_lr={code:g}" if code else "") + " (the full size is the "
+                             "chapter's own runs at that rate); drop lr or give one of those")
+    return float(code)
 
 
 def _pool(name: str, entry: dict[str, Any], task: SyntheticTask | CorpusTask) -> float:
