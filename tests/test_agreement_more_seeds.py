@@ -13,7 +13,7 @@ def _runs(config):
 
 
 def test_one_more_seed_of_one_model_adds_that_run_alone():
-    before = _runs(agreement.Config.load("paper"))
+    before = _runs(agreement.Config.load("paper", more_seeds={}))
     config = agreement.Config.load("paper", more_seeds={"offline": {"3-TURN": [7, 8]}})
     after = _runs(config)
     assert sorted(set(after) - set(before)) == [("offline", "3-TURN seed 7"), ("offline", "3-TURN seed 8")]
@@ -35,3 +35,14 @@ def test_bad_values_name_the_entry_and_what_to_write(value, words):
     with pytest.raises(ParameterError) as info:
         agreement.Config.load("paper", more_seeds=value)
     assert words in str(info.value) and "more_seeds" in str(info.value)
+
+
+def test_the_preset_s_own_entry_follows_the_reader_s_sources_and_models():
+    """The paper preset names the offline 3-TURN's seed 7: a reader's run without that source or model leaves
+    the entry out; the same entry passed by the reader must name them."""
+    assert agreement.Config.load("paper").more_seeds == {"offline": {"3-TURN": [7]}}
+    assert agreement.Config.load("paper", sources=["synthetic"], analysis_source="").more_seeds == {}
+    assert agreement.Config.load("paper", models=["lstm"], analysis_source="", sizes=[]).more_seeds == {}
+    with pytest.raises(ParameterError, match="no source 'offline'"):  # (a value equal to the preset's is
+        agreement.Config.load("paper", sources=["synthetic"], analysis_source="",  # the preset's own)
+                              more_seeds={"offline": {"3-TURN": [8]}})

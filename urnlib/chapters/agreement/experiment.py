@@ -132,8 +132,9 @@ class Config(ChapterConfig):
                                  "space-separated words, e.g. ['the', 'of the']")
         self.train_config(self.seeds[0])
         tasks = self.tasks()
-        more.check_more_seeds(self.more_seeds, sources=list(tasks), labels=list(self.model_specs()),
-                              seeds=list(self.seeds))
+        preset = "more_seeds" not in self.overrides  # the preset's own entries follow the reader's sources
+        self.more_seeds = more.check_more_seeds(self.more_seeds, sources=list(tasks), seeds=list(self.seeds),
+                                                labels=list(self.model_specs()), preset=preset)
         files = self._check_data(tasks) if self.mode != "load" else {}
         if self.analysis_source and self.analysis_source not in tasks:
             raise ParameterError(f"analysis_source={self.analysis_source!r} is not one of the sources "
@@ -143,7 +144,7 @@ class Config(ChapterConfig):
 
     def _check_data(self, tasks: dict[str, SyntheticTask | CorpusTask]) -> dict[str, FileSummary]:
         """Read every file source to its end; verify the corpora of ``offline``. Returns the files' sizes."""
-        files = {}
+        files: dict[str, FileSummary] = {}
         for name, task in tasks.items():
             if source_kind(task) in ("offline", "linzen"):  # their corpora and files, verified
                 {"offline": check_offline, "linzen": check_linzen}[source_kind(task)]()
@@ -159,7 +160,6 @@ class Config(ChapterConfig):
                                          f"test_fraction={self.test_fraction}")
         return files
 
-    # ------------------------------------------------------------------ what it runs
     def tasks(self, seed: int | None = None) -> dict[str, SyntheticTask | CorpusTask]:
         """The task of every source under ``seed`` (default: the first of ``seeds``), by source name (two
         sources with one name are refused)."""

@@ -21,30 +21,39 @@ __all__ = ["EXAMPLE", "check_more_seeds", "seeds_of_source", "trains"]
 EXAMPLE = "{offline: {3-TURN: [7]}} (the 3-TURN on the offline source also at seed 7; {} for none)"
 
 
-def check_more_seeds(value: Any, *, sources: list[str], labels: list[str], seeds: list[int]) -> None:
-    """``more_seeds`` names sources of ``sources`` and model labels of ``labels``, each with seeds not in the
-    chapter's ``seeds``.
+def check_more_seeds(value: Any, *, sources: list[str], labels: list[str], seeds: list[int],
+                     preset: bool = False) -> dict:
+    """``more_seeds`` with only the sources of ``sources`` and the model labels of ``labels``, each with seeds
+    not in the chapter's ``seeds``. A ``preset``'s own value may name a source or model the reader's changes
+    removed (``sources: [synthetic]``): that entry is left out; one the reader passed must name them.
 
     Raises:
         ParameterError: naming ``more_seeds[...]`` and what to write.
     """
     if not isinstance(value, dict):
         raise ParameterError(f"more_seeds={value!r} must be a mapping, e.g. {EXAMPLE}")
+    kept: dict = {}
     for source, models in value.items():
         where = f"more_seeds[{source!r}]"
-        if source not in sources:
-            raise ParameterError(f"{where}: no source {source!r}; the sources are {sources}")
         if not isinstance(models, dict) or not models:
             raise ParameterError(f"{where}={models!r} must be a non-empty mapping of model labels to seeds, "
                                  f"e.g. {EXAMPLE}")
+        if source not in sources:
+            if preset:
+                continue
+            raise ParameterError(f"{where}: no source {source!r}; the sources are {sources}")
         for label, extra in models.items():
             if label not in labels:
+                if preset:
+                    continue
                 raise ParameterError(f"{where}[{label!r}]: no model {label!r}; the models are {labels}")
             check_seeds(extra, name=f"{where}[{label!r}]")
             twice = sorted(set(extra) & set(seeds))
             if twice:
                 raise ParameterError(f"{where}[{label!r}]={extra} repeats seeds of `seeds` ({twice}): list "
                                      "only the seeds beside them")
+            kept.setdefault(source, {})[label] = list(extra)
+    return kept
 
 
 def seeds_of_source(value: dict, source: str, seeds: list[int]) -> list[int]:
