@@ -112,12 +112,13 @@ def _cause(model: str, row: dict[str, Seeds], paper: float) -> tuple[str, str, s
 
 
 def _range_cause(model: str, row: dict[str, Seeds], equal: int = 0) -> tuple[str, str, str] | None:
-    """``(cause, what the recipe found, "")`` of a count the paper prints as a range (4.3's "1-2") from the
-    authors' whole recipe, decided seed by seed as the claim is (:func:`urnlib.statements.in_range`):
+    """``(cause, what the recipe found, settle)`` of a count the paper prints as a range (4.3's "1-2") from
+    the authors' whole recipe, decided seed by seed as the claim is (:func:`urnlib.statements.in_range`):
     ``setting`` where their recipe answers inside the range, ``authors`` where it answers outside it too;
     ``None`` where undecided, or where a recipe run stopped at its epoch cap (not their training) before
     ``equal`` epochs: the most the other models trained with the same recipe before their validation loss
-    stopped them (paper 003 sec. 5 counts 4.3's questions "after equal amount of training")."""
+    stopped them (paper 003 sec. 5 counts 4.3's questions "after equal amount of training"). The settle text
+    of ``authors``: their corpus, the experiment left (:func:`_corpus_next`)."""
     recipe = _authors_recipe(row)
     low, high = (int(n) for n in re.findall(r"\d+", PAPER_CORRECT[model]))
     if recipe is None or any(_cut_short(r, equal) for r in recipe):
@@ -128,12 +129,14 @@ def _range_cause(model: str, row: dict[str, Seeds], equal: int = 0) -> tuple[str
     if cause is None:
         return None
     name = next(n for n, s in optimiser_settings(row).items() if s is recipe)
-    capped = equal and any(len(r.history) >= run_setting(r).epochs for r in recipe)
-    equally = (f"; its runs stopped at their cap of {run_setting(recipe[0]).epochs} epochs, past the "
-               f"{equal} the other models trained with the same recipe before their validation loss stopped "
-               "them: at least the paper's \"equal amount of training\"") if capped else ""
+    capped = sum(len(r.history) >= run_setting(r).epochs for r in recipe) if equal else 0
+    equally = (f"; {capped} of its {len(recipe)} runs stopped at the cap of {run_setting(recipe[0]).epochs} "
+               f"epochs, past the {equal} the other models trained with the same recipe before their "
+               "validation loss stopped them: at least the paper's \"equal amount of training\""
+               if capped else "")
     return cause, (f"{name} (the authors' whole recipe): {counts.mean_sd(1)} against the chapter's "
-                   f"{_count(row[CHAPTER_RUNS]).mean_sd(1)} ({decision.direction}){equally}"), ""
+                   f"{_count(row[CHAPTER_RUNS]).mean_sd(1)} ({decision.direction}){equally}"), \
+        (_corpus_next(recipe) if cause == "authors" else "")
 
 
 def _cut_short(run, equal: int) -> bool:
