@@ -32,6 +32,8 @@ def test_a_variant_no_better_decides_no_cause_and_no_variant_leaves_it():
     cause, evidence = setting_evidence(book, {"URN 32, 10 classes": same})
     assert cause is None and "1 of 8 seeds" in evidence and "not decided at these seeds" in evidence
     assert setting_evidence(book, {}) == (None, "")
+    other = _seeds("LSTM 16, m+n uniform", [0.3] * 8)  # another model's variant: not Fig. 2c's evidence
+    assert setting_evidence(book, {"LSTM 16, m+n uniform": other}) == (None, "")
 
 
 def _loss_run(loss: float):

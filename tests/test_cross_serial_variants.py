@@ -74,7 +74,7 @@ def test_the_paper_presets_variant():
     assert list(plans) == list(PAPER.variant_specs()) == [LABEL, "URN 32, m+n uniform, 10 epochs",
                                                            "URN 32, 10 classes, 10 epochs",
                                                            "LSTM 16, the authors' cell",
-                                                           "LSTM 32, the authors' cell"]
+                                                           "LSTM 32, the authors' cell", *WHOLE]
     for n in (16, 32):
         authors = plans[f"LSTM {n}, the authors' cell"][0]
         assert authors.params["model"] == {"kind": "lstm", "n": n, "embedding_size": 20, "dropout": 0.1,
@@ -96,6 +96,19 @@ def test_the_paper_presets_variant():
         assert spec.params["task"] == usual.params["task"] and spec.params["model"] == usual.params["model"]
         assert spec.coords["variant"] == LABEL and spec.key != usual.key
     assert f"variants: {LABEL} (seeds {list(range(24))})" in PAPER.summary()
+    # Fig. 2a in the authors' whole setting: both models on their strings, 100 epochs, 3 seeds
+    for label in WHOLE:
+        first = plans[label][0]
+        assert first.params["sampler"] == "lengths" and first.params["classes"] == 10
+        assert first.params["train"]["epochs"] == 100 and len(plans[label]) == 3
+        usual = main[f"{label.split(',')[0]} seed 0"]
+        assert first.params["model"] == (plans[f"{label.split(',')[0]}, the authors' cell"][0].params["model"]
+                                         if label.startswith("LSTM") else usual.params["model"])
+
+
+#: the variants of Fig. 2a in the authors' whole setting (claims_settle.authors_whole)
+WHOLE = ["LSTM 16, m+n uniform, 10 classes, the authors' cell", "LSTM 32, m+n uniform, 10 classes, the "
+         "authors' cell", "URN 16, m+n uniform, 10 classes", "URN 32, m+n uniform, 10 classes"]
 
 
 @pytest.mark.parametrize("entry, label", [

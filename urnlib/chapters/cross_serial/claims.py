@@ -191,13 +191,14 @@ def _urn32(m: Measures) -> Measured | None:
 def setting_evidence(book: Seeds, variants: dict[str, Seeds]) -> tuple[str | None, str]:
     """The cause of a Fig. 2c miss from the URN 32 variants trained as the authors' code does: ``setting``
     when some variant reaches error < 0.4 at training loss >= 1 on significantly more seeds than the book's
-    runs (:func:`urnlib.rules.rates`, Fisher's exact test), with every variant's count as the evidence;
-    ``(None, "")`` without variants (the claim keeps its cause)."""
+    runs (:func:`urnlib.rules.rates`, Fisher's exact test), with every URN 32 variant's count as the
+    evidence (the other models' variants are other claims'); ``(None, "")`` without one (the claim keeps its
+    cause)."""
     def reached(seeds: Seeds) -> tuple[int, int]:
         values = [v for v in (_low_at_one(r) for r in seeds) if not math.isnan(v)]
         return int(sum(v <= PAPER_URN32_ERROR for v in values)), len(values)
 
-    found = {label: reached(s) for label, s in variants.items() if len(s)}
+    found = {label: reached(s) for label, s in variants.items() if len(s) and label.startswith("URN 32,")}
     if not found:
         return None, ""
     k0, n0 = reached(book)

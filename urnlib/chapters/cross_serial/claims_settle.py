@@ -111,9 +111,9 @@ def authors_whole(variants, sizes: list[int], read) -> tuple[str | None, str]:
     loss = {n: tuple(s.stat(lambda run: read(run)["test_loss"]) for s in both) for n, both in pairs.items()}
     decided = {n: compare(lstm, urn, higher=False, names=(f"LSTM {n}", f"URN {n}"))
                for n, (lstm, urn) in loss.items()}
-    text = "; ".join(f"in the authors' whole setting (their strings, m + n drawn uniformly, and 10 classes; "
-                     f"the LSTM with their cell), {n} units: LSTM {lstm.mean_sd(3)} against URN "
-                     f"{urn.mean_sd(3)} ({decided[n].direction}; the LSTM at its lowest test loss, the "
-                     f"reading kindest to it: {_kindest(pairs[n][0]).mean_sd(3)})"
-                     for n, (lstm, urn) in loss.items())
+    each = [f"{n} units: LSTM {lstm.mean_sd(3)} against URN {urn.mean_sd(3)} ({decided[n].direction}; the "
+            f"LSTM at its lowest test loss, the reading kindest to it: {_kindest(pairs[n][0]).mean_sd(3)})"
+            for n, (lstm, urn) in loss.items()]
+    text = ("in the authors' whole setting (their strings, m + n drawn uniformly, and 10 classes; the LSTM "
+            "with their cell): " + "; ".join(each))
     return authors_cause(d.holds for d in decided.values()), text
