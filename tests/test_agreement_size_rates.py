@@ -11,8 +11,15 @@ from urnlib.chapters.agreement import experiment as ex
 from urnlib.chapters.agreement import report as rep
 from urnlib.params import ParameterError
 
-PAPER = ex.Config.paper()
+#: the paper preset without its entries at code_lr
+PAPER = ex.Config.load("paper", sizes=[e for e in ex.Config.paper().sizes if "lr" not in e])
 AT_CODE = {"source": "synthetic", "factor": 2, "models": ["urn"], "seeds": [0, 1, 2], "lr": PAPER.code_lr}
+
+
+def test_the_paper_preset_trains_the_3_turn_at_code_lr_on_two_and_four_times_the_grammar():
+    sized = [s for s in ex.Config.paper().plan() if s.coords.get("rate")]
+    assert sorted({(s.coords["size"], s.coords["model"], s.coords["seed"]) for s in sized}) == [
+        (f, "3-TURN", seed) for f in (2.0, 4.0) for seed in (0, 1, 2)]
 
 
 def test_an_entry_at_code_lr_trains_there_under_its_own_label_and_nothing_else_moves():
