@@ -23,7 +23,8 @@ matplotlib.use("Agg")
 
 MODEL = "tpru 8 N4 s2"
 #: the paper preset with one small TPRU and two seeds; entries are swapped in per test
-BASE = replace(tpru.Config.paper(), scaled=None, models=["gru 8", MODEL], embedding_size=8, hidden=8,
+BASE = replace(tpru.Config.paper(), scaled=None, lm_sizes=[],
+               models=["gru 8", MODEL], embedding_size=8, hidden=8,
                seeds=[0, 1], ablations=[])
 AUTHORS = {"optimizer": "amsgrad", "clip_value": 10.0, "clip": None}  #: the optimisation of paper 002's code
 AUTHORS_LABEL = "Adam with AMSGrad, gradient values clipped at 10, no norm clip"

@@ -195,7 +195,9 @@ def test_paper_plan():
     assert PAPER.lr_choices == [0.001, 0.0003] and len(others) == 6 * len(PAPER.seeds)
     scaled = [s.name for specs in PAPER.scaled_plan().values() for s in specs]  # the scaled group, last
     assert len(scaled) == 9 and all("100,000 pairs" in name for name in scaled)
-    assert list(plan) == main + ablated + others + scaled
+    # the language models again at lm_sizes' dimensions come after the chapter's own
+    sized = [f"{label} seed {s}" for label in ("TPRU LM 32 N=32", "LSTM LM 32") for s in PAPER.lm_seeds]
+    assert PAPER.lm_sizes == [32] and list(plan) == main + sized + ablated + others + scaled
     assert ablated and all(", " in name or name.startswith("TPRU 64 N=4 seed ") for name in ablated)
     assert [f"TPRU 64 N=4 seed {s}" for s in range(3, 10)] == [n for n in ablated if ", " not in n]
     assert PAPER.seeds == [0, 1, 2] and PAPER.lm_seeds == [0, 1, 2]  # issue 16: three seeds in the book
@@ -270,7 +272,7 @@ def test_paper_config_loads_stored_runs_without_training(cwd, tmp_path, monkeypa
     _brown_stand_in(tmp_path / "node_modules")
     monkeypatch.setenv(npm.ENV, str(tmp_path / "node_modules"))
     monkeypatch.chdir(REPO if cwd == "repo" else tmp_path)
-    small = replace(tpru.Config.paper(), scaled=None, train_size=16, valid_size=8, test_size=4,
+    small = replace(tpru.Config.paper(), scaled=None, lm_sizes=[], train_size=16, valid_size=8, test_size=4,
                     embedding_size=4, hidden=4, models=["gru 4", "tpru 4 N2"], epochs=2, patience=1,
                     min_epochs=0, seeds=[0, 1],
                     lm_models=["lstm"], lm_seeds=[0], lm_train_tokens=300, lm_valid_tokens=100,

@@ -25,7 +25,8 @@ torch.set_num_threads(1)
 
 #: micro entailment and language-model settings (on the paper preset in mode load: the corpus is checked only
 #: by the training config of the ``tiny`` fixture)
-TINY = replace(tpru.Config.paper(), scaled=None, lr_choices=None, train_size=40, valid_size=16, test_size=8,
+TINY = replace(tpru.Config.paper(), scaled=None, lm_sizes=[],
+               lr_choices=None, train_size=40, valid_size=16, test_size=8,
                embedding_size=8, hidden=8, epochs=2, patience=5, min_epochs=0, seeds=[0, 1], lm_seeds=[0],
                batch_size=16,
                models=["gru 8", "tpru 8 N4 s2"], lm_train_tokens=2000, lm_valid_tokens=500,

@@ -33,7 +33,7 @@ def test_a_gap_closing_with_the_dimension_in_reach_of_the_paper_s_is_scale():
 def test_a_gap_that_does_not_close_leaves_the_cause_open_and_an_untrained_size_is_left_out():
     main = _pair(64, 260.0, 250.0)
     flat = _similar(main, {32: _pair(32, 312.0, 300.0)})  # +4% at both sizes
-    assert flat.cause == "open" and "the trend does not show the scale as the cause" in flat.evidence
+    assert flat.cause == "open" and "The trend does not show the scale as the cause" in flat.evidence
     idle = _similar(main, {32: _pair(32, 9000.0, 300.0)})  # the TPRU 32 above its vocabulary: no evidence
     assert idle.cause == "open" and "Size trend" not in idle.evidence
     assert "Size trend" not in _similar(main, {}).evidence  # no other size: no trend

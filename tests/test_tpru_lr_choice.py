@@ -26,7 +26,7 @@ BOTH = [0.001, 0.0003]
 @pytest.fixture(scope="module")
 def paper():
     """The paper preset at its own rate alone (the preset names both rates: see the test below)."""
-    return dataclasses.replace(tpru.Config.paper(), lr_choices=None, scaled=None)
+    return dataclasses.replace(tpru.Config.paper(), lr_choices=None, scaled=None, lm_sizes=[])
 
 
 def test_the_paper_presets_make_the_choice():

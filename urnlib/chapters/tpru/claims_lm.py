@@ -129,8 +129,8 @@ def size_trend(m: LanguageModels) -> tuple[str | None, str]:
     each = "; ".join(f"dimension {d}: {points[d].text(3)}" for d in sorted(points))
     said = line.words("dimension", f"{SIMILAR:.3f}", max(points), what="dimension",
                       theirs=f"the paper's {PAPER_LM['d']:,} is")
-    verdict = ("the gap closes with the dimension and reaches the paper's within its size: the scale "
-               "explains the miss" if line.reaches else "the trend does not show the scale as the cause")
+    verdict = ("The gap closes with the dimension and reaches the paper's within its size: the scale "
+               "explains the miss" if line.reaches else "The trend does not show the scale as the cause")
     return ("scale" if line.reaches else None), (f" Size trend (TPRU / LSTM - 1 per seed, by dimension, the "
                                                  f"TPRU's roles scaled alike): {each}; {said}. {verdict}.")
 
