@@ -2,11 +2,10 @@
 chapter's ``seeds`` (every model of every source), so that one more seed of the model a claim rests on does
 not retrain the whole chapter.
 
-``more_seeds`` is ``{}`` (none) or ``{source: {model label: [seed, ...]}}``, e.g. ``{offline: {3-TURN:
-[7]}}``:
-the 3-TURN on the ``offline`` source also at seed 7, at the chapter's main setting (the second learning rate,
-the small-vocabulary variant and the size trends keep ``seeds``). A seed there fixes the data, initialisation,
-data order and dropout masks as a seed of ``seeds`` does.
+``more_seeds`` is ``{}`` (none) or ``{source: {model label: [seed, ...]}}``, e.g.
+``{offline: {3-TURN: [7]}}``: the 3-TURN on the ``offline`` source also at seed 7, at the chapter's main
+setting (the second learning rate, the small-vocabulary variant and the size trends keep ``seeds``). A seed
+there fixes the data, initialisation, data order and dropout masks as a seed of ``seeds`` does.
 """
 
 from __future__ import annotations
@@ -58,7 +57,7 @@ def check_more_seeds(value: Any, *, sources: list[str], labels: list[str], seeds
 
 def seeds_of_source(value: dict, source: str, seeds: list[int]) -> list[int]:
     """Every seed a model of ``source`` trains on: ``seeds``, then the others of ``more_seeds`` in order."""
-    extra = sorted({s for models in [value.get(source, {})] for more in models.values() for s in more})
+    extra = sorted({s for more in value.get(source, {}).values() for s in more})
     return [*seeds, *(s for s in extra if s not in seeds)]
 
 
