@@ -140,7 +140,8 @@ def test_the_settings_summary_in_the_singular_and_statements_without_a_setting()
     assert [c.cause for c in out] == ["setting", None, None, None]
     summary = setting_summary(out, {"a": "one", "b": "two"})
     assert summary.endswith("under **b** (2 of 2); 1 claim missed under one setting is reproduced under "
-                            "another (cause *setting* in the claims table).")
+                            "another, or reached there with the paper's amount of training (cause *setting* "
+                            "in the claims table).")
     assert "- **a** (one): 2 claims, 1 reproduced, 1 not reproduced." in summary
     assert setting_summary(out, {"a": "one"}) == "- **a** (one): 2 claims, 1 reproduced, 1 not reproduced."
     plain = across_settings({"a": [claim("c", "s", "x", 1, 1, "r", False)],
@@ -242,3 +243,25 @@ def test_an_open_miss_takes_the_authors_cause_from_another_setting_unless_one_re
     assert out[0].evidence == "missed under theirs too, their LSTM 1.9 vs URN 1.5"
     assert out[1].evidence == "reproduced under other (the same claim on that setting's runs)"
     assert [c.cause for c in out[3:]] == ["authors", "authors", "authors", None]
+
+
+def test_an_open_miss_is_the_setting_where_another_setting_reaches_the_paper_with_more_data():
+    """Open under one rate, reached under the other by that rate's own size trend: the rate is why it is
+    missed. A cause from evidence stays; reproduced elsewhere still wins; a trend that does not reach (open
+    there too) gives nothing."""
+    def made(setting, statement, holds, cause=None, evidence=""):
+        return claim("c", "s", f"[{setting}] {statement}", "p", "o", "r", holds, cause=cause,
+                     evidence=evidence)
+
+    out = across_settings({"fast": [made("fast", "x", False, "open", "flat trend"),
+                                    made("fast", "y", False, "open"), made("fast", "z", False, "noise"),
+                                    made("fast", "w", False, "open"), made("fast", "v", False, "open")],
+                           "slow": [made("slow", "x", False, "data", "0.08 -> 0.003 at 4x"),
+                                    made("slow", "y", False, "scale", "s"), made("slow", "z", False, "data"),
+                                    made("slow", "w", False, "open"), made("slow", "v", False, "data", "d")],
+                           "other": [made("other", "v", True)]})
+    assert [c.cause for c in out[:5]] == ["setting", "setting", "noise", "open", "setting"]
+    assert out[0].evidence == ("flat trend; reached under slow within the paper's amount of training (that "
+                               "setting's own trend): 0.08 -> 0.003 at 4x")
+    assert out[4].evidence == "reproduced under other (the same claim on that setting's runs)"
+    assert [c.cause for c in out[5:10]] == ["data", "scale", "data", "open", "data"]  # its own trend stays

@@ -212,15 +212,18 @@ def across_settings(by_setting: dict[str, list[Claim]]) -> list[Claim]:
     ``"[setting] "``), in that order; a claim missed under one setting for a cause nobody knows yet (``open``)
     and reproduced under another gets the cause ``setting``: the setting, not the paper, is why it is missed,
     and the settings that reproduce it as its evidence (after any evidence it had). Reproduced nowhere but
-    missed under another setting with the cause ``authors`` (the miss stands with the authors' own setting),
-    it takes that cause, with that setting's evidence; otherwise it stays ``open``, with what the other
-    settings found (their verdicts and numbers) as its evidence.
+    missed under another setting for want of data or compute (``data``, ``scale``: that setting's own trend
+    reaches the paper's value within the paper's size, where this one's did not), it is ``setting`` too, with
+    that trend as its evidence. Else, missed under another setting with the cause ``authors`` (the miss
+    stands with the authors' own setting), it takes that cause, with that setting's evidence; otherwise it
+    stays ``open``, with what the other settings found (their verdicts and numbers) as its evidence.
     Another setting's result replaces only ``open``: a cause found from evidence (``data``, ``scale``,
     ``paper``, ``noise``, ``untrained``, ...) stays as it is."""
     def statement(c: Claim) -> str:  # the claim without its setting
         return c.statement.split("] ", 1)[-1] if c.statement.startswith("[") else c.statement
 
     held: dict[str, list[str]] = {}
+    grows: dict[str, list[tuple[str, str]]] = {}
     stands: dict[str, list[tuple[str, str]]] = {}
     elsewhere: dict[str, list[Claim]] = {}
     for setting, cs in by_setting.items():
@@ -228,6 +231,8 @@ def across_settings(by_setting: dict[str, list[Claim]]) -> list[Claim]:
             elsewhere.setdefault(statement(c), []).append(c)
             if c.verdict == "reproduced":
                 held.setdefault(statement(c), []).append(setting)
+            elif c.verdict in MISSES and c.cause in ("data", "scale"):
+                grows.setdefault(statement(c), []).append((setting, c.evidence))
             elif c.verdict in MISSES and c.cause == "authors":
                 stands.setdefault(statement(c), []).append((setting, c.evidence))
 
@@ -235,6 +240,10 @@ def across_settings(by_setting: dict[str, list[Claim]]) -> list[Claim]:
         if statement(c) in held:
             cause, where = "setting", (f"reproduced under {', '.join(held[statement(c)])} (the same claim on "
                                        "that setting's runs)")
+        elif statement(c) in grows:
+            cause, where = "setting", "; ".join(
+                f"reached under {setting} within the paper's amount of training (that setting's own trend): "
+                f"{evidence}" for setting, evidence in grows[statement(c)])
         elif statement(c) in stands:
             cause, where = "authors", "; ".join(f"missed under {setting} too, {evidence}"
                                                 for setting, evidence in stands[statement(c)])
@@ -270,8 +279,8 @@ def setting_summary(claims: list[Claim], settings: dict[str, str]) -> str:
                              f"The settings {which} reproduce the same share of their claims"))
         moved = sum(c.cause == "setting" for c in claims)
         lines[-1] += (f"; {moved} claim{'s' if moved != 1 else ''} missed under one setting "
-                      f"{'are' if moved != 1 else 'is'} reproduced under another (cause *setting* in the "
-                      "claims table).")
+                      f"{'are' if moved != 1 else 'is'} reproduced under another, or reached there with the "
+                      "paper's amount of training (cause *setting* in the claims table).")
     return "\n".join(lines)
 
 

@@ -322,7 +322,8 @@ def _own_or_main(own: dict[str, dict[str, Points]], main: dict[str, dict[str, Po
 def chapter_claims(runs, config) -> list[Claim]:
     """The claims under each setting the runs were trained in (statements prefixed with the setting when
     there are two), Tables 1-2's on the main setting's k-TURN only; a claim missed for an open cause under
-    one setting and reproduced under the other gets the cause ``setting``
+    one setting and reproduced under the other, or reached there by that setting's own size trend, gets the
+    cause ``setting``
     (:func:`urnlib.claims.across_settings`). A setting's size trend decides the cause of its misses: its own
     where the chapter trained one at its rate (``sizes`` entries with ``lr``), else the main setting's (its
     evidence then says so)."""
