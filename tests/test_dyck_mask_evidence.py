@@ -82,5 +82,9 @@ def test_the_authors_per_sequence_mask_decides_beside_the_shared_one():
     assert shared_at < sequence_at
     assert "the authors' mask: one per sequence, shared by its symbols" in evidence
     assert "largest pair effect 0.850" in evidence and "largest pair effect 0.007" in evidence
-    m.tables[sequence] = [_table(p) for p in (0.5, 0.6, 0.7)]
-    assert mask_evidence(m, TURN)[0] is None  # neither mask reproduces: evidence, no cause
+    m.tables[sequence] = [_table(p) for p in (0.05, 0.10, 0.15)]  # about the paper's 0.07: undecided
+    assert mask_evidence(m, TURN)[0] is None  # neither mask decides for the paper: evidence, no cause
+    m.tables[sequence] = [_table(p) for p in (0.5, 0.6, 0.7)]  # the authors' mask leaves the pairs apart
+    assert mask_evidence(m, TURN)[0] == "authors"  # the miss stands with their mask
+    m.tables[VARIANT] = [_table(p) for p in (low, low * 1.1, low * 0.9)]  # though the per-batch one holds
+    assert mask_evidence(m, TURN)[0] == "authors"

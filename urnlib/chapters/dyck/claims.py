@@ -137,20 +137,22 @@ def mask_evidence(m: Measures, lab: str) -> tuple[str | None, str]:
     """The cause of a pair-effect miss from the k-TURN trained with a parameter-dropout mask that every symbol
     shares (:data:`MASK_WORDS`: per batch, the variant ``shared parameter mask``; per sequence, as the
     authors' code draws it, ``sequence parameter mask``): ``setting`` where such a variant's largest pair
-    effect is at most the paper's (the claim's own rule), with each variant's numbers as the evidence;
-    ``(None, "")`` without such runs (the claim keeps its cause)."""
+    effect is at most the paper's (the claim's own rule), ``authors`` where the authors' own mask decides it
+    above the paper's (the miss stands with their mask: that decision outranks the other variant's), with
+    each variant's numbers as the evidence; ``(None, "")`` without such runs (the claim keeps its cause)."""
     found = [name for name in MASK_WORDS if f"{lab}, {name}" in m.view] if lab == m.turn else []
-    texts, cause = [], None
+    texts, cause, theirs = [], None, None
     for name in found:
         pair_max, single = _pair_effects(m, f"{lab}, {name}")
         decided = rules.threshold(pair_max, PAPER_PAIR_EFFECT, above=False, name="largest pair effect")
         cause = "setting" if decided.holds else cause
+        theirs = decided.holds if name == SEQUENCE_MASK else theirs
         undecided = (f"; not decided at {pair_max.n} seeds, about {decided.seeds_needed} would decide it"
                      if decided.holds is None and decided.seeds_needed else "")
         texts.append(f"the {lab}, {name} ({MASK_WORDS[name]}; the book's: one per symbol): largest pair "
                      f"effect {fmt(pair_max)}; mean single effect {fmt(single, 2)} ({decided.direction}"
                      f"{undecided})")
-    return cause, "; ".join(texts)
+    return ("authors" if theirs is False else cause), "; ".join(texts)
 
 
 def _pairs_identity(m: Measures, lab: str) -> Measured:
