@@ -240,15 +240,31 @@ def _rise(m: Measures, run, key: str) -> float:
     return overfit_rise(values)
 
 
-def _less_overfit(m: Measures) -> Measured:
+#: the two measures of "less prone to overfitting": their rise at epoch 100 above their lowest
+OVERFIT = (("test_loss", "test loss"), ("max_error", "max error rate"))
+
+
+def _overfit_parts(m: Measures, n: int, lstm: Seeds) -> tuple[list, list[str]]:
+    """URN n's rises against ``lstm``'s (an LSTM n's runs), per measure of :data:`OVERFIT`, and in words."""
     parts, texts = [], []
-    for n in m.units:
-        for key, what in (("test_loss", "test loss"), ("max_error", "max error rate")):
-            u, lo = (m.view[f"{fam} {n}"].stat(lambda r, key=key: _rise(m, r, key))
-                     for fam in ("URN", "LSTM"))
-            parts.append(rules.compare(u, lo, higher=False))
-            texts.append(f"{n}, {what}: URN {fmt(u)} vs LSTM {fmt(lo)}")
+    for key, what in OVERFIT:
+        u, lo = (runs.stat(lambda r, key=key: _rise(m, r, key)) for runs in (m.view[f"URN {n}"], lstm))
+        parts.append(rules.compare(u, lo, higher=False))
+        texts.append(f"{n}, {what}: URN {fmt(u)} vs LSTM {fmt(lo)}")
+    return parts, texts
+
+
+def _less_overfit(m: Measures) -> Measured:
+    found = [_overfit_parts(m, n, m.view[f"LSTM {n}"]) for n in m.units]
+    parts, texts = [p for ps, _ in found for p in ps], [t for _, ts in found for t in ts]
+
+    def theirs(n: int, runs: Seeds) -> tuple[bool | None, str]:
+        theirs_parts, words = _overfit_parts(m, n, runs)
+        return rules.combine(theirs_parts)[0], "; ".join(w.split(", ", 1)[1] for w in words)
+
+    cause, evidence = authors_evidence(m, m.units, theirs)
     return Measured("rise at epoch 100 above the lowest: " + "; ".join(texts), parts, rests=m.both,
+                    cause=cause, evidence=evidence,
                     settle=settle(rules.combine(parts)[0], m.family("URN"), m.family("LSTM")))
 
 
