@@ -146,15 +146,16 @@ LESS = "URNs are less prone to overfitting than LSTMs"
 
 
 def _rising(view, name, loss_rise, error_rise, seeds=3):
-    """``name``'s runs (8 and 32 units): a test loss lowest at epoch 30 that rises by ``loss_rise`` to epoch 100
-    and a max error rate (its worst bucket, 3 attractors) that rises by ``error_rise`` over the same epochs,
-    each seed a little apart."""
+    """``name``'s runs (8 and 32 units): a test loss lowest at epoch 30 that rises by ``loss_rise`` to epoch
+    100 and a max error rate (its worst bucket, 3 attractors) that rises by ``error_rise`` over the same
+    epochs, each seed a little apart."""
     epochs = np.arange(100)
     for n in (8, 32):
         runs = []
         for i in range(seeds):
-            loss = np.where(epochs < 30, 2.0 - 0.02 * epochs, 1.42 + (loss_rise + 0.01 * i) * (epochs - 29) / 70)
-            worst = np.where(epochs < 30, 0.8, 0.8 - (error_rise + 0.01 * i) * (epochs - 29) / 70)
+            late = (epochs - 29) / 70
+            loss = np.where(epochs < 30, 2.0 - 0.02 * epochs, 1.42 + (loss_rise + 0.01 * i) * late)
+            worst = np.where(epochs < 30, 0.8, 0.8 - (error_rise + 0.01 * i) * late)
             rows = _dyck_rows(loss, [0.95] * 10, 2.0 - 0.8 * epochs / 99)
             for e, row in enumerate(rows):
                 row["attr_correct"][3] = round(100 * worst[e])
@@ -165,7 +166,8 @@ def _rising(view, name, loss_rise, error_rise, seeds=3):
 
 def test_less_prone_to_overfitting_takes_its_cause_from_the_authors_lstm():
     """Our URN overfits more than our LSTM (a miss); the authors' LSTM, overfitting more than the URN on both
-    measures, puts the miss down to our LSTM (setting); one that overfits less leaves it standing (authors)."""
+    measures, puts the miss down to our LSTM (setting); one that overfits less leaves it standing
+    (authors)."""
     def view(authors_loss, authors_error):
         v = _rising(_rising(_paper001_view(), "URN {n}", 0.3, 0.05), "LSTM {n}", 0.05, 0.0)
         return _rising(v, f"LSTM {{n}}, {AUTHORS_CELL}", authors_loss, authors_error)
@@ -175,6 +177,7 @@ def test_less_prone_to_overfitting_takes_its_cause_from_the_authors_lstm():
     worse = _claims(view(0.6, 0.2))[LESS]
     assert worse.verdict == "not reproduced" and worse.cause == "setting"
     assert worse.evidence.startswith("with the authors' LSTM (dropout 0.10 with its own output mask")
-    assert "8 units: test loss: URN 0.310 ± 0.010 (3 seeds) vs LSTM 0.610 ± 0.010 (3 seeds)" in worse.evidence
+    assert "8 units: test loss: URN 0.310 ± 0.010 (3 seeds) vs LSTM 0.610 ± 0.010 (3 seeds)" in \
+        worse.evidence
     assert "max error rate: URN" in worse.evidence and "32 units" in worse.evidence
     assert _claims(view(0.0, 0.0))[LESS].cause == "authors"
