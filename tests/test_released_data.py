@@ -361,3 +361,13 @@ def test_released_vs_generated_table():
     lines = table.splitlines()
     assert len(lines) == 2 + 12 and lines[0].count("|") == lines[1].count("|") == lines[2].count("|") == 14
     assert "| exam | released | 100 |" in table and "(0.470)" in table
+
+
+def test_a_claim_not_run_for_want_of_data_says_which_data_are_missing_and_which_are_here():
+    from urnlib.corpora.shipped import not_shipped
+
+    words = not_shipped("WikiText-103", "WikiText-2")
+    assert words.startswith("WikiText-103, WikiText-2: not among the data sets shipped here (")
+    assert "logical-entailment, linzen-agreement" in words
+    with pytest.raises(ValueError, match="Logical Entailment is shipped"):
+        not_shipped("MNLI", "Logical Entailment")  # shipped data is decided, not marked not run

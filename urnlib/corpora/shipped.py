@@ -25,7 +25,7 @@ from urnlib.errors import DataError
 from urnlib.params import check_choice
 
 __all__ = ["DATA_DIR", "DATASETS", "BLOCK", "dataset_dir", "manifest", "shipped_names", "is_shipped",
-           "restore_hint", "file_entry", "verify", "manifest_json"]
+           "restore_hint", "file_entry", "verify", "manifest_json", "not_shipped"]
 
 REPO = Path(__file__).resolve().parents[2]
 #: where the shipped data sets live (one folder each, with README.md, licence and manifest.json)
@@ -228,3 +228,18 @@ if __name__ == "__main__":
         out = dataset_dir(key) / MANIFEST
         out.write_text(manifest_json(key), encoding="utf-8")
         print(f"wrote {out}")
+
+
+def not_shipped(*needs: str) -> str:
+    """The evidence of a claim that is not run for want of its data (cause ``data``): the data sets it
+    ``needs``, none of them among :data:`DATASETS` (compared by name, case and spaces aside), in words. A
+    need that is shipped is a :class:`ValueError`: that claim should be run."""
+    def slug(name: str) -> str:
+        return name.lower().replace(" ", "-")
+
+    here = [need for need in needs if slug(need) in {slug(d) for d in DATASETS}]
+    if here:
+        raise ValueError(f"{', '.join(here)} {'is' if len(here) == 1 else 'are'} shipped under {DATA_DIR}: "
+                         "decide the claim on it instead of marking it not run")
+    return (f"{', '.join(needs)}: not among the data sets shipped here ({', '.join(DATASETS)}, under "
+            "notebooks/data), and the book builds offline")

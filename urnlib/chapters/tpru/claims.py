@@ -39,6 +39,7 @@ from urnlib.chapters.tpru.report import (PAPER_TABLE2, common_epochs, mean_train
 from urnlib.chapters.tpru.report_released import released_test_accuracy
 from urnlib.chapters.tpru.report_scaled import fewer_pairs, table2_basis
 from urnlib.claims import Claim
+from urnlib.corpora.shipped import not_shipped
 from urnlib.declare import Measured, Spec, evaluate
 from urnlib.statements import trend
 from urnlib.seeds import Seeds
@@ -116,8 +117,9 @@ def _accuracies(m: Entailment) -> Measured | None:
         settle=settle_for(m.ent, m.ablation, [], shown))
 
 
-def _not_run(settle: str):
-    return lambda m: Measured("not run", None, rests=(), cause="data", direction="", settle=settle)
+def _not_run(settle: str, *needs: str):
+    return lambda m: Measured("not run", None, rests=(), cause="data", direction="", settle=settle,
+                              evidence=not_shipped(*needs))
 
 
 TABLE2 = [
@@ -248,9 +250,10 @@ NOT_RUN = [
     Spec("paper 002 Table 3", "the TPRU outperforms the LSTM on MNLI and QNLI", Q["table3"],
          "e.g. MNLI matched 74.8 vs 73.4 (dim 512)", "check",
          "MNLI, QNLI (and SNLI, ELMo) are not reachable offline", NOT_TRAINED,
-         _not_run("MNLI and QNLI with ELMo (not reachable here), encoders of dimension 512-1500")),
+         _not_run("MNLI and QNLI with ELMo (not reachable here), encoders of dimension 512-1500",
+                  "MNLI", "QNLI", "ELMo")),
     Spec("paper 002 sec. 6.1, appendix D", "a role separates the senses of a polysemous word (bank)",
          Q["bank"], "P(beta = beta_river | bank, river sense) = 1", "check",
          "needs the MNLI dev set and fastText vectors, not reachable offline", NOT_TRAINED,
-         _not_run("MNLI (train and dev) and fastText vectors (not reachable here)")),
+         _not_run("MNLI (train and dev) and fastText vectors (not reachable here)", "MNLI", "fastText")),
 ]

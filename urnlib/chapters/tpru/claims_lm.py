@@ -17,6 +17,7 @@ from urnlib.chapters.tpru.claims_rules import CHAPTER, LM_TRAINED_RULE, QUOTES a
 from urnlib.chapters.tpru.report import (PAPER_LM, PMI_GAP, best_epoch, dedicated_tags, stopping_line,
                                          tpru_lm_runs)
 from urnlib.claims import Claim
+from urnlib.corpora.shipped import not_shipped
 from urnlib.declare import Measured, Spec, evaluate
 from urnlib.reports.common import cpu_hours
 from urnlib.seeds import Seeds
@@ -162,7 +163,7 @@ def _perplexities(m: LanguageModels) -> Measured | None:
     if not m.pair:
         return None
     return Measured(f"{m.lm[m.tpru].final('test_ppl').text(1)} (Brown)", None, rests=[m.tpru, m.lstm],
-                    cause="data", direction="",
+                    cause="data", direction="", evidence=not_shipped("WikiText-103", "WikiText-2"),
                     settle="WikiText-103 and WikiText-2 (not reachable here) and two-layer models of "
                            "dimension 1024 trained 64 epochs: a GPU job of days, beyond this machine")
 
