@@ -289,8 +289,9 @@ def test_an_encoder_on_its_own_seeds_trains_them_alone_and_shows_in_the_tables_b
 
 
 @pytest.mark.parametrize("entry, words", [
-    ({"model": "tpru 64 N512"}, "scaled.models[3]="),
+    ({"seeds": [0]}, "scaled.models[3]="),
     ({"model": "tpru 64 N512", "seeds": [0], "epochs": 3}, "on its own seeds"),
+    ({"model": "lstm 64", "directions": 3}, "scaled.models[3].directions=3"),
     ({"model": "tpru 64 N512", "seeds": []}, "scaled.models[3].seeds=[] must be a non-empty list")])
 def test_a_bad_entry_with_its_own_seeds_names_it(entry, words):
     with pytest.raises(ParameterError) as info:

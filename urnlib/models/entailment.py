@@ -96,9 +96,10 @@ class EntailmentModel(nn.Module):
     The premise and the hypothesis are each read from their own first symbol (the hypothesis is
     shifted to the front of its own sequence), and the max runs over real positions only, so the
     padding changes nothing as long as the encoder is causal (left to right, as the GRU, LSTM and
-    TPRU are). In training mode, with ``variable_ids`` given, each row is first renamed by
-    ``permute(inputs, variable_ids)`` (e.g. :func:`urnlib.languages.logic.permute_variables`, which draws
-    from torch's global generator).
+    TPRU are), or takes each row's length (an encoder with ``reads_lengths``, e.g.
+    :class:`urnlib.models.tpru_stack.BothWays`, is called ``encoder(x, lengths)``). In training mode, with
+    ``variable_ids`` given, each row is first renamed by ``permute(inputs, variable_ids)`` (e.g.
+    :func:`urnlib.languages.logic.permute_variables`, which draws from torch's global generator).
 
     Args:
         vocab_size: V (including the padding and separator ids).
@@ -225,7 +226,10 @@ class EntailmentModel(nn.Module):
 
     def _pool(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """``max_t enc(E tokens)_t`` over the True positions of ``mask``; 0 for an empty row. (B, d)"""
-        states = self.encoder(self.embedding(tokens))  # (B, T, d)
+        embedded = self.embedding(tokens)
+        # an encoder reading both ways (BothWays) takes each row's length: padding only at the end
+        states = (self.encoder(embedded, mask.sum(dim=1)) if getattr(self.encoder, "reads_lengths", False)
+                  else self.encoder(embedded))  # (B, T, d)
         expected = (*tokens.shape, self.encoder_dim)
         if not isinstance(states, torch.Tensor) or tuple(states.shape) != expected:
             raise ParameterError(

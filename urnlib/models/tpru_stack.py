@@ -13,7 +13,7 @@ from torch import nn
 from urnlib.models.tpru_cell import TPRU
 from urnlib.params import ParameterError, check_choice, check_float, check_int
 
-__all__ = ["STACK_KINDS", "RecurrentStack", "StackLM", "TPRULanguageModel"]
+__all__ = ["STACK_KINDS", "RecurrentStack", "BothWays", "reverse_rows", "StackLM", "TPRULanguageModel"]
 
 #: recurrent layers a :class:`RecurrentStack` can be built from.
 STACK_KINDS = {
@@ -97,6 +97,46 @@ class RecurrentStack(nn.Module):
                 return cell(x, return_fillers=True)
             x = cell(x)
         return x
+
+
+def reverse_rows(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+    """Each row of ``x`` ``(B, T, ...)`` reversed within its first ``lengths[b]`` positions, the positions
+    after them (the padding) left where they are: its own inverse."""
+    steps = torch.arange(x.shape[1], device=x.device)[None, :]  # (1, T)
+    ends = lengths.to(x.device)[:, None]  # (B, 1)
+    index = torch.where(steps < ends, ends - 1 - steps, steps)  # (B, T)
+    return x.gather(1, index.view(*index.shape, *([1] * (x.dim() - 2))).expand_as(x))
+
+
+class BothWays(nn.Module):
+    """Two stacks of the same build reading each row both ways, ``(B, T, e) -> (B, T, 2 d)``: at position t
+    the left-to-right stack's state after ``x_1..x_t`` beside the right-to-left stack's after ``x_L..x_t``,
+    where L is the row's length (``lengths``; the padding after it is read by neither: a row's states at
+    its real positions are those of the row alone). The parameters are twice one stack's (paper 002
+    Table 2 counts 4 x 32,768 weights for its two-layer LSTM of d = 64: two layers, two directions).
+
+    Args:
+        forward_stack, backward_stack: two :class:`RecurrentStack` of one kind and size (their own
+            parameters), ``(B, T, e) -> (B, T, d)``.
+    """
+
+    #: :class:`urnlib.models.entailment.EntailmentModel` passes each row's length to an encoder with this
+    reads_lengths = True
+
+    def __init__(self, forward_stack: RecurrentStack, backward_stack: RecurrentStack):
+        super().__init__()
+        if (forward_stack.kind, forward_stack.input_size, forward_stack.d) != \
+                (backward_stack.kind, backward_stack.input_size, backward_stack.d):
+            raise ParameterError("BothWays needs two stacks of one kind, input size and d: build both alike")
+        self.forward_stack, self.backward_stack = forward_stack, backward_stack
+        self.kind, self.input_size, self.d = forward_stack.kind, forward_stack.input_size, 2 * forward_stack.d
+
+    def forward(self, x: torch.Tensor, lengths: torch.Tensor | None = None) -> torch.Tensor:
+        """States ``(B, T, 2 d)``; ``lengths`` ``(B,)`` (``None``: every row is ``T`` long)."""
+        if lengths is None:
+            lengths = torch.full((x.shape[0],), x.shape[1], dtype=torch.long, device=x.device)
+        back = reverse_rows(self.backward_stack(reverse_rows(x, lengths)), lengths)
+        return torch.cat([self.forward_stack(x), back], dim=-1)
 
 
 class StackLM(nn.Module):

@@ -44,7 +44,7 @@ from urnlib.languages import logic
 from urnlib.models.entailment import EntailmentModel, entailment_accuracy, pack_targets
 from urnlib.models.registry import parse_spec
 from urnlib.models.tpru_counts import weight_matrix_count
-from urnlib.models.tpru_stack import RecurrentStack
+from urnlib.models.tpru_stack import BothWays, RecurrentStack
 from urnlib.params import ParameterError, check_bool, check_float, check_int
 from urnlib.results import Run, RunSpec, Trained
 from urnlib.train import TokenData, TrainConfig, fit, seed_everything
@@ -190,11 +190,11 @@ def encoder_spec(text: str) -> dict[str, Any]:
 
 
 def model_label(spec: dict[str, Any]) -> str:
-    """``"GRU 64"``, ``"TPRU 64 N=64"``, ``"TPRU 64 N=4 s=8"``."""
+    """``"GRU 64"``, ``"TPRU 64 N=64"``, ``"TPRU 64 N=4 s=8"``, ``"LSTM 64 bidirectional"``."""
     label = f"{spec['kind'].upper()} {spec['d']}"
     if spec["kind"] == "tpru":
         label += f" N={spec['n_roles']}" + (f" s={spec['slices']}" if spec["slices"] > 1 else "")
-    return label
+    return label + (" bidirectional" if spec.get("directions", 1) == 2 else "")
 
 
 def ablation_label(spec: dict[str, Any], train: dict[str, Any] | None = None) -> str:
@@ -224,13 +224,21 @@ def build_classifier(spec: dict[str, Any], arch: Architecture, seed: int) -> Ent
     """The siamese classifier with a ``layers``-layer encoder of ``spec``'s kind, initialised from
     ``seed``; a TPRU's scalar biases start at ``spec["bias_init"]``, its unbinding scores are multiplied by
     ``spec["score_scale"]`` and it is sec. 4's modification ``spec["variant"]`` where the spec has them (the
-    ablation; otherwise 1, 1 and the TPRU itself, as in the specs of the chapter's main runs)."""
+    ablation; otherwise 1, 1 and the TPRU itself, as in the specs of the chapter's main runs). A spec with
+    ``directions: 2`` reads each row both ways (:class:`~urnlib.models.tpru_stack.BothWays`: a second stack,
+    its TPRU bases seeded after the first's), the MLP reading the 2 d states."""
     seed_everything(seed)
-    encoder = RecurrentStack(spec["kind"], arch.embedding_size, spec["d"], arch.layers,
-                             n_roles=spec["n_roles"], slices=spec["slices"] or 1, dropout=arch.dropout,
-                             seed=seed, bias_init=spec.get("bias_init", 1.0),
-                             variant=spec.get("variant", "tpru"), score_scale=spec.get("score_scale", 1.0))
-    return EntailmentModel(len(logic.VOCAB), arch.embedding_size, encoder, spec["d"], arch.hidden,
+
+    def stack(first: int) -> RecurrentStack:  # ``first``: the seed of its first TPRU layer's basis
+        return RecurrentStack(spec["kind"], arch.embedding_size, spec["d"], arch.layers,
+                              n_roles=spec["n_roles"], slices=spec["slices"] or 1, dropout=arch.dropout,
+                              seed=first, bias_init=spec.get("bias_init", 1.0),
+                              variant=spec.get("variant", "tpru"), score_scale=spec.get("score_scale", 1.0))
+
+    directions = spec.get("directions", 1)
+    encoder = stack(seed) if directions == 1 else BothWays(stack(seed), stack(seed + arch.layers))
+    width = directions * spec["d"]  # the states the MLP reads
+    return EntailmentModel(len(logic.VOCAB), arch.embedding_size, encoder, width, arch.hidden,
                            sep_id=logic.SEP_ID, pad_id=logic.PAD_ID,
                            variable_ids=logic.variable_ids().tolist() if arch.permute else None,
                            permute=logic.permute_variables if arch.permute else None,

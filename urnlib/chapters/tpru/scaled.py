@@ -11,7 +11,10 @@ other key defaults to the chapter's value, e.g.::
              seeds: [0, 1, 2], epochs: 30, min_epochs: 10}
 
 An entry of ``models`` may also be ``{model: "tpru 64 N512", seeds: [0]}``: that encoder on its own seeds (an
-encoder too costly for every seed of the group); its key is the one it would have with the group's seeds.
+encoder too costly for every seed of the group); its key is the one it would have with the group's seeds. An
+entry ``{model: "lstm 64", directions: 2}`` reads each row both ways (two stacks, the parameters doubled:
+:class:`~urnlib.models.tpru_stack.BothWays`; paper 002 Table 2's counts are two directions' of its two-layer
+encoders), labelled ``"LSTM 64 bidirectional"``; ``directions: 1`` is the plain encoder.
 
 Its runs are trained exactly like the chapter's main encoders (architecture, optimiser, learning rate, batch,
 clipping, stopping rule, validation and test sizes, generator seed), on the group's training set and split
@@ -153,11 +156,12 @@ def _encoders(models: Any) -> tuple[dict[str, dict[str, Any]], dict[str, list[in
     out: dict[str, dict[str, Any]] = {}
     own: dict[str, list[int]] = {}
     for i, entry in enumerate(models):
-        text, seeds = _entry(i, entry)
+        text, seeds, directions = _entry(i, entry)
         try:
             spec = ent.encoder_spec(text)
         except ParameterError as err:
             raise ParameterError(f"scaled.models contains {text!r}: {err}") from None
+        spec = {**spec, "directions": 2} if directions == 2 else spec  # one way: the key as before
         if ent.model_label(spec) in out:
             raise ParameterError(f"scaled.models lists {ent.model_label(spec)!r} twice ({list(models)!r}); "
                                  "give each encoder once")
@@ -167,15 +171,19 @@ def _encoders(models: Any) -> tuple[dict[str, dict[str, Any]], dict[str, list[in
     return out, own
 
 
-def _entry(i: int, entry: Any) -> tuple[Any, list[int] | None]:
-    """An encoder of ``scaled.models`` and its own seeds (``None``: the group's)."""
+def _entry(i: int, entry: Any) -> tuple[Any, list[int] | None, int]:
+    """An encoder of ``scaled.models``, its own seeds (``None``: the group's) and its directions (1 or 2)."""
     if not isinstance(entry, dict):
-        return entry, None
-    if set(entry) != {"model", "seeds"}:
+        return entry, None, 1
+    if "model" not in entry or set(entry) - {"model", "seeds", "directions"}:
         raise ParameterError(f"scaled.models[{i}]={entry!r}: an entry is an encoder, e.g. 'tpru 64 N64', or "
-                             "{model: 'tpru 64 N512', seeds: [0]} (that encoder on its own seeds)")
-    check_seeds(entry["seeds"], f"scaled.models[{i}].seeds")
-    return entry["model"], list(entry["seeds"])
+                             "{model: 'tpru 64 N512', seeds: [0]} (that encoder on its own seeds), or "
+                             "{model: 'lstm 64', directions: 2} (reading each row both ways)")
+    if "seeds" in entry:
+        check_seeds(entry["seeds"], f"scaled.models[{i}].seeds")
+    directions = entry.get("directions", 1)
+    check_choice(f"scaled.models[{i}].directions", directions, [1, 2])
+    return entry["model"], (list(entry["seeds"]) if "seeds" in entry else None), directions
 
 
 def scaled_group(value: Any, chapter: Any) -> Scaled | None:
