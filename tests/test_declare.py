@@ -107,3 +107,21 @@ def test_a_combined_claim_checks_every_parts_kind():
     spec = _spec(lambda m: Measured("x", [rules.compare(HIGH, LOW), rules.threshold(HIGH, 0.5)]))
     with pytest.raises(ValueError, match="vs-number"):
         evaluate("ch", [spec], None)
+
+
+def test_a_claim_no_number_of_seeds_decides_says_why_in_its_evidence():
+    even = rules.every_seed([True, False, True, False], what="A first")  # an even split: no seeds decide it
+    flat = rules.threshold(Stat.of([0.0001, -0.01, 0.01]), 0.0, name="slope")  # too small for 1,000 seeds
+    assert even.holds is None and flat.holds is None and not even.seeds_needed and not flat.seeds_needed
+    held = rules.every_seed([True] * 4, what="B first")
+    [c] = evaluate("ch", [_spec(lambda m: Measured("x", [held, even]), kind="every-seed")], None)
+    assert (c.verdict, c.cause, c.seeds_needed) == ("inconclusive", "noise", None)
+    assert c.evidence == ("undecided by the seeds' spread; A first on 2 of 4 seeds: no number of seeds would "
+                          "decide it at this spread")
+    [c] = evaluate("ch", [_spec(lambda m: Measured("x", flat), kind="vs-number")], None)
+    assert c.evidence.endswith(": more than 1,000 seeds per side would be needed")
+    close = rules.compare(Stat.of([0.50, 0.60, 0.55]), Stat.of([0.52, 0.58, 0.51]))  # seeds would decide it
+    [c] = evaluate("ch", [_spec(lambda m: Measured("x", close))], None)
+    assert c.seeds_needed and not c.evidence
+    [c] = evaluate("ch", [_spec(lambda m: Measured("x", flat, evidence="ours"), kind="vs-number")], None)
+    assert c.evidence == "ours"  # a measure's own evidence stays

@@ -26,7 +26,7 @@ What :func:`evaluate` does once for every chapter:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from urnlib.claims import Claim, claim, format_value
@@ -135,13 +135,24 @@ def evaluate(chapter: str, specs: Iterable[Spec], m: Any, *, seeds: Mapping[str,
         rests = list(seeds) if found.rests is None else list(found.rests)
         count = min((seeds[lab] for lab in rests if lab in seeds), default=None)
         statement, epoch = (f(m) if callable(f) else f for f in (spec.statement, spec.epoch))
-        out.append(claim(
+        made = claim(
             chapter, spec.source, statement, spec.paper if found.paper is None else found.paper,
             found.ours, spec.rule(m), holds, partly, seeds=count, cause=found.cause, quote=spec.quote,
             epoch=epoch, direction=direction or "", seeds_needed=needs, extension=spec.extension,
             settle=found.settle, idle=[f"{lab} {idle[lab]}" for lab in rests if lab in idle],
-            artefact=spec.artefact, kind=spec.kind, evidence=found.evidence, headline=spec.headline))
+            artefact=spec.artefact, kind=spec.kind, evidence=found.evidence, headline=spec.headline)
+        out.append(_why_undecided(made, found))
     return out
+
+
+def _why_undecided(made: Claim, found: Measured) -> Claim:
+    """A claim left to the seeds' spread (``noise``) with no count of seeds that would decide it: its evidence
+    says, part by part, why none does (:attr:`urnlib.rules.Decision.undecided`: an even split of the seeds,
+    or more than :data:`urnlib.rules.MAX_SEEDS` per side)."""
+    if made.verdict != "inconclusive" or made.cause != "noise" or made.seeds_needed or made.evidence:
+        return made
+    why = [f"{d.direction}: {d.undecided}" for d in _decided(found) if d.holds is None and d.undecided]
+    return replace(made, evidence="undecided by the seeds' spread; " + "; ".join(why)) if why else made
 
 
 def untrained(groups: Mapping[str, Sequence], labels: Iterable[str], *, epochs: int,

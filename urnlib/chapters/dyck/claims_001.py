@@ -175,7 +175,8 @@ def _lstm_worst(m: Measures) -> Measured:
     cause, evidence = authors_evidence(m, m.units, theirs)
     return Measured(
         "; ".join(f"LSTM {n}: worst at {ws}" for n, ws in worst.items()),
-        [rules.every_seed(w in (3, 4) for w in ws) for ws in worst.values()],
+        [rules.every_seed((w in (3, 4) for w in ws), what=f"LSTM {n} worst at 3-4 attractors")
+         for n, ws in worst.items()],
         rests=[f"LSTM {n}" for n in m.units], cause=cause, evidence=evidence,
         settle=f"the authors' Keras LSTM on 3 seeds at each size ({retrain(*lstm.values(), seeds=3)})")
 
@@ -249,7 +250,7 @@ def _overfit_parts(m: Measures, n: int, lstm: Seeds) -> tuple[list, list[str]]:
     parts, texts = [], []
     for key, what in OVERFIT:
         u, lo = (runs.stat(lambda r, key=key: _rise(m, r, key)) for runs in (m.view[f"URN {n}"], lstm))
-        parts.append(rules.compare(u, lo, higher=False))
+        parts.append(rules.compare(u, lo, higher=False, names=(f"URN {n}'s {what} rise", f"LSTM {n}'s")))
         texts.append(f"{n}, {what}: URN {fmt(u)} vs LSTM {fmt(lo)}")
     return parts, texts
 
