@@ -112,7 +112,9 @@ def test_the_kind_and_artefact_follow_the_decision_the_rule_and_the_source():
 def test_an_idle_model_makes_the_claim_no_evidence():
     made = _claim(False, True, idle=["LSTM at chance", "GRU stopped"], cause="paper", settle="retrain")
     assert made == _full("inconclusive", cause="untrained", direction="the seeds disagree", settle="retrain",
-                         ours="did not train (LSTM at chance; GRU stopped): 1,234")
+                         ours="did not train (LSTM at chance; GRU stopped): 1,234",
+                         evidence="the training guard: LSTM at chance; GRU stopped")
+    assert _claim(False, True, idle=["m"], evidence="its loss curve").evidence == "its loss curve"
     text = claim("c", "s", "st", 1, "0.51 accuracy", "r", True, idle=["m"])
     assert (text.direction, text.ours, text.verdict) == ("0.51 accuracy", "did not train (m): 0.51 accuracy",
                                                          "inconclusive")

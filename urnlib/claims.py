@@ -143,7 +143,7 @@ def claim(chapter: str, source: str, statement: str, paper: str | float, ours: s
         quote, epoch, direction, seeds_needed, extension, settle, evidence: see :class:`Claim`.
         idle: the models the claim rests on that did not train (each named, with why where known): the one
             training guard of every chapter. Then the claim is no evidence: inconclusive, cause ``untrained``,
-            ``ours`` names them, whatever ``holds`` says.
+            ``ours`` names them, whatever ``holds`` says, and so does ``evidence`` where none is given.
         artefact: the paper's figure, table or section (:func:`urnlib.artefacts.artefact_of` of ``source``
             when not given).
         kind: the kind of statement (:data:`urnlib.statements.KINDS`); taken from a Decision's own, else
@@ -162,6 +162,7 @@ def claim(chapter: str, source: str, statement: str, paper: str | float, ours: s
         direction = direction or (ours if isinstance(ours, str) else "")
         holds, partly, cause = None, False, "untrained"
         ours = f"did not train ({'; '.join(idle)}): {format_value(ours)}"
+        evidence = evidence or f"the training guard: {'; '.join(idle)}"
     if cause is not None and cause not in CAUSES:
         raise ValueError(f"cause={cause!r} is not one of {list(CAUSES)}")
     if cause == "authors" and holds is not False:  # only a decided miss can stand in the authors' setting
