@@ -194,7 +194,7 @@ def test_paper_plan():
               for s in specs if s.name not in ablated]
     assert PAPER.lr_choices == [0.001, 0.0003] and len(others) == 6 * len(PAPER.seeds)
     scaled = [s.name for specs in PAPER.scaled_plan().values() for s in specs]  # the scaled group, last
-    assert len(scaled) == 9 and all("100,000 pairs" in name for name in scaled)
+    assert len(scaled) == 10 and all("100,000 pairs" in name for name in scaled)  # N=512 on seed 0 alone
     # the language models again at lm_sizes' dimensions come after the chapter's own
     sized = [f"{label} seed {s}" for label in ("TPRU LM 32 N=32", "LSTM LM 32") for s in PAPER.lm_seeds]
     assert PAPER.lm_sizes == [32] and list(plan) == main + sized + ablated + others + scaled
