@@ -21,8 +21,10 @@ WORST = "LSTMs do worst at 3 to 4 attractors"
 
 
 def _settings(**lr001):
+    """The preset's settings with lr 0.001's entry changed by ``lr001``, lr 0.01 without authors' LSTMs."""
     settings = yaml.safe_load(PRESET.read_text())["settings"]
     settings["lr 0.001"] = {**settings["lr 0.001"], **lr001}
+    settings["lr 0.01"] = {k: v for k, v in settings["lr 0.01"].items() if k != "authors_lstm"}
     return settings
 
 

@@ -45,9 +45,9 @@ def test_presets_load_and_name_their_scale():
     assert PAPER.scale == "paper" and PAPER.mode == "load"
     assert tiny.scale == "tiny" and tiny.mode == "train"
     assert "scale **paper**" in PAPER.summary() and "*lr 0.001* (Adam lr 0.001" in PAPER.summary()
-    # 69, the 40 of more_seeds, the shared-mask 3-TURN at both rates, the per-sequence mask at lr 0.001 and
-    # lr 0.001's authors' LSTMs
-    assert "(127 runs)" in PAPER.summary()
+    # 69, the 43 of more_seeds, the shared-mask 3-TURN at both rates, the per-sequence mask at lr 0.001 and
+    # the authors' LSTMs at both rates
+    assert "(139 runs)" in PAPER.summary()
 
 
 def test_paper_plan_labels_and_specs():
@@ -69,14 +69,14 @@ def test_paper_plan_labels_and_specs():
             ("lr 0.01", "URN 8"): (3, 4, 5, 6), ("lr 0.01", "LSTM 8"): (3,),
             ("lr 0.01", "URN 16"): (3, 4, 5, 6), ("lr 0.01", "URN 32"): (3, 4, 5, 6),
             ("lr 0.001", "3-TURN"): range(3, 8), ("lr 0.001", "URN 8"): (3,), ("lr 0.001", "URN 16"): (3,),
-            ("lr 0.001", "URN 32"): (3,)}
+            ("lr 0.001", "URN 32"): (3,), ("lr 0.001", "3-TURN, sequence parameter mask"): (3, 4, 5)}
     shared = [*models, "3-TURN, shared parameter mask"]  # the variant both full settings train
-    # lr 0.001 alone: the per-sequence mask and the authors' LSTMs
-    authors = [*shared, "3-TURN, sequence parameter mask",
-               *(f"LSTM {n}, the authors' cell" for n in (8, 16, 32))]
+    theirs = [f"LSTM {n}, the authors' cell" for n in (8, 16, 32)]  # the authors' LSTMs, both full settings
+    authors = [*shared, "3-TURN, sequence parameter mask", *theirs]  # the per-sequence mask: lr 0.001 alone
     assert list(plan) == [
         f"{m}, {setting} seed {seed}"
-        for setting, ms in [("lr 0.01", shared), ("lr 0.001", authors), ("midpoint, lr 0.001", models[:3])]
+        for setting, ms in [("lr 0.01", [*shared, *theirs]), ("lr 0.001", authors),
+                            ("midpoint, lr 0.001", models[:3])]
         for m in ms
         for seed in (0, 1, 2, *more.get((setting, m), ()))
     ]
