@@ -141,9 +141,8 @@ def test_the_settings_summary_in_the_singular_and_statements_without_a_setting()
                            "b": [made("b", "x", True), made("b", "y", True)]})
     assert [c.cause for c in out] == ["setting", None, None, None]
     summary = setting_summary(out, {"a": "one", "b": "two"})
-    assert summary.endswith("under **b** (2 of 2); 1 claim missed under one setting is reproduced under "
-                            "another, or reached there with the paper's amount of training (cause *setting* "
-                            "in the claims table).")
+    assert summary.endswith("under **b** (2 of 2); 1 claim missed under one setting is put down to it "
+                            "(cause *setting* in the claims table).")
     assert "- **a** (one): 2 claims, 1 reproduced, 1 not reproduced." in summary
     assert setting_summary(out, {"a": "one"}) == "- **a** (one): 2 claims, 1 reproduced, 1 not reproduced."
     plain = across_settings({"a": [claim("c", "s", "x", 1, 1, "r", False)],

@@ -70,8 +70,7 @@ MISSED_BECAUSE = {
     "paper": "because the paper's own numbers or formulas disagree",
     "data": "because the paper's data is not reachable here",
     "scale": "because the compute here is below the paper's",
-    "setting": "under one training setting but reproduced under another (or reached there with the paper's "
-               "amount of training)",
+    "setting": "under one training setting but reproduced (or reached with more data) under another",
     "noise": "because the difference is within the seeds' spread",
     "untrained": "because a model it rests on did not train",
     "tie": "because every seed of every model gives the same value (the task cannot order them)",
