@@ -280,7 +280,8 @@ def setting_summary(claims: list[Claim], settings: dict[str, str]) -> str:
                              f"The settings {which} reproduce the same share of their claims"))
         moved = sum(c.cause == "setting" for c in claims)
         lines[-1] += (f"; {moved} claim{'s' if moved != 1 else ''} missed under one setting "
-                      f"{'are' if moved != 1 else 'is'} put down to it (cause *setting* in the claims table).")
+                      f"{'are' if moved != 1 else 'is'} put down to it (cause *setting* in the claims "
+                      "table).")
     return "\n".join(lines)
 
 
