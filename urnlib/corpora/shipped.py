@@ -223,13 +223,6 @@ def manifest_json(dataset: str, folder: str | os.PathLike | None = None) -> str:
     return json.dumps(meta, indent=1) + "\n"
 
 
-if __name__ == "__main__":
-    for key in DATASETS:
-        out = dataset_dir(key) / MANIFEST
-        out.write_text(manifest_json(key), encoding="utf-8")
-        print(f"wrote {out}")
-
-
 def not_shipped(*needs: str) -> str:
     """The evidence of a claim that is not run for want of its data (cause ``data``): the data sets it
     ``needs``, none of them among :data:`DATASETS` (compared by name, case and spaces aside), in words. A
@@ -237,9 +230,18 @@ def not_shipped(*needs: str) -> str:
     def slug(name: str) -> str:
         return name.lower().replace(" ", "-")
 
-    here = [need for need in needs if slug(need) in {slug(d) for d in DATASETS}]
+    shipped = {slug(d) for d in DATASETS}
+    here = [need for need in needs if slug(need) in shipped]
     if here:
         raise ValueError(f"{', '.join(here)} {'is' if len(here) == 1 else 'are'} shipped under {DATA_DIR}: "
                          "decide the claim on it instead of marking it not run")
     return (f"{', '.join(needs)}: not among the data sets shipped here ({', '.join(DATASETS)}, under "
             "notebooks/data), and the book builds offline")
+
+
+if __name__ == "__main__":
+    for key in DATASETS:
+        out = dataset_dir(key) / MANIFEST
+        out.write_text(manifest_json(key), encoding="utf-8")
+        print(f"wrote {out}")
+

@@ -246,22 +246,24 @@ OVERFIT = (("test_loss", "test loss"), ("max_error", "max error rate"))
 
 
 def _overfit_parts(m: Measures, n: int, lstm: Seeds) -> tuple[list, list[str]]:
-    """URN n's rises against ``lstm``'s (an LSTM n's runs), per measure of :data:`OVERFIT`, and in words."""
+    """URN n's rises against ``lstm``'s (an LSTM n's runs), per measure of :data:`OVERFIT`, and in words
+    ("test loss: URN ... vs LSTM ...")."""
     parts, texts = [], []
     for key, what in OVERFIT:
         u, lo = (runs.stat(lambda r, key=key: _rise(m, r, key)) for runs in (m.view[f"URN {n}"], lstm))
         parts.append(rules.compare(u, lo, higher=False, names=(f"URN {n}'s {what} rise", f"LSTM {n}'s")))
-        texts.append(f"{n}, {what}: URN {fmt(u)} vs LSTM {fmt(lo)}")
+        texts.append(f"{what}: URN {fmt(u)} vs LSTM {fmt(lo)}")
     return parts, texts
 
 
 def _less_overfit(m: Measures) -> Measured:
-    found = [_overfit_parts(m, n, m.view[f"LSTM {n}"]) for n in m.units]
-    parts, texts = [p for ps, _ in found for p in ps], [t for _, ts in found for t in ts]
+    found = {n: _overfit_parts(m, n, m.view[f"LSTM {n}"]) for n in m.units}
+    parts = [p for ps, _ in found.values() for p in ps]
+    texts = [f"{n}, {t}" for n, (_, ts) in found.items() for t in ts]
 
     def theirs(n: int, runs: Seeds) -> tuple[bool | None, str]:
         theirs_parts, words = _overfit_parts(m, n, runs)
-        return rules.combine(theirs_parts)[0], "; ".join(w.split(", ", 1)[1] for w in words)
+        return rules.combine(theirs_parts)[0], "; ".join(words)
 
     cause, evidence = authors_evidence(m, m.units, theirs)
     return Measured("rise at epoch 100 above the lowest: " + "; ".join(texts), parts, rests=m.both,
